@@ -1,0 +1,162 @@
+/* cli.c - command line parsing (see cli.h). */
+#include "cli.h"
+
+#include "error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef HISTO_KERNEL_DIR
+#define HISTO_KERNEL_DIR "kernels"
+#endif
+
+static const struct histo_options defaults = {
+    .input = NULL,
+    .output = NULL,
+    .timing = "histo.out",
+    .platform = NULL,
+    .device = NULL,
+    .kernel_dir = HISTO_KERNEL_DIR,
+    .iterations = 0,
+    .batches = 0,
+    .list = false,
+    .help = false,
+};
+
+void cli_usage(FILE *f)
+{
+    fputs(
+"usage: histo -i INPUT -o OUTPUT.bmp [options] -- ITERATIONS [ignored...]\n"
+"       histo --list | --help\n"
+"\n"
+"Computes the saturating 2-D histogram of INPUT (a 116.histo differential\n"
+"image, raw or gzip-compressed) ITERATIONS times on an OpenCL device and\n"
+"writes the last result to OUTPUT.bmp.\n"
+"\n"
+"  -i FILE             input file (required)\n"
+"  -o FILE             output BMP (required)\n"
+"  --platform P        platform by index or by (part of) its name\n"
+"                      (default $HISTO_PLATFORM, else PoCL, else the first)\n"
+"  --device D          device by index, (part of) its name, or CPU, GPU,\n"
+"                      ACCELERATOR (default $HISTO_DEVICE, else the first)\n"
+"  --timing FILE       configuration and timing report (default histo.out)\n"
+"  --batches N         number of input batches (default: from the device)\n"
+"  --kernels DIR       OpenCL kernel sources (default $HISTO_KERNEL_DIR,\n"
+"                      else the kernels/ folder histo was built from)\n"
+"  --list              list platforms and devices with their indexes\n"
+"  --help              this text\n"
+"\n"
+"Exit status: 0 success, 1 internal error, 2 usage, 3 input, 4 OpenCL\n"
+"device or kernel, 5 output not written.\n", f);
+}
+
+/* Whole-string unsigned decimal in [min, max]; no sign, no spaces. */
+static int parse_count(const char *what, const char *text, unsigned long min,
+                       unsigned long max, unsigned long *out)
+{
+    char *end = NULL;
+    if (!isdigit((unsigned char)text[0])) {
+        histo_error("%s must be a whole number from %lu to %lu, not '%s'",
+                    what, min, max, text);
+        return HISTO_EXIT_USAGE;
+    }
+    errno = 0;
+    const unsigned long v = strtoul(text, &end, 10);
+    if (*end != '\0' || errno == ERANGE || v < min || v > max) {
+        histo_error("%s must be a whole number from %lu to %lu, not '%s'",
+                    what, min, max, text);
+        return HISTO_EXIT_USAGE;
+    }
+    *out = v;
+    return HISTO_OK;
+}
+
+/* Value of option argv[*i] (next word); advances *i. */
+static const char *option_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc || argv[*i + 1][0] == '\0') {
+        histo_error("option %s needs a value", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+int cli_parse(int argc, char **argv, struct histo_options *opt)
+{
+    *opt = defaults;
+    const char *env = getenv("HISTO_PLATFORM");
+    if (env != NULL && *env != '\0')
+        opt->platform = env;
+    env = getenv("HISTO_DEVICE");
+    if (env != NULL && *env != '\0')
+        opt->device = env;
+    env = getenv("HISTO_KERNEL_DIR");
+    if (env != NULL && *env != '\0')
+        opt->kernel_dir = env;
+
+    const char *iterations = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        const char **target = NULL;
+        if (strcmp(arg, "--") == 0) {
+            if (i + 1 < argc)
+                iterations = argv[i + 1];
+            break; /* Parboil passes further words; they are ignored */
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            opt->help = true;
+            return HISTO_OK;
+        } else if (strcmp(arg, "--list") == 0) {
+            opt->list = true;
+            continue;
+        } else if (strcmp(arg, "-i") == 0) {
+            target = &opt->input;
+        } else if (strcmp(arg, "-o") == 0) {
+            target = &opt->output;
+        } else if (strcmp(arg, "--timing") == 0) {
+            target = &opt->timing;
+        } else if (strcmp(arg, "--platform") == 0) {
+            target = &opt->platform;
+        } else if (strcmp(arg, "--device") == 0) {
+            target = &opt->device;
+        } else if (strcmp(arg, "--kernels") == 0) {
+            target = &opt->kernel_dir;
+        } else if (strcmp(arg, "--batches") == 0) {
+            const char *v = option_value(argc, argv, &i);
+            unsigned long batches;
+            if (v == NULL || parse_count("--batches", v, 1, CLI_MAX_BATCHES,
+                                         &batches) != HISTO_OK)
+                return HISTO_EXIT_USAGE;
+            opt->batches = (unsigned)batches;
+            continue;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            histo_error("unknown option '%s' (see histo --help)", arg);
+            return HISTO_EXIT_USAGE;
+        } else if (iterations == NULL) {
+            iterations = arg; /* tolerated without the "--" */
+            continue;
+        } else {
+            histo_error("unexpected argument '%s' before '--'", arg);
+            return HISTO_EXIT_USAGE;
+        }
+        if ((*target = option_value(argc, argv, &i)) == NULL)
+            return HISTO_EXIT_USAGE;
+    }
+
+    if (opt->list)
+        return HISTO_OK;
+    if (opt->input == NULL || opt->output == NULL) {
+        histo_error("missing %s (usage: histo -i INPUT -o OUTPUT.bmp -- "
+                    "ITERATIONS)", opt->input == NULL ? "-i INPUT"
+                                                      : "-o OUTPUT.bmp");
+        return HISTO_EXIT_USAGE;
+    }
+    if (iterations == NULL) {
+        histo_error("missing the iteration count (usage: histo -i INPUT -o "
+                    "OUTPUT.bmp -- ITERATIONS)");
+        return HISTO_EXIT_USAGE;
+    }
+    return parse_count("the iteration count", iterations, 1,
+                       CLI_MAX_ITERATIONS, &opt->iterations);
+}

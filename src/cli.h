@@ -1,0 +1,35 @@
+/*
+ * cli.h - the command line, compatible with Parboil/SPEC:
+ *   histo -i INPUT -o OUTPUT.bmp [options] -- ITERATIONS [ignored...]
+ */
+#ifndef HISTO_CLI_H
+#define HISTO_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Upper bounds accepted on the command line (larger values are rejected,
+ * never clamped). Per-iteration timings are kept for every iteration. */
+#define CLI_MAX_ITERATIONS 10000000ul
+#define CLI_MAX_BATCHES 65536ul
+
+struct histo_options {
+    const char *input;       /* -i FILE (required)                      */
+    const char *output;      /* -o FILE.bmp (required)                  */
+    const char *timing;      /* --timing FILE, default "histo.out"      */
+    const char *platform;    /* --platform or $HISTO_PLATFORM, NULL=auto */
+    const char *device;      /* --device or $HISTO_DEVICE, NULL = auto  */
+    const char *kernel_dir;  /* --kernels or $HISTO_KERNEL_DIR          */
+    unsigned long iterations;/* after "--" (required, >= 1)             */
+    unsigned batches;        /* --batches, 0 = derived from the device  */
+    bool list;               /* --list: show platforms and devices      */
+    bool help;               /* --help                                  */
+};
+
+/* Fills opt from argv and the environment. Returns 0, or HISTO_EXIT_USAGE
+ * after printing what is wrong on stderr. */
+int cli_parse(int argc, char **argv, struct histo_options *opt);
+
+void cli_usage(FILE *f);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * main.c - 116.histo: parse, read, set up, iterate, write, report.
+ */
+#include "bmp.h"
+#include "cli.h"
+#include "device.h"
+#include "error.h"
+#include "input.h"
+#include "outfile.h"
+#include "program.h"
+#include "report.h"
+#include "run.h"
+#include "strategy.h"
+#include "timer.h"
+
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    const double start = timer_now();
+    struct histo_options opt;
+    struct histo_input input = {0};
+    struct device_list devices = {0};
+    struct run_times times = {0};
+    struct phase_times ph = {0};
+    cl_context context = NULL;
+    cl_command_queue queue = NULL;
+    cl_program program = NULL;
+    const struct strategy *strategy = NULL;
+    void *state = NULL;
+    uint8_t *histo = NULL;
+    double t;
+
+    int status = cli_parse(argc, argv, &opt);
+    if (status != HISTO_OK) {
+        fputs("histo: try 'histo --help'\n", stderr);
+        return status;
+    }
+    if (opt.help) {
+        cli_usage(stdout);
+        return HISTO_OK;
+    }
+    if (opt.list) {
+        if ((status = device_enumerate(&devices)) == HISTO_OK)
+            device_print(stdout, &devices, false);
+        device_list_free(&devices);
+        return status;
+    }
+
+    /* A failed run must not leave an earlier run's files looking current. */
+    if ((status = outfile_remove_stale(opt.output)) != HISTO_OK
+        || (status = outfile_remove_stale(opt.timing)) != HISTO_OK)
+        return status;
+
+    t = timer_now();
+    if ((status = input_read(opt.input, &input)) != HISTO_OK)
+        goto fail;
+    ph.read_s = timer_now() - t;
+
+    t = timer_now();
+    if ((status = device_enumerate(&devices)) != HISTO_OK
+        || (status = device_select(&devices, opt.platform, opt.device))
+               != HISTO_OK
+        || (status = device_open(&devices, &context, &queue)) != HISTO_OK)
+        goto fail;
+    ph.setup_s = timer_now() - t;
+
+    const struct device_info *dev = device_selected(&devices);
+    strategy = strategy_default(dev);
+    t = timer_now();
+    if ((status = program_build(context, dev->id, opt.kernel_dir,
+                                strategy->sources, strategy->nsources,
+                                &program)) != HISTO_OK)
+        goto fail;
+    ph.build_s = timer_now() - t;
+
+    t = timer_now();
+    const struct strategy_env env = {
+        .context = context,
+        .queue = queue,
+        .program = program,
+        .device = dev,
+        .input = &input,
+        .batches = opt.batches,
+    };
+    if ((status = strategy->setup(&env, &state)) != HISTO_OK
+        || (status = strategy->upload(state, queue, &input)) != HISTO_OK)
+        goto fail;
+    ph.upload_s = timer_now() - t;
+
+    if ((status = run_iterations(strategy, state, queue, opt.iterations,
+                                 &times)) != HISTO_OK)
+        goto fail;
+
+    t = timer_now();
+    histo = histo_calloc(input.nbins, 1, "histogram");
+    if (histo == NULL) {
+        status = HISTO_EXIT_INTERNAL;
+        goto fail;
+    }
+    if ((status = strategy->download(state, queue, histo)) != HISTO_OK)
+        goto fail;
+    ph.download_s = timer_now() - t;
+
+    t = timer_now();
+    if ((status = bmp_save(opt.output, histo, input.histo_width,
+                           input.histo_height)) != HISTO_OK)
+        goto fail;
+    ph.bmp_s = timer_now() - t;
+    ph.total_s = timer_now() - start;
+
+    const struct report report = {
+        .options = &opt,
+        .input = &input,
+        .devices = &devices,
+        .strategy = strategy,
+        .state = state,
+        .times = &times,
+        .phases = ph,
+    };
+    if ((status = report_write(&report, opt.timing)) != HISTO_OK) {
+        /* Without its report the run is incomplete: take the BMP back. */
+        remove(opt.output);
+        goto fail;
+    }
+    report_summary(&report, stdout);
+
+fail:
+    free(histo);
+    run_times_free(&times);
+    if (state != NULL)
+        strategy->release(state);
+    if (program != NULL)
+        clReleaseProgram(program);
+    if (queue != NULL)
+        clReleaseCommandQueue(queue);
+    if (context != NULL)
+        clReleaseContext(context);
+    device_list_free(&devices);
+    input_free(&input);
+    return status;
+}

@@ -1,0 +1,49 @@
+/*
+ * params.h - constants shared by the host and the OpenCL kernels.
+ *
+ * MUST MATCH: the kernels never hard-code these; program.c passes each one
+ * as a -D option when it builds kernels/, so host and device cannot drift.
+ */
+#ifndef HISTO_PARAMS_H
+#define HISTO_PARAMS_H
+
+/* Counters saturate here: the output histogram holds 8-bit bins. */
+#define HISTO_SATURATE 255u
+
+/* Default histogram shape of the 116.histo datasets (input files carry
+ * their own shape; these are only used by the generator's defaults). */
+#define HISTO_DEFAULT_WIDTH 256u
+#define HISTO_DEFAULT_HEIGHT 8192u
+
+/* Work-group size the kernels are launched with, lowered at run time to
+ * what the device and kernel accept. 256 keeps eight warps per group on
+ * NVIDIA and is a multiple of every CPU vector width PoCL uses. */
+#define HISTO_WORK_GROUP 256u
+
+/* Eye sampling: one work-group reads this many evenly spaced values and
+ * estimates the eye as mean +- HISTO_EYE_SIGMAS standard deviations of the
+ * sampled rows. A poor estimate costs speed only: values outside the eye
+ * still reach the histogram through global atomics. */
+#define HISTO_EYE_SAMPLES 4096u
+#define HISTO_EYE_SIGMAS 2.5f
+
+/* Layout of the small device buffer the eye kernel writes and the tile
+ * and reduce kernels read (all uint). */
+#define HISTO_EYE_LO 0         /* first bin held in local tiles         */
+#define HISTO_EYE_HI 1         /* one past the last such bin            */
+#define HISTO_EYE_TILES 2      /* tiles per batch that hold bins        */
+#define HISTO_EYE_ROW_MEAN 3   /* sampled mean row, rounded down        */
+#define HISTO_EYE_ROW_SIGMA 4  /* sampled deviation in rows, rounded up */
+#define HISTO_EYE_WORDS 8
+
+/* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
+ * rejects a 49152-byte dynamic __local argument on a 49152-byte device
+ * (CL_OUT_OF_RESOURCES) while 49148 runs; 1 KiB covers that and small
+ * static local use by other implementations. */
+#define HISTO_LOCAL_HEADROOM 1024u
+
+/* At most this many tiles per batch are launched; tiles the eye does not
+ * need return at once. Beyond it, out-of-eye values use global atomics. */
+#define HISTO_MAX_TILES 32u
+
+#endif

@@ -1,0 +1,141 @@
+/* program.c - kernel source loading and building (see program.h). */
+#include "program.h"
+
+#include "params.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define DEF(name) " -D" #name "=" STR(name)
+
+/* Every constant the kernels use comes from params.h through here. */
+static const char options[] =
+    "-cl-std=CL1.2"
+    DEF(HISTO_SATURATE)
+    DEF(HISTO_EYE_SAMPLES)
+    DEF(HISTO_EYE_SIGMAS)
+    DEF(HISTO_EYE_LO)
+    DEF(HISTO_EYE_HI)
+    DEF(HISTO_EYE_TILES)
+    DEF(HISTO_EYE_ROW_MEAN)
+    DEF(HISTO_EYE_ROW_SIGMA);
+
+const char *program_options(void)
+{
+    return options;
+}
+
+/* Reads a whole text file; returns NULL after printing why. */
+static char *read_source(const char *dir, const char *name, size_t *len)
+{
+    const size_t plen = strlen(dir) + 1 + strlen(name) + 1;
+    char *path = malloc(plen);
+    char *text = NULL;
+    FILE *f = NULL;
+    if (path == NULL) {
+        histo_error("out of host memory loading kernel '%s'", name);
+        return NULL;
+    }
+    snprintf(path, plen, "%s/%s", dir, name);
+    f = fopen(path, "rb");
+    if (f == NULL) {
+        histo_error("cannot open kernel source '%s': %s (set --kernels or "
+                    "HISTO_KERNEL_DIR to the kernels folder)", path,
+                    strerror(errno));
+        goto done;
+    }
+    if (fseek(f, 0, SEEK_END) != 0) {
+        histo_error("cannot read kernel source '%s': %s", path,
+                    strerror(errno));
+        goto done;
+    }
+    const long size = ftell(f);
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        histo_error("cannot read kernel source '%s': %s", path,
+                    strerror(errno));
+        goto done;
+    }
+    text = malloc((size_t)size + 1);
+    if (text == NULL) {
+        histo_error("out of host memory loading kernel '%s'", path);
+        goto done;
+    }
+    if (fread(text, 1, (size_t)size, f) != (size_t)size) {
+        histo_error("cannot read kernel source '%s'", path);
+        free(text);
+        text = NULL;
+        goto done;
+    }
+    text[size] = '\0';
+    *len = (size_t)size;
+done:
+    if (f != NULL)
+        fclose(f);
+    free(path);
+    return text;
+}
+
+static void print_build_log(cl_program program, cl_device_id device)
+{
+    size_t size = 0;
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                              &size) != CL_SUCCESS || size == 0)
+        return;
+    char *log = malloc(size + 1);
+    if (log == NULL)
+        return;
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size,
+                              log, NULL) == CL_SUCCESS) {
+        log[size] = '\0';
+        fprintf(stderr, "histo: build log:\n%s\n", log);
+    }
+    free(log);
+}
+
+int program_build(cl_context context, cl_device_id device,
+                  const char *kernel_dir, const char *const *files,
+                  size_t nfiles, cl_program *program)
+{
+    int status = HISTO_OK;
+    char **texts = NULL;
+    size_t *lens = NULL;
+    *program = NULL;
+
+    HOST_ALLOC(texts, nfiles);
+    HOST_ALLOC(lens, nfiles);
+    for (size_t i = 0; i < nfiles; ++i) {
+        texts[i] = read_source(kernel_dir, files[i], &lens[i]);
+        if (texts[i] == NULL) {
+            status = HISTO_EXIT_DEVICE;
+            goto fail;
+        }
+    }
+    CL_CREATE(*program, clCreateProgramWithSource(
+                            context, (cl_uint)nfiles, (const char **)texts,
+                            lens, &cl_err_));
+    const cl_int err = clBuildProgram(*program, 1, &device, options, NULL,
+                                      NULL);
+    if (err != CL_SUCCESS) {
+        cl_report("clBuildProgram(program, 1, &device, options, NULL, NULL)",
+                  err, __FILE__, __LINE__);
+        fprintf(stderr, "histo: build options: %s\n", options);
+        print_build_log(*program, device);
+        status = HISTO_EXIT_DEVICE;
+        goto fail;
+    }
+    goto done;
+fail:
+    if (*program != NULL)
+        clReleaseProgram(*program);
+    *program = NULL;
+done:
+    for (size_t i = 0; texts != NULL && i < nfiles; ++i)
+        free(texts[i]);
+    free(texts);
+    free(lens);
+    return status;
+}

@@ -1,0 +1,140 @@
+/* report.c - histo.out and the console summary (see report.h). */
+#include "report.h"
+
+#include "outfile.h"
+#include "program.h"
+
+#include <stdlib.h>
+
+/* Stats of one column (kernel k) of the per-iteration table. */
+static struct run_stats kernel_stats(const struct run_times *t, size_t k,
+                                     double *scratch)
+{
+    for (unsigned long i = 0; i < t->iterations; ++i)
+        scratch[i] = t->kernel_us[i * t->nkernels + k];
+    return run_stats(scratch, t->iterations);
+}
+
+static void print_stats(FILE *f, const char *key, struct run_stats s)
+{
+    fprintf(f, "%s.total_us = %.3f\n", key, s.total);
+    fprintf(f, "%s.median_us = %.3f\n", key, s.median);
+    fprintf(f, "%s.mean_us = %.3f\n", key, s.mean);
+    fprintf(f, "%s.min_us = %.3f\n", key, s.min);
+    fprintf(f, "%s.max_us = %.3f\n", key, s.max);
+}
+
+static void print_devices(FILE *f, const struct device_list *list)
+{
+    fprintf(f, "platforms = %u\n", list->nplatforms);
+    for (cl_uint p = 0; p < list->nplatforms; ++p) {
+        const struct platform_info *pi = &list->platforms[p];
+        fprintf(f, "platform.%u.name = %s\n", p, pi->name);
+        fprintf(f, "platform.%u.vendor = %s\n", p, pi->vendor);
+        fprintf(f, "platform.%u.version = %s\n", p, pi->version);
+        fprintf(f, "platform.%u.devices = %u\n", p, pi->ndevices);
+        for (cl_uint d = 0; d < pi->ndevices; ++d) {
+            const struct device_info *di = &pi->devices[d];
+            const char *pre = "platform";
+            fprintf(f, "%s.%u.device.%u.name = %s\n", pre, p, d, di->name);
+            fprintf(f, "%s.%u.device.%u.type = %s\n", pre, p, d,
+                    device_type_name(di->type));
+            fprintf(f, "%s.%u.device.%u.selected = %s\n", pre, p, d,
+                    p == list->platform && d == list->device ? "yes" : "no");
+        }
+    }
+    const struct device_info *d = device_selected(list);
+    fprintf(f, "selected.platform = %u\n", list->platform);
+    fprintf(f, "selected.device = %u\n", list->device);
+    fprintf(f, "selected.platform_name = %s\n",
+            list->platforms[list->platform].name);
+    fprintf(f, "selected.name = %s\n", d->name);
+    fprintf(f, "selected.type = %s\n", device_type_name(d->type));
+    fprintf(f, "selected.version = %s\n", d->version);
+    fprintf(f, "selected.driver = %s\n", d->driver);
+    fprintf(f, "selected.compute_units = %u\n", d->compute_units);
+    fprintf(f, "selected.local_mem_bytes = %llu\n",
+            (unsigned long long)d->local_mem);
+    fprintf(f, "selected.global_mem_bytes = %llu\n",
+            (unsigned long long)d->global_mem);
+    fprintf(f, "selected.max_alloc_bytes = %llu\n",
+            (unsigned long long)d->max_alloc);
+    fprintf(f, "selected.max_work_group = %zu\n", d->max_work_group);
+}
+
+int report_write(const struct report *r, const char *path)
+{
+    struct outfile out;
+    int status = outfile_open(&out, path);
+    if (status != HISTO_OK)
+        return status;
+    FILE *f = out.f;
+    const struct histo_input *in = r->input;
+    const struct run_times *t = r->times;
+    const struct phase_times *ph = &r->phases;
+    double *scratch = histo_calloc(t->iterations, sizeof *scratch, "stats");
+    if (scratch == NULL) {
+        outfile_abort(&out);
+        return HISTO_EXIT_INTERNAL;
+    }
+
+    fprintf(f, "format = %s\n", REPORT_FORMAT);
+    fprintf(f, "input.path = %s\n", r->options->input);
+    fprintf(f, "input.image = %ux%u\n", in->img_width, in->img_height);
+    fprintf(f, "input.histogram = %ux%u\n", in->histo_width, in->histo_height);
+    fprintf(f, "input.values = %zu\n", in->nvalues);
+    fprintf(f, "output.path = %s\n", r->options->output);
+    fprintf(f, "iterations = %lu\n", t->iterations);
+    print_devices(f, r->devices);
+    fprintf(f, "strategy = %s\n", r->strategy->name);
+    fprintf(f, "build.options = %s\n", program_options());
+    r->strategy->report(r->state, f);
+
+    fprintf(f, "time.input_read_s = %.6f\n", ph->read_s);
+    fprintf(f, "time.opencl_setup_s = %.6f\n", ph->setup_s);
+    fprintf(f, "time.program_build_s = %.6f\n", ph->build_s);
+    fprintf(f, "time.upload_s = %.6f\n", ph->upload_s);
+    fprintf(f, "time.iterations_wall_s = %.6f\n", t->wall_s);
+    fprintf(f, "time.download_s = %.6f\n", ph->download_s);
+    fprintf(f, "time.bmp_write_s = %.6f\n", ph->bmp_s);
+    fprintf(f, "time.total_s = %.6f\n", ph->total_s);
+    for (size_t k = 0; k < t->nkernels; ++k) {
+        char key[128];
+        snprintf(key, sizeof key, "kernel.%s", r->strategy->kernels[k]);
+        print_stats(f, key, kernel_stats(t, k, scratch));
+    }
+    for (unsigned long i = 0; i < t->iterations; ++i)
+        scratch[i] = t->span_us[i];
+    print_stats(f, "iteration.device", run_stats(scratch, t->iterations));
+    fprintf(f, "iteration.wall_mean_us = %.3f\n",
+            t->wall_s * 1e6 / (double)t->iterations);
+    free(scratch);
+    return outfile_commit(&out);
+}
+
+void report_summary(const struct report *r, FILE *f)
+{
+    const struct histo_input *in = r->input;
+    const struct device_info *d = device_selected(r->devices);
+    const struct run_times *t = r->times;
+    double *scratch = histo_calloc(t->iterations, sizeof *scratch, "stats");
+    if (scratch == NULL)
+        return;
+    for (unsigned long i = 0; i < t->iterations; ++i)
+        scratch[i] = t->span_us[i];
+    const struct run_stats span = run_stats(scratch, t->iterations);
+    free(scratch);
+
+    fprintf(f, "histo: %ux%u values into %ux%u bins, %lu iteration%s on %s "
+               "(%s, %s)\n", in->img_width, in->img_height, in->histo_width,
+            in->histo_height, t->iterations, t->iterations == 1 ? "" : "s",
+            d->name, r->devices->platforms[r->devices->platform].name,
+            device_type_name(d->type));
+    fprintf(f, "histo: strategy %s: ", r->strategy->name);
+    r->strategy->summary(r->state, f);
+    fputc('\n', f);
+    fprintf(f, "histo: iteration %.1f us median on the device, %.1f us wall "
+               "mean; build %.3f s, total %.3f s\n", span.median,
+            t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
+            r->phases.total_s);
+}

@@ -1,0 +1,45 @@
+/*
+ * report.h - histo.out and the console summary.
+ *
+ * histo.out is "key = value" lines, one fact each, in a fixed order; keys
+ * are dotted paths (platform.0.device.1.name, kernel.eye_tile.median_us).
+ * New keys may be added; existing keys keep their name and meaning.
+ */
+#ifndef HISTO_REPORT_H
+#define HISTO_REPORT_H
+
+#include "cli.h"
+#include "device.h"
+#include "input.h"
+#include "run.h"
+#include "strategy.h"
+
+#define REPORT_FORMAT "histo.out/1"
+
+struct phase_times {
+    double read_s;      /* reading and validating the input      */
+    double setup_s;     /* platforms, devices, context, queue    */
+    double build_s;     /* kernel sources to program             */
+    double upload_s;    /* buffers, arguments and input copy     */
+    double download_s;  /* histogram read back                   */
+    double bmp_s;       /* BMP written                           */
+    double total_s;     /* start of main to BMP written          */
+};
+
+struct report {
+    const struct histo_options *options;
+    const struct histo_input *input;
+    const struct device_list *devices;
+    const struct strategy *strategy;
+    const void *state;
+    struct run_times *times; /* sorted in place while reporting */
+    struct phase_times phases;
+};
+
+/* Writes the timing file atomically; returns 0 or HISTO_EXIT_OUTPUT. */
+int report_write(const struct report *r, const char *path);
+
+/* A few lines for stdout. */
+void report_summary(const struct report *r, FILE *f);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * strategy.h - the table of device strategies.
+ *
+ * A strategy is one way of computing the histogram on a device: its kernel
+ * files in kernels/ plus one entry in the table in strategy.c. Every
+ * strategy must give the same bytes as reference.c for every valid input.
+ * The run loop (run.c) only sees this interface: it enqueues one iteration
+ * at a time and times the events each iteration returns, one per kernel.
+ */
+#ifndef HISTO_STRATEGY_H
+#define HISTO_STRATEGY_H
+
+#include "device.h"
+#include "input.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define STRATEGY_MAX_KERNELS 4
+
+struct strategy_env {
+    cl_context context;
+    cl_command_queue queue;
+    cl_program program;
+    const struct device_info *device;
+    const struct histo_input *input;
+    unsigned batches; /* --batches, 0 = the strategy decides */
+};
+
+struct strategy {
+    const char *name;
+    const char *const *sources;   /* files in kernels/, built together */
+    size_t nsources;
+    const char *const *kernels;   /* kernel names, in launch order     */
+    size_t nkernels;
+    /* Plans from the device and input, creates kernels and buffers. */
+    int (*setup)(const struct strategy_env *env, void **state);
+    /* Copies the input values to the device (blocking). */
+    int (*upload)(void *state, cl_command_queue queue,
+                  const struct histo_input *input);
+    /* Enqueues one whole iteration; events[k] belongs to kernels[k]. */
+    int (*enqueue)(void *state, cl_command_queue queue, cl_event *events);
+    /* Reads the final histogram (nbins bytes) back (blocking). */
+    int (*download)(void *state, cl_command_queue queue, uint8_t *histo);
+    /* Writes "key = value" lines of configuration and results. */
+    void (*report)(const void *state, FILE *f);
+    /* One line for the console summary (no newline). */
+    void (*summary)(const void *state, FILE *f);
+    void (*release)(void *state);
+};
+
+/* The strategy for a device when none is asked for. */
+const struct strategy *strategy_default(const struct device_info *device);
+
+#endif

@@ -1,0 +1,181 @@
+#!/bin/sh
+# tests/run.sh - the test suite (make test). Last line: "N passed, N failed".
+#
+# Correctness cases compare histo's BMP byte for byte with the sequential
+# reference (build/histo-ref) over many distributions and batch counts.
+# The device is PoCL unless HISTO_TEST_PLATFORM / HISTO_TEST_DEVICE name
+# another, e.g. HISTO_TEST_PLATFORM="NVIDIA CUDA" HISTO_TEST_DEVICE=GPU.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+W=tests/work
+rm -rf "$W"
+mkdir -p "$W"
+GEN=build/histo-gen
+REF=build/histo-ref
+HISTO=./histo
+PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
+DEVICE=${HISTO_TEST_DEVICE:-}
+unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+# histo on the test device; extra arguments go before "--".
+run_histo() {
+    if [ -n "$DEVICE" ]; then
+        $HISTO --platform "$PLATFORM" --device "$DEVICE" "$@"
+    else
+        $HISTO --platform "$PLATFORM" "$@"
+    fi
+}
+
+# --- unit tests (BMP writer, colour table, input reader, CLI, reference) ---
+build/unit-tests "$W" >"$W/unit.log" 2>"$W/unit.err"
+while read -r verdict rest; do
+    case $verdict in
+        PASS) ok "unit.$rest" ;;
+        FAIL) bad "unit.${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$W/unit.log"
+grep -q . "$W/unit.log" || bad unit.ran "build/unit-tests printed nothing"
+
+# --- correctness: name, generator arguments, batch counts to try ---
+# "default" lets histo choose B from the device.
+cases='
+gauss      --image 996x1040                                   default 1 3 16
+uniform    --dist uniform --image 512x512                     default 1 5
+twoeye     --dist twoeye --image 600x600 --row-sigma 30       default 2 7
+first_row  --image 500x500 --row-mean 0 --row-sigma 40        default 3
+last_row   --image 500x500 --row-mean 8191 --row-sigma 40     default 3
+one_bin    --dist onebin --image 1000x1000 --bin 1048577      default 1 4
+one_value  --dist onebin --image 1x1 --bin 7                  default 1 8
+h100x37    --image 640x480 --histo 100x37 --row-mean 18 --row-sigma 5 --col-mean 50 --col-sigma 20 default 1 3
+band_255   --dist sweep --image 1024x1024 --histo 64x64       default 1 3
+band_sweep --dist sweep --image 700x900 --bin 12345           default 2
+wide_rows  --dist uniform --image 400x400 --histo 1000000x2   default 2
+one_bin_h  --dist onebin --image 300x200 --histo 1x1          default 3
+no_eye     --image 800x800 --row-sigma 3000 --outliers 200000 default 4
+'
+echo "$cases" | while read -r name rest; do
+    [ -n "$name" ] || continue
+    gen_args=${rest%% default*}
+    batches="default${rest#*default}"
+    echo "$name|$gen_args|$batches"
+done >"$W/cases.txt"
+
+while IFS='|' read -r name gen_args batches; do
+    in="$W/$name.bin"
+    # shellcheck disable=SC2086
+    if ! $GEN -o "$in" --seed 7 $gen_args 2>"$W/$name.gen.err"; then
+        bad "gen.$name" "$(cat "$W/$name.gen.err")"
+        continue
+    fi
+    if ! $REF "$in" "$W/$name.ref.bmp" 2>"$W/$name.ref.err"; then
+        bad "ref.$name" "$(cat "$W/$name.ref.err")"
+        continue
+    fi
+    for b in $batches; do
+        out="$W/$name.b$b.bmp"
+        set --
+        [ "$b" = default ] || set -- --batches "$b"
+        if ! run_histo "$@" -i "$in" -o "$out" --timing "$W/$name.b$b.out" \
+            -- 3 >"$W/$name.b$b.log" 2>&1; then
+            bad "device.$name.batches_$b" "histo failed: $(tail -n 3 "$W/$name.b$b.log")"
+        elif cmp -s "$out" "$W/$name.ref.bmp"; then
+            ok "device.$name.batches_$b"
+        else
+            bad "device.$name.batches_$b" "BMP differs from the reference"
+        fi
+    done
+done <"$W/cases.txt"
+
+# gzip input gives the same bytes as raw input
+$GEN -o "$W/gz.bin.gz" --gzip --seed 3 --image 700x700
+$GEN -o "$W/gz.bin" --seed 3 --image 700x700
+$REF "$W/gz.bin" "$W/gz.ref.bmp"
+if run_histo -i "$W/gz.bin.gz" -o "$W/gz.bmp" --timing "$W/gz.out" -- 2 \
+        >"$W/gz.log" 2>&1 && cmp -s "$W/gz.bmp" "$W/gz.ref.bmp"; then
+    ok device.gzip_input
+else
+    bad device.gzip_input "$(tail -n 3 "$W/gz.log")"
+fi
+
+# --- the program's contract: reports, exit statuses, no stale outputs ---
+t="$W/gz.out"
+missing=""
+for key in format selected.name selected.type strategy config.batches \
+           config.tile_rows eye.first_row eye.last_row time.input_read_s \
+           time.program_build_s time.upload_s kernel.eye_sample.median_us \
+           kernel.eye_tile.total_us kernel.eye_reduce.median_us \
+           iteration.device.median_us time.download_s time.bmp_write_s \
+           time.total_s; do
+    grep -q "^$key = " "$t" || missing="$missing $key"
+done
+if [ -z "$missing" ] && grep -q "^platform.0.device.0.name = " "$t" \
+   && grep -q "\.selected = yes$" "$t"; then
+    ok report.keys
+else
+    bad report.keys "histo.out lacks:$missing"
+fi
+
+# expect NAME STATUS PATTERN [histo args...]: exit status, stderr matching
+# PATTERN, and neither output file left behind.
+expect() {
+    name=$1 want=$2 pattern=$3
+    shift 3
+    rm -f "$W/x.bmp" "$W/x.out"
+    "$@" >"$W/$name.stdout" 2>"$W/$name.stderr"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        bad "$name" "exit status $got, expected $want"
+    elif ! grep -q -- "$pattern" "$W/$name.stderr"; then
+        bad "$name" "stderr lacks '$pattern': $(head -c 300 "$W/$name.stderr")"
+    elif [ -e "$W/x.bmp" ] || [ -e "$W/x.out" ]; then
+        bad "$name" "an output file was left behind"
+    else
+        ok "$name"
+    fi
+}
+IN="$W/gz.bin"
+expect cli.missing_input 2 "missing -i" $HISTO -o "$W/x.bmp" -- 1
+expect cli.bad_iterations 2 "iteration count" $HISTO -i "$IN" -o "$W/x.bmp" -- zero
+expect input.missing_file 3 "cannot open input" \
+    run_histo -i "$W/nope.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+printf 'short' >"$W/short.bin"
+expect input.short_header 3 "header is 5 bytes" \
+    run_histo -i "$W/short.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+expect device.unknown_platform 4 "no OpenCL platform matches" \
+    $HISTO --platform "no such platform" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+expect device.unknown_device 4 "no OpenCL device matches" \
+    $HISTO --platform "$PLATFORM" --device "no such device" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+expect device.missing_kernels 4 "cannot open kernel source" \
+    run_histo --kernels "$W/no-kernels" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+mkdir -p "$W/broken-kernels"
+cp kernels/*.cl "$W/broken-kernels/"
+echo "this is not OpenCL C;" >>"$W/broken-kernels/eye_tile.cl"
+expect device.build_failure_log 4 "build log" \
+    run_histo --kernels "$W/broken-kernels" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+expect output.missing_folder 5 "cannot create output" \
+    run_histo -i "$IN" -o "$W/no-folder/x.bmp" --timing "$W/x.out" -- 1
+
+# a failed run removes an earlier run's outputs
+echo stale >"$W/x.bmp"
+echo stale >"$W/x.out"
+run_histo -i "$W/nope.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1 2>/dev/null
+if [ -e "$W/x.bmp" ] || [ -e "$W/x.out" ]; then
+    bad output.stale_removed "an earlier output survived a failed run"
+else
+    ok output.stale_removed
+fi
+
+if $HISTO --list >"$W/list.txt" 2>&1 && grep -q "device 0:" "$W/list.txt"; then
+    ok cli.list
+else
+    bad cli.list "$(head -c 300 "$W/list.txt")"
+fi
+if $HISTO --help | grep -q "usage: histo"; then ok cli.help; else bad cli.help "no usage text"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,338 @@
+/*
+ * unit_tests.c - the BMP writer and colour table, the input reader, the
+ * command line and the reference loop, each against expectations written
+ * out independently of the code under test.
+ *
+ * Prints one "PASS name" or "FAIL name: why" line per test; tests/run.sh
+ * counts them. Exit status: 0 when all pass.
+ */
+#include "bmp.h"
+#include "cli.h"
+#include "error.h"
+#include "input.h"
+#include "reference.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+static int failures;
+static const char *workdir = ".";
+
+static int check(int ok, const char *name, const char *fmt, ...)
+{
+    if (ok) {
+        printf("PASS %s\n", name);
+        return 1;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL %s: ", name);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+    ++failures;
+    return 0;
+}
+
+/* red channel per count, computed separately in Python (IEEE float32
+ * rounding emulated with struct): int(f32(f32(cbrt(1+63v/255)/4)*255)) */
+static const unsigned char expected_red[256] = {
+    0, 68, 72, 76, 80, 83, 86, 89, 91, 94, 96, 98, 100, 102, 104, 106, 108,
+    110, 112, 113, 115, 117, 118, 120, 121, 122, 124, 125, 127, 128, 129, 130,
+    132, 133, 134, 135, 136, 137, 139, 140, 141, 142, 143, 144, 145, 146, 147,
+    148, 149, 150, 151, 152, 153, 153, 154, 155, 156, 157, 158, 159, 160, 160,
+    161, 162, 163, 164, 164, 165, 166, 167, 167, 168, 169, 170, 170, 171, 172,
+    173, 173, 174, 175, 175, 176, 177, 177, 178, 179, 179, 180, 181, 181, 182,
+    183, 183, 184, 185, 185, 186, 186, 187, 188, 188, 189, 189, 190, 191, 191,
+    192, 192, 193, 193, 194, 195, 195, 196, 196, 197, 197, 198, 198, 199, 200,
+    200, 201, 201, 202, 202, 203, 203, 204, 204, 205, 205, 206, 206, 207, 207,
+    208, 208, 209, 209, 210, 210, 211, 211, 212, 212, 213, 213, 213, 214, 214,
+    215, 215, 216, 216, 217, 217, 218, 218, 218, 219, 219, 220, 220, 221, 221,
+    222, 222, 222, 223, 223, 224, 224, 225, 225, 225, 226, 226, 227, 227, 227,
+    228, 228, 229, 229, 229, 230, 230, 231, 231, 231, 232, 232, 233, 233, 233,
+    234, 234, 235, 235, 235, 236, 236, 237, 237, 237, 238, 238, 238, 239, 239,
+    240, 240, 240, 241, 241, 241, 242, 242, 242, 243, 243, 244, 244, 244, 245,
+    245, 245, 246, 246, 246, 247, 247, 247, 248, 248, 248, 249, 249, 249, 250,
+    250, 251, 251, 251, 252, 252, 252, 253, 253, 253, 254, 254, 254, 255,
+};
+
+static void test_colour_table(void)
+{
+    const uint8_t *red = bmp_red_table();
+    int bad = -1;
+    for (int v = 0; v < 256 && bad < 0; ++v)
+        if (red[v] != expected_red[v])
+            bad = v;
+    check(bad < 0, "bmp.colour_table", "count %d gives red %d, expected %d",
+          bad, bad < 0 ? 0 : red[bad], bad < 0 ? 0 : expected_red[bad]);
+}
+
+static char *path_in_workdir(const char *name)
+{
+    static char buf[4][1024];
+    static int next;
+    char *p = buf[next++ % 4];
+    snprintf(p, sizeof buf[0], "%s/%s", workdir, name);
+    return p;
+}
+
+static unsigned char *slurp(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    *len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc((size_t)*len + 1);
+    if (buf != NULL && fread(buf, 1, (size_t)*len, f) != (size_t)*len) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* 3 x 2 histogram: rows of 9 pixel bytes padded to 12; bottom row first. */
+static void test_bmp_layout(void)
+{
+    const uint8_t histo[6] = {0, 1, 255, /* row 0 */ 2, 0, 3 /* row 1 */};
+    const unsigned char expected[54 + 24] = {
+        'B', 'M', 72, 0, 0, 0,      /* 54 + 3*2*3 (no padding counted) */
+        0, 0, 0, 0, 54, 0, 0, 0,    /* reserved, pixel offset          */
+        40, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, /* info size, w, h        */
+        1, 0, 24, 0, 0, 0, 0, 0,    /* planes, bpp, compression        */
+        18, 0, 0, 0,                /* image size 3*2*3                */
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* res, colours */
+        /* row 1 (last) first: counts 2, 0, 3 -> B G R */
+        0, 0, 72, 0, 0, 0, 0, 0, 76, 0, 0, 0,
+        /* row 0: counts 0, 1, 255 */
+        0, 0, 0, 0, 0, 68, 0, 0, 255, 0, 0, 0,
+    };
+    const char *path = path_in_workdir("unit_layout.bmp");
+    int status = bmp_save(path, histo, 3, 2);
+    long len = 0;
+    unsigned char *got = status == 0 ? slurp(path, &len) : NULL;
+    long diff = -1;
+    if (got != NULL && len == (long)sizeof expected)
+        for (long i = 0; i < len && diff < 0; ++i)
+            if (got[i] != expected[i])
+                diff = i;
+    check(got != NULL && len == (long)sizeof expected && diff < 0,
+          "bmp.layout_3x2", "status %d, %ld bytes, first difference at %ld",
+          status, len, diff);
+    check(bmp_file_bytes(3, 2) == sizeof expected, "bmp.file_bytes",
+          "bmp_file_bytes(3,2) = %llu",
+          (unsigned long long)bmp_file_bytes(3, 2));
+    free(got);
+    remove(path);
+}
+
+static void test_bmp_unwritable(void)
+{
+    const uint8_t histo[1] = {1};
+    const char *path = path_in_workdir("no-such-folder/out.bmp");
+    check(bmp_save(path, histo, 1, 1) == HISTO_EXIT_OUTPUT,
+          "bmp.unwritable_folder", "expected exit status %d",
+          HISTO_EXIT_OUTPUT);
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Writes header + values (+ extra bytes) raw, or gzip-compressed. */
+static const char *write_input(const char *name, const uint32_t hdr[4],
+                               const uint32_t *values, size_t n,
+                               size_t cut_bytes, size_t extra, int gz)
+{
+    const char *path = path_in_workdir(name);
+    size_t len = 16 + 4 * n + extra;
+    unsigned char *buf = calloc(len, 1);
+    for (int i = 0; i < 4; ++i)
+        put_le32(buf + 4 * i, hdr[i]);
+    for (size_t i = 0; i < n; ++i)
+        put_le32(buf + 16 + 4 * i, values[i]);
+    len -= cut_bytes;
+    if (gz) {
+        gzFile f = gzopen(path, "wb");
+        gzwrite(f, buf, (unsigned)len);
+        gzclose(f);
+    } else {
+        FILE *f = fopen(path, "wb");
+        fwrite(buf, 1, len, f);
+        fclose(f);
+    }
+    free(buf);
+    return path;
+}
+
+static void test_input_reader(void)
+{
+    const uint32_t hdr[4] = {3, 2, 4, 2};
+    const uint32_t vals[6] = {0, 7, 3, 3, 0x00000004, 5};
+    struct histo_input in;
+
+    for (int gz = 0; gz < 2; ++gz) {
+        const char *p = write_input(gz ? "ok.bin.gz" : "ok.bin", hdr, vals, 6,
+                                    0, 0, gz);
+        int st = input_read(p, &in);
+        int same = st == 0 && in.nvalues == 6 && in.nbins == 8
+                && in.img_width == 3 && in.histo_height == 2
+                && memcmp(in.values, vals, sizeof vals) == 0;
+        check(same, gz ? "input.gzip" : "input.raw",
+              "status %d or decoded values differ", st);
+        if (st == 0)
+            input_free(&in);
+    }
+
+    struct { const char *name; uint32_t hdr[4]; size_t cut, extra;
+             uint32_t bad_value; int gz; } cases[] = {
+        {"input.truncated_data", {3, 2, 4, 2}, 3, 0, 0, 0},
+        {"input.trailing_data", {3, 2, 4, 2}, 0, 1, 0, 0},
+        {"input.value_out_of_range", {3, 2, 4, 2}, 0, 0, 8, 0},
+        {"input.zero_image", {0, 2, 4, 2}, 0, 0, 0, 0},
+        {"input.zero_histogram", {3, 2, 4, 0}, 0, 0, 0, 0},
+        {"input.bins_overflow", {3, 2, 65536, 65536}, 0, 0, 0, 0},
+        {"input.too_many_values", {65536, 32769, 4, 2}, 0, 0, 0, 0},
+        {"input.truncated_gzip_data", {3, 2, 4, 2}, 5, 0, 0, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        uint32_t v[6];
+        memcpy(v, vals, sizeof v);
+        if (cases[c].bad_value)
+            v[4] = cases[c].bad_value;
+        const char *p = write_input("bad.bin", cases[c].hdr, v, 6,
+                                    cases[c].cut, cases[c].extra,
+                                    cases[c].gz);
+        const int st = input_read(p, &in);
+        check(st == HISTO_EXIT_INPUT && in.values == NULL, cases[c].name,
+              "status %d, expected %d", st, HISTO_EXIT_INPUT);
+    }
+
+    /* a short header */
+    const char *p = path_in_workdir("short.bin");
+    FILE *f = fopen(p, "wb");
+    fwrite("\1\0\0\0\1\0\0", 1, 7, f);
+    fclose(f);
+    check(input_read(p, &in) == HISTO_EXIT_INPUT, "input.short_header",
+          "accepted a 7-byte file");
+
+    /* gzip magic followed by garbage */
+    f = fopen(p, "wb");
+    fwrite("\x1f\x8b\x08\x00garbage-garbage-garbage", 1, 27, f);
+    fclose(f);
+    check(input_read(p, &in) == HISTO_EXIT_INPUT, "input.corrupt_gzip",
+          "accepted a corrupt gzip stream");
+    check(input_read(path_in_workdir("missing.bin"), &in) == HISTO_EXIT_INPUT,
+          "input.missing_file", "accepted a missing file");
+}
+
+static int parse(const char *const *words, struct histo_options *opt)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = "histo";
+    for (; *words != NULL; ++words)
+        argv[argc++] = (char *)*words;
+    argv[argc] = NULL;
+    return cli_parse(argc, argv, opt);
+}
+
+static void test_cli(void)
+{
+    struct histo_options o;
+    unsetenv("HISTO_PLATFORM");
+    unsetenv("HISTO_DEVICE");
+    const char *full[] = {"-i", "in.bin", "-o", "out.bmp", "--platform",
+                          "NVIDIA CUDA", "--device", "GPU", "--batches", "12",
+                          "--timing", "t.out", "--", "20", "4", "x", NULL};
+    int st = parse(full, &o);
+    check(st == 0 && strcmp(o.input, "in.bin") == 0
+              && strcmp(o.output, "out.bmp") == 0
+              && strcmp(o.platform, "NVIDIA CUDA") == 0
+              && strcmp(o.device, "GPU") == 0 && o.batches == 12
+              && strcmp(o.timing, "t.out") == 0 && o.iterations == 20,
+          "cli.full_command", "status %d or fields wrong", st);
+
+    const char *dflt[] = {"-i", "a", "-o", "b", "--", "1", NULL};
+    st = parse(dflt, &o);
+    check(st == 0 && strcmp(o.timing, "histo.out") == 0 && o.batches == 0
+              && o.platform == NULL && o.device == NULL,
+          "cli.defaults", "status %d", st);
+
+    setenv("HISTO_DEVICE", "CPU", 1);
+    setenv("HISTO_PLATFORM", "1", 1);
+    st = parse(dflt, &o);
+    check(st == 0 && o.device != NULL && strcmp(o.device, "CPU") == 0
+              && strcmp(o.platform, "1") == 0, "cli.environment_fallback",
+          "status %d", st);
+    const char *over[] = {"-i", "a", "-o", "b", "--device", "0", "--", "1",
+                          NULL};
+    st = parse(over, &o);
+    check(st == 0 && strcmp(o.device, "0") == 0, "cli.option_beats_env",
+          "status %d", st);
+    unsetenv("HISTO_DEVICE");
+    unsetenv("HISTO_PLATFORM");
+
+    const char *list[] = {"--list", NULL};
+    st = parse(list, &o);
+    check(st == 0 && o.list, "cli.list", "status %d", st);
+
+    static const struct { const char *name; const char *words[10]; } bad[] = {
+        {"cli.missing_input", {"-o", "b", "--", "1"}},
+        {"cli.missing_output", {"-i", "a", "--", "1"}},
+        {"cli.missing_iterations", {"-i", "a", "-o", "b"}},
+        {"cli.missing_iterations_after_dashes", {"-i", "a", "-o", "b", "--"}},
+        {"cli.zero_iterations", {"-i", "a", "-o", "b", "--", "0"}},
+        {"cli.negative_iterations", {"-i", "a", "-o", "b", "--", "-3"}},
+        {"cli.text_iterations", {"-i", "a", "-o", "b", "--", "ten"}},
+        {"cli.partly_numeric", {"-i", "a", "-o", "b", "--", "10x"}},
+        {"cli.huge_iterations",
+         {"-i", "a", "-o", "b", "--", "99999999999999999999"}},
+        {"cli.unknown_option", {"-i", "a", "-o", "b", "--frobnicate", "--",
+                                "1"}},
+        {"cli.option_without_value", {"-o", "b", "-i"}},
+        {"cli.zero_batches", {"-i", "a", "-o", "b", "--batches", "0", "--",
+                              "1"}},
+        {"cli.too_many_batches", {"-i", "a", "-o", "b", "--batches",
+                                  "1000000", "--", "1"}},
+    };
+    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; ++c) {
+        fflush(stdout);
+        st = parse(bad[c].words, &o);
+        check(st == HISTO_EXIT_USAGE, bad[c].name, "status %d, expected %d",
+              st, HISTO_EXIT_USAGE);
+    }
+}
+
+static void test_reference(void)
+{
+    enum { N = 700 };
+    uint32_t v[N];
+    for (int i = 0; i < N; ++i)
+        v[i] = i < 300 ? 5 : i < 555 ? 2 : i < 699 ? 7 : 0;
+    uint8_t h[9];
+    reference_histogram(v, N, 9, h);
+    const uint8_t want[9] = {1, 0, 255, 0, 0, 255, 0, 144, 0};
+    check(memcmp(h, want, sizeof want) == 0, "reference.saturates",
+          "counts differ");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        workdir = argv[1];
+    test_colour_table();
+    test_bmp_layout();
+    test_bmp_unwritable();
+    test_input_reader();
+    test_cli();
+    test_reference();
+    return failures != 0;
+}
