@@ -10,14 +10,15 @@
  *   histo-gen -o FILE [--gzip] [--image WxH] [--histo WxH] [--seed N]
  *             [--dist gauss|twoeye|uniform|onebin|sweep]
  *             [--row-mean R] [--row-sigma S] [--col-mean C] [--col-sigma S]
- *             [--second-row R] [--outliers PPM] [--bin B]
+ *             [--second-row R] [--outliers PPM] [--bin B] [--span K]
  *
  * gauss:   one eye at (row-mean, col-mean); PPM per million values are
  *          uniform over the whole histogram instead.
  * twoeye:  half the eye values around row-mean, half around second-row.
  * uniform: every bin equally likely.
  * onebin:  every value is bin B.
- * sweep:   value i is bin (B + i) mod bins: every bin gets the same count
+ * sweep:   value i is bin B + (i mod K), K = --span (default: all bins,
+ *          B then wrapping around): each of the K bins gets the same count
  *          (+-1) whatever the size.
  */
 #include <errno.h>
@@ -34,6 +35,7 @@ struct gen {
     int gzip;
     int64_t row_mean, row_sigma, col_mean, col_sigma, second_row;
     uint32_t outliers_ppm, bin;
+    uint64_t span; /* sweep: bins covered, 0 = all */
 };
 
 /* splitmix64: small, fast, and the same everywhere. */
@@ -86,7 +88,8 @@ static uint32_t draw(const struct gen *g, uint64_t *s, uint64_t i)
     if (strcmp(g->dist, "onebin") == 0)
         return g->bin;
     if (strcmp(g->dist, "sweep") == 0)
-        return (uint32_t)((g->bin + i) % nbins);
+        return g->span != 0 ? (uint32_t)(g->bin + i % g->span)
+                            : (uint32_t)((g->bin + i) % nbins);
     if (below(s, 1000000) < g->outliers_ppm)
         return (uint32_t)below(s, nbins);
     int64_t row_mean = g->row_mean;
@@ -153,7 +156,7 @@ int main(int argc, char **argv)
         .img_w = 996, .img_h = 1040, .histo_w = 256, .histo_h = 8192,
         .seed = 1, .dist = "gauss", .out = NULL, .gzip = 0,
         .row_mean = -1, .row_sigma = 64, .col_mean = -1, .col_sigma = 16,
-        .second_row = -1, .outliers_ppm = 5000, .bin = 0,
+        .second_row = -1, .outliers_ppm = 5000, .bin = 0, .span = 0,
     };
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -188,6 +191,8 @@ int main(int argc, char **argv)
             g.outliers_ppm = (uint32_t)x;
         else if (strcmp(a, "--bin") == 0)
             g.bin = (uint32_t)x;
+        else if (strcmp(a, "--span") == 0)
+            g.span = x;
         else
             return usage("bad or unknown option");
         if (bad)
@@ -204,8 +209,8 @@ int main(int argc, char **argv)
     if (g.out == NULL)
         return usage("missing -o FILE");
     const uint64_t nbins = (uint64_t)g.histo_w * g.histo_h;
-    if (nbins > UINT32_MAX || g.bin >= nbins)
-        return usage("histogram too large or --bin outside it");
+    if (nbins > UINT32_MAX || g.bin >= nbins || g.bin + g.span > nbins)
+        return usage("histogram too large, or --bin/--span outside it");
     if (g.row_mean < 0)
         g.row_mean = g.histo_h / 2;
     if (g.col_mean < 0)

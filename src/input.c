@@ -67,71 +67,96 @@ static long long read_fully(gzFile gz, unsigned char *dst, size_t len)
     return (long long)done;
 }
 
+/* zlib's message for the last error, without the "path: " it prefixes. */
 static const char *gz_reason(gzFile gz)
 {
     int code = Z_OK;
     const char *msg = gzerror(gz, &code);
     if (code == Z_ERRNO)
         return strerror(errno);
-    return msg != NULL && *msg != '\0' ? msg : "read error";
+    if (msg == NULL || *msg == '\0')
+        return "read error";
+    const char *sep = strstr(msg, ": ");
+    return sep != NULL ? sep + 2 : msg;
 }
 
-int input_read(const char *path, struct histo_input *in)
+/* Reads the promised values, growing the buffer as data arrives: a short
+ * file that promises 2^31 values costs what it holds, not 8 GiB. */
+static int read_values(gzFile gz, const char *name, struct histo_input *in)
+{
+    const size_t want = in->nvalues * sizeof *in->values;
+    size_t have = 0, cap = 0;
+    unsigned char *buf = NULL;
+    while (have < want) {
+        if (have == cap) {
+            size_t next = cap == 0 ? (size_t)1 << 22 : cap * 2;
+            if (next > want)
+                next = want;
+            unsigned char *grown = realloc(buf, next);
+            if (grown == NULL) {
+                free(buf);
+                histo_error("out of host memory reading '%s' (%zu bytes)",
+                            name, next);
+                return HISTO_EXIT_INTERNAL;
+            }
+            buf = grown;
+            cap = next;
+        }
+        const long long got = read_fully(gz, buf + have, cap - have);
+        if (got < 0) {
+            free(buf);
+            histo_error("cannot read input '%s': %s", name, gz_reason(gz));
+            return HISTO_EXIT_INPUT;
+        }
+        have += (size_t)got;
+        if (have < cap)
+            break; /* end of data */
+    }
+    in->values = (uint32_t *)(void *)buf;
+    if (have < want) {
+        histo_error("input '%s': header promises %zu values (%" PRIu32 "x%"
+                    PRIu32 ") but the file holds %zu bytes of data, %zu"
+                    " needed", name, in->nvalues, in->img_width,
+                    in->img_height, have, want);
+        return HISTO_EXIT_INPUT;
+    }
+    return HISTO_OK;
+}
+
+int input_read_gz(gzFile gz, const char *name, struct histo_input *in)
 {
     int status = HISTO_EXIT_INPUT;
     unsigned char header[HISTO_HEADER_BYTES];
     char why[256];
 
     memset(in, 0, sizeof *in);
-    errno = 0;
-    gzFile gz = gzopen(path, "rb");
-    if (gz == NULL) {
-        histo_error("cannot open input '%s': %s", path,
-                    errno ? strerror(errno) : "out of memory");
-        return HISTO_EXIT_INPUT;
-    }
     gzbuffer(gz, 1u << 18);
-
     long long got = read_fully(gz, header, sizeof header);
     if (got < 0) {
-        histo_error("cannot read input '%s': %s", path, gz_reason(gz));
+        histo_error("cannot read input '%s': %s", name, gz_reason(gz));
         goto fail;
     }
     if (got < (long long)sizeof header) {
-        histo_error("input '%s': header is %lld bytes, expected %u", path,
+        histo_error("input '%s': header is %lld bytes, expected %u", name,
                     got, HISTO_HEADER_BYTES);
         goto fail;
     }
     if (input_check_header(header, in, why, sizeof why) != 0) {
-        histo_error("input '%s': %s", path, why);
+        histo_error("input '%s': %s", name, why);
         goto fail;
     }
+    if ((status = read_values(gz, name, in)) != HISTO_OK)
+        goto fail;
+    status = HISTO_EXIT_INPUT;
 
-    HOST_ALLOC(in->values, in->nvalues);
-    const size_t bytes = in->nvalues * sizeof *in->values;
-    got = read_fully(gz, (unsigned char *)in->values, bytes);
-    if (got < 0) {
-        histo_error("cannot read input '%s': %s", path, gz_reason(gz));
-        status = HISTO_EXIT_INPUT;
-        goto fail;
-    }
-    if ((size_t)got < bytes) {
-        histo_error("input '%s': header promises %zu values (%" PRIu32 "x%"
-                    PRIu32 ") but the file holds %lld bytes of data, %zu"
-                    " needed", path, in->nvalues, in->img_width,
-                    in->img_height, got, bytes);
-        status = HISTO_EXIT_INPUT;
-        goto fail;
-    }
     unsigned char extra;
     got = read_fully(gz, &extra, 1);
     if (got != 0) {
         if (got < 0)
-            histo_error("cannot read input '%s': %s", path, gz_reason(gz));
+            histo_error("cannot read input '%s': %s", name, gz_reason(gz));
         else
             histo_error("input '%s': trailing data after the %zu values the"
-                        " header promises", path, in->nvalues);
-        status = HISTO_EXIT_INPUT;
+                        " header promises", name, in->nvalues);
         goto fail;
     }
 
@@ -142,10 +167,9 @@ int input_read(const char *path, struct histo_input *in)
         if (v >= in->nbins) {
             histo_error("input '%s': value %zu (image row %zu, column %zu) is"
                         " %" PRIu32 ", outside the %" PRIu32 "x%" PRIu32
-                        " histogram (%" PRIu32 " bins)", path, i,
+                        " histogram (%" PRIu32 " bins)", name, i,
                         i / in->img_width, i % in->img_width, v,
                         in->histo_width, in->histo_height, in->nbins);
-            status = HISTO_EXIT_INPUT;
             goto fail;
         }
         in->values[i] = v;
@@ -157,6 +181,19 @@ fail:
     gzclose(gz);
     input_free(in);
     return status;
+}
+
+int input_read(const char *path, struct histo_input *in)
+{
+    memset(in, 0, sizeof *in);
+    errno = 0;
+    gzFile gz = gzopen(path, "rb");
+    if (gz == NULL) {
+        histo_error("cannot open input '%s': %s", path,
+                    errno ? strerror(errno) : "out of memory");
+        return HISTO_EXIT_INPUT;
+    }
+    return input_read_gz(gz, path, in);
 }
 
 void input_free(struct histo_input *in)

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <zlib.h>
 
 /* The device kernels index values and bins with 32-bit integers and step
  * past the end by up to a work-group, so inputs stop at 2^31 values. */
@@ -32,6 +33,10 @@ int input_check_header(const unsigned char header[HISTO_HEADER_BYTES],
 /* Reads and validates a whole input file. Returns 0 or HISTO_EXIT_INPUT
  * (message printed) / HISTO_EXIT_INTERNAL (host memory). */
 int input_read(const char *path, struct histo_input *in);
+
+/* The same from an open zlib stream (closed before returning); name is
+ * used in messages. For callers that do not read from a path (the fuzzer). */
+int input_read_gz(gzFile gz, const char *name, struct histo_input *in);
 
 void input_free(struct histo_input *in);
 

@@ -10,9 +10,11 @@ cd "$(dirname "$0")/.." || exit 1
 W=tests/work
 rm -rf "$W"
 mkdir -p "$W"
-GEN=build/histo-gen
-REF=build/histo-ref
+B=${HISTO_BUILD:-build}
+GEN=$B/histo-gen
+REF=$B/histo-ref
 HISTO=./histo
+[ "$B" = build ] || HISTO=$B/histo
 PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
 DEVICE=${HISTO_TEST_DEVICE:-}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
@@ -32,7 +34,7 @@ run_histo() {
 }
 
 # --- unit tests (BMP writer, colour table, input reader, CLI, reference) ---
-build/unit-tests "$W" >"$W/unit.log" 2>"$W/unit.err"
+$B/unit-tests "$W" >"$W/unit.log" 2>"$W/unit.err"
 while read -r verdict rest; do
     case $verdict in
         PASS) ok "unit.$rest" ;;
@@ -57,6 +59,8 @@ band_sweep --dist sweep --image 700x900 --bin 12345           default 2
 wide_rows  --dist uniform --image 400x400 --histo 1000000x2   default 2
 one_bin_h  --dist onebin --image 300x200 --histo 1x1          default 3
 no_eye     --image 800x800 --row-sigma 3000 --outliers 200000 default 4
+one_bin_16m --dist onebin --image 4096x4096 --bin 1000000     default
+band_16m   --dist sweep --image 4096x4096 --bin 1048576 --span 65600 default
 '
 echo "$cases" | while read -r name rest; do
     [ -n "$name" ] || continue
@@ -159,6 +163,17 @@ expect device.build_failure_log 4 "build log" \
     run_histo --kernels "$W/broken-kernels" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect output.missing_folder 5 "cannot create output" \
     run_histo -i "$IN" -o "$W/no-folder/x.bmp" --timing "$W/x.out" -- 1
+expect output.unwritable_folder 5 "cannot create output" \
+    run_histo -i "$IN" -o /proc/histo-test.bmp --timing "$W/x.out" -- 1
+# a timing file that cannot be written takes the finished BMP back
+expect output.timing_unwritable 5 "cannot create output" \
+    run_histo -i "$IN" -o "$W/x.bmp" --timing "$W/no-folder/x.out" -- 1
+if [ "$PLATFORM" = "Portable Computing Language" ]; then
+    # 65536 batches x 5 tiles x 2 MiB of partial tiles: far beyond PoCL's
+    # 1 GiB CL_DEVICE_MAX_MEM_ALLOC_SIZE here.
+    expect device.allocation_too_large 4 "CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
+        run_histo --batches 65536 -i "$W/gauss.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+fi
 
 # a failed run removes an earlier run's outputs
 echo stale >"$W/x.bmp"
