@@ -1,61 +1,182 @@
 /*
- * eye_tile.cl - the main pass: batches of work-groups, each holding one tile
- * of eye bins in local memory.
+ * eye_tile.cl - one pass over the input: find the eye, count it in
+ * local-memory tiles, send the rest to global atomics.
  *
- * The grid is batches x tiles_launched work-groups. Batch b owns the input
- * slice [b*slice, (b+1)*slice). Within a batch, work-group t owns the bins
- * [lo + t*tile_bins, lo + (t+1)*tile_bins) of the eye window (eye[] from
- * eye_sample.cl) as 32-bit counters in local memory. It reads the whole
- * slice and counts the values that fall in its tile with local atomics,
- * which only contend within the group. Tiles the eye does not need return
- * at once, so the grid can be sized before the eye is known.
+ * Eye. Every work-group reads the same HISTO_EYE_SAMPLES values (runs of
+ * HISTO_EYE_RUN consecutive values at evenly spaced points: whole memory
+ * sectors, shared through the cache by all groups) and counts them per
+ * cell, a tile-sized range of bins, in local memory. The window is grown
+ * from the densest cell, one neighbouring cell at a time (the denser side
+ * first), while the next cell holds at least min_samples samples and fewer
+ * than max_tiles cells are taken: a tile pays for re-reading its batch's
+ * input only where it catches enough values, otherwise global atomics are
+ * cheaper. Every group computes the same window (no host round trip, no
+ * extra kernel); group 0 publishes it in eye[] (layout in params.h) for
+ * the reduction. The estimate affects only speed.
  *
- * Work-group t == 0 of every batch also counts the values outside the eye
- * window into `outer`, a full-size 32-bit histogram, with global atomics:
- * rare by construction, so their contention is low.
+ * Grid. The groups are re-dealt once the window is known: with T tiles the
+ * input splits into B = groups / T batches (or the B given by the host),
+ * group g counting tile g % T of batch g / T. Every group of a batch reads
+ * the batch's whole slice but counts only its own tile's bins, with local
+ * atomics that contend only inside the group. The values outside the
+ * window are shared out: tile t sends those of the t-th part of the slice
+ * to `outer`, a full-size 32-bit histogram, with global atomics. With no
+ * tile (a flat distribution) every group takes its own slice to `outer`.
  *
- * Each tile's counts leave saturated to 8 bits in `partial`, laid out
- * [batch][bin - lo], so the reduction finds a bin at one offset per batch.
- * Saturating each partial is exact: if any batch reaches 255 the sum does.
+ * Counters. Two 16-bit counters per 32-bit word double the rows a tile
+ * holds. An increment that finds its counter already at 255 or more is
+ * taken back, so a counter never exceeds 255 plus the increments in flight
+ * in its group (far below 65536) and never carries into its neighbour; it
+ * reaches 255 exactly when its true count does. Four values are read at
+ * once; four equal values (one bin hammered) cost one atomic.
+ *
+ * Each tile leaves saturated to 8 bits in `partial`, laid out
+ * [batch][bin - window start], for eye_reduce.cl.
  */
-kernel void eye_tile(global const uint *restrict in, uint n, uint slice,
-                     global const uint *restrict eye, uint tile_bins,
-                     uint tiles_launched, local uint *tile,
-                     global uchar *restrict partial,
-                     global uint *restrict outer)
+
+#define CELL_OF(v) min((v) / tile_bins, ncells - 1)
+
+static void tile_add(local uint *tile, uint offset, uint k)
+{
+    const uint shift = (offset & 1) << 4;
+    const uint old = atomic_add(&tile[offset >> 1], k << shift);
+    if (((old >> shift) & 0xffff) >= HISTO_SATURATE)
+        atomic_sub(&tile[offset >> 1], k << shift);
+}
+
+/* One value (k copies): to the tile if it is there, else to `outer` when
+ * this group is in charge of it. */
+static void count(local uint *tile, global uint *outer, uint v, uint k,
+                  uint tile_lo, uint tile_len, uint win_lo, uint win_len,
+                  bool outer_duty)
+{
+    if (v - tile_lo < tile_len)
+        tile_add(tile, v - tile_lo, k);
+    else if (outer_duty && v - win_lo >= win_len)
+        atomic_add(&outer[v], k);
+}
+
+kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
+                     uint tile_bins, uint ncells, uint max_tiles,
+                     uint min_samples, uint forced_batches,
+                     local uint *tile, global uchar *restrict partial,
+                     global uint *restrict outer, global uint *restrict eye)
 {
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
-    const uint batch = get_group_id(0) / tiles_launched;
-    const uint t = get_group_id(0) % tiles_launched;
+    const uint group = get_group_id(0);
+    const uint groups = get_num_groups(0);
+    local uint window[2];
 
-    if (t >= eye[HISTO_EYE_TILES])
-        return;
+    /* --- the eye: sample counts per cell, in the tile's memory --- */
+    for (uint c = lid; c < ncells; c += size)
+        tile[c] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint samples = min(n, (uint)HISTO_EYE_SAMPLES);
+    const uint points = samples / HISTO_EYE_RUN;
+    for (uint s = lid; s < samples; s += size) {
+        uint idx = s;
+        if (n > HISTO_EYE_SAMPLES) {
+            const uint p = s / HISTO_EYE_RUN;
+            idx = (uint)((ulong)p * (n - HISTO_EYE_RUN) / (points - 1))
+                + s % HISTO_EYE_RUN;
+        }
+        atomic_inc(&tile[CELL_OF(in[idx])]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint best = 0;
+        for (uint c = 1; c < ncells; ++c)
+            if (tile[c] > tile[best])
+                best = c;
+        uint c0 = best, c1 = best; /* window = cells [c0, c1) */
+        if (tile[best] >= min_samples) {
+            c1 = best + 1;
+            while (c1 - c0 < max_tiles) {
+                const uint left = c0 > 0 ? tile[c0 - 1] : 0;
+                const uint right = c1 < ncells ? tile[c1] : 0;
+                if (max(left, right) < min_samples)
+                    break;
+                if (left >= right)
+                    --c0;
+                else
+                    ++c1;
+            }
+        }
+        window[0] = c0;
+        window[1] = c1 - c0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint tiles = window[1];
+    const uint win_lo = window[0] * tile_bins;
+    const uint win_len = min(tiles * tile_bins, nbins - win_lo);
+    const uint per_batch = max(tiles, 1u);
+    const uint batches = forced_batches ? forced_batches : groups / per_batch;
+    if (group == 0 && lid == 0) {
+        eye[HISTO_EYE_LO] = win_lo;
+        eye[HISTO_EYE_HI] = win_lo + win_len;
+        eye[HISTO_EYE_TILES] = tiles;
+        eye[HISTO_EYE_BATCHES] = batches;
+        eye[HISTO_EYE_PEAK_CELL] = window[0];
+    }
+    const uint batch = group / per_batch;
+    const uint t = group % per_batch;
+    if (batch >= batches)
+        return; /* uniform across the group: no barrier is skipped unevenly */
 
-    const uint lo = eye[HISTO_EYE_LO];
-    const uint hi = eye[HISTO_EYE_HI];
-    const uint tile_lo = lo + t * tile_bins;
-    const uint tile_len = min(tile_bins, hi - tile_lo);
-    const bool outer_duty = (t == 0);
-
-    for (uint i = lid; i < tile_len; i += size)
+    /* --- this group's tile (none when tiles == 0) --- */
+    const uint tile_lo = win_lo + t * tile_bins;
+    const uint tile_len = tiles ? min(tile_bins, win_lo + win_len - tile_lo)
+                                : 0;
+    barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read the cell counts */
+    for (uint i = lid; i < (tile_len + 1) / 2; i += size)
         tile[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    /* n <= 2^31 (checked by the host), so these uint indexes cannot wrap. */
-    const uint start = min(batch * slice, n);
-    const uint end = min(start + slice, n);
-    for (uint i = start + lid; i < end; i += size) {
-        const uint v = in[i];
-        if (v - tile_lo < tile_len)
-            atomic_inc(&tile[v - tile_lo]);
-        else if (outer_duty && v - lo >= hi - lo)
-            atomic_inc(&outer[v]);
+    /* Slices are whole multiples of 4 values except the last. n <= 2^31,
+     * so these uint indexes cannot wrap. */
+    const uint quads = (n + 3) / 4;
+    const uint slice_q = (quads + batches - 1) / batches;
+    const uint start_q = min(batch * slice_q, quads);
+    const uint end_q = min(start_q + slice_q, quads);
+    /* the part of the slice whose out-of-window values are ours */
+    const uint part_q = (end_q - start_q + per_batch - 1) / per_batch;
+    const uint duty_lo = start_q + min(t * part_q, end_q - start_q);
+    const uint duty_hi = min(duty_lo + part_q, end_q);
+    /* a group without a tile needs only its own part */
+    const uint from_q = tiles ? start_q : duty_lo;
+    const uint to_q = tiles ? end_q : duty_hi;
+
+    const uint full_q = n / 4; /* quads lying wholly inside the input */
+    for (uint q = from_q + lid; q < to_q; q += size) {
+        const bool duty = q >= duty_lo && q < duty_hi;
+        if (q < full_q) {
+            const uint4 v = vload4(q, in);
+            if (v.x == v.y && v.x == v.z && v.x == v.w) {
+                count(tile, outer, v.x, 4, tile_lo, tile_len, win_lo,
+                      win_len, duty);
+            } else {
+                count(tile, outer, v.x, 1, tile_lo, tile_len, win_lo,
+                      win_len, duty);
+                count(tile, outer, v.y, 1, tile_lo, tile_len, win_lo,
+                      win_len, duty);
+                count(tile, outer, v.z, 1, tile_lo, tile_len, win_lo,
+                      win_len, duty);
+                count(tile, outer, v.w, 1, tile_lo, tile_len, win_lo,
+                      win_len, duty);
+            }
+        } else {
+            for (uint i = 4 * q; i < n; ++i)
+                count(tile, outer, in[i], 1, tile_lo, tile_len, win_lo,
+                      win_len, duty);
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
     global uchar *dst = partial
-                      + ((ulong)batch * tiles_launched + t) * tile_bins;
-    for (uint i = lid; i < tile_len; i += size)
-        dst[i] = (uchar)min(tile[i], (uint)HISTO_SATURATE);
+                      + ((ulong)batch * per_batch + t) * tile_bins;
+    for (uint i = lid; i < tile_len; i += size) {
+        const uint c = (tile[i >> 1] >> ((i & 1) << 4)) & 0xffff;
+        dst[i] = (uchar)min(c, (uint)HISTO_SATURATE);
+    }
 }

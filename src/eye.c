@@ -14,22 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sources[] = {
-    "eye_sample.cl", "eye_tile.cl", "eye_reduce.cl",
-};
-static const char *const kernel_names[] = {
-    "eye_sample", "eye_tile", "eye_reduce",
-};
-enum { K_SAMPLE, K_TILE, K_REDUCE, K_COUNT };
+static const char *const sources[] = {"eye_tile.cl", "eye_reduce.cl"};
+static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
+enum { K_TILE, K_REDUCE, K_COUNT };
 
 struct eye_plan {
-    cl_uint batches;         /* B: input slices                        */
-    cl_uint slice;           /* values per batch                       */
-    cl_uint tile_rows;       /* w: histogram rows per tile (0: < 1 row) */
-    cl_uint tile_bins;       /* bins per tile                          */
-    cl_uint tiles_launched;  /* T: work-groups per batch               */
-    size_t group[K_COUNT];   /* work-group size of each kernel         */
-    size_t local_bytes;      /* dynamic local memory of a tile group   */
+    cl_uint groups;          /* work-groups of the tile kernel          */
+    cl_uint forced_batches;  /* --batches, 0 = groups / tiles used      */
+    cl_uint tile_rows;       /* w: whole rows per tile (0: < 1 row)     */
+    cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
+    cl_uint ncells;          /* tile-sized cells the eye is sampled in  */
+    cl_uint max_tiles;       /* largest eye window, in tiles            */
+    cl_uint min_samples;     /* samples a cell needs to join the window */
+    size_t group[K_COUNT];   /* work-group size of each kernel          */
+    size_t local_bytes;      /* dynamic local memory of a tile group    */
     size_t partial_bytes;
 };
 
@@ -57,16 +55,16 @@ static void eye_release(void *opaque)
     free(s);
 }
 
-/* Largest work-group the device and this kernel accept, up to the target. */
+/* Largest work-group the device and this kernel accept, up to target. */
 static int group_size(cl_kernel kernel, const struct device_info *dev,
-                      size_t *size)
+                      size_t target, size_t *size)
 {
     int status = HISTO_OK;
     size_t kmax = 0;
     CL_CALL(clGetKernelWorkGroupInfo(kernel, dev->id,
                                      CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                      &kmax, NULL));
-    *size = HISTO_WORK_GROUP;
+    *size = target;
     if (*size > dev->max_work_group)
         *size = dev->max_work_group;
     if (*size > kmax)
@@ -87,10 +85,29 @@ static int check_alloc(const struct device_info *dev, const char *what,
     return HISTO_EXIT_DEVICE;
 }
 
-/* B, w and T from the device: w as many rows as local memory holds, T
- * enough tiles to cover the histogram up to HISTO_MAX_TILES, B one batch
- * per compute unit (so a narrow eye still fills the device) but never
- * batches smaller than one work-group's worth of values. */
+/* The share of samples a cell needs to join the eye window, as 1/N:
+ * HISTO_EYE_SHARE_INV, or $HISTO_EYE_SHARE_INV when tuning. */
+static int share_inverse(cl_uint *inv)
+{
+    *inv = HISTO_EYE_SHARE_INV;
+    const char *env = getenv("HISTO_EYE_SHARE_INV");
+    if (env == NULL || *env == '\0')
+        return HISTO_OK;
+    char *end = NULL;
+    const unsigned long v = strtoul(env, &end, 10);
+    if (*end != '\0' || v < 1 || v > HISTO_EYE_SAMPLES || env[0] == '-') {
+        histo_error("HISTO_EYE_SHARE_INV must be a whole number from 1 to %u,"
+                    " not '%s'", HISTO_EYE_SAMPLES, env);
+        return HISTO_EXIT_USAGE;
+    }
+    *inv = (cl_uint)v;
+    return HISTO_OK;
+}
+
+/* Tiles as large as local memory allows (two 16-bit counters a word),
+ * whole rows when a row fits; as many groups as the compute units keep
+ * busy, fewer for small inputs; batches follow on the device from the
+ * number of tiles the eye needs (or --batches). */
 static int plan(struct eye_state *s, const struct strategy_env *env)
 {
     int status = HISTO_OK;
@@ -98,9 +115,11 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const struct histo_input *in = env->input;
     struct eye_plan *p = &s->plan;
 
-    for (int k = 0; k < K_COUNT; ++k)
-        if ((status = group_size(s->kernel[k], dev, &p->group[k])) != 0)
-            return status;
+    if ((status = group_size(s->kernel[K_TILE], dev, HISTO_TILE_GROUP,
+                             &p->group[K_TILE])) != HISTO_OK
+        || (status = group_size(s->kernel[K_REDUCE], dev, HISTO_WORK_GROUP,
+                                &p->group[K_REDUCE])) != HISTO_OK)
+        return status;
 
     cl_ulong static_local = 0;
     CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_TILE], dev->id,
@@ -110,45 +129,63 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const cl_ulong reserved = HISTO_LOCAL_HEADROOM + static_local;
     const cl_ulong avail = dev->local_mem > reserved
                          ? dev->local_mem - reserved : 0;
-    uint64_t tile_bins = avail / sizeof(cl_uint);
-    if (tile_bins < 64) {
+    uint64_t bins = avail / sizeof(cl_uint) * 2;
+    if (bins < 64) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
                     "a tile of counters", dev->name,
                     (unsigned long long)dev->local_mem);
         return HISTO_EXIT_DEVICE;
     }
-    if (tile_bins >= in->histo_width) {
-        uint64_t rows = tile_bins / in->histo_width;
-        if (rows > in->histo_height)
-            rows = in->histo_height;
-        p->tile_rows = (cl_uint)rows;
-        tile_bins = rows * in->histo_width;
+    const uint64_t all_bins = ((uint64_t)in->nbins + 3) & ~(uint64_t)3;
+    if (bins > all_bins)
+        bins = all_bins;
+    if (bins >= in->histo_width && bins < all_bins)
+        bins = bins / in->histo_width * in->histo_width;
+    bins &= ~(uint64_t)3;
+    p->tile_bins = (cl_uint)bins;
+    p->tile_rows = (cl_uint)(bins / in->histo_width);
+    p->local_bytes = (size_t)(bins / 2) * sizeof(cl_uint);
+
+    uint64_t cells = ((uint64_t)in->nbins + bins - 1) / bins;
+    if (cells > HISTO_EYE_CELLS)
+        cells = HISTO_EYE_CELLS;
+    if (cells > bins / 2)
+        cells = bins / 2; /* the cell counts live in the tile's words */
+    p->ncells = (cl_uint)cells;
+    p->max_tiles = (cl_uint)(cells < HISTO_MAX_TILES ? cells
+                                                     : HISTO_MAX_TILES);
+
+    uint64_t groups;
+    if (env->batches != 0) {
+        p->forced_batches = env->batches;
+        groups = (uint64_t)env->batches * p->max_tiles;
     } else {
-        p->tile_rows = 0; /* rows wider than a tile: tiles cut rows */
+        groups = (uint64_t)(dev->compute_units ? dev->compute_units : 1)
+               * HISTO_GROUPS_PER_CU;
+        const uint64_t useful = (in->nvalues + HISTO_MIN_GROUP_VALUES - 1)
+                              / HISTO_MIN_GROUP_VALUES;
+        if (groups > useful)
+            groups = useful;
+        if (groups < p->max_tiles)
+            groups = p->max_tiles;
     }
-    p->tile_bins = (cl_uint)tile_bins;
-    p->local_bytes = (size_t)tile_bins * sizeof(cl_uint);
+    p->groups = (cl_uint)groups;
 
-    uint64_t tiles = ((uint64_t)in->nbins + tile_bins - 1) / tile_bins;
-    p->tiles_launched = (cl_uint)(tiles < HISTO_MAX_TILES ? tiles
-                                                          : HISTO_MAX_TILES);
+    cl_uint inv;
+    if ((status = share_inverse(&inv)) != HISTO_OK)
+        return status;
+    const uint64_t samples = in->nvalues < HISTO_EYE_SAMPLES
+                           ? in->nvalues : HISTO_EYE_SAMPLES;
+    p->min_samples = (cl_uint)((samples + inv - 1) / inv);
+    if (p->min_samples == 0)
+        p->min_samples = 1;
 
-    uint64_t batches = env->batches;
-    if (batches == 0) {
-        const uint64_t most = (in->nvalues + p->group[K_TILE] - 1)
-                            / p->group[K_TILE];
-        batches = dev->compute_units > 0 ? dev->compute_units : 1;
-        if (batches > most)
-            batches = most;
-    }
-    p->batches = (cl_uint)batches;
-    p->slice = (cl_uint)((in->nvalues + batches - 1) / batches);
-    p->partial_bytes = (size_t)batches * p->tiles_launched * tile_bins;
-
+    /* batches x tiles never exceeds the groups, so neither does this */
+    p->partial_bytes = (size_t)groups * bins;
     if ((status = check_alloc(dev, "input", (uint64_t)in->nvalues * 4)) != 0
         || (status = check_alloc(dev, "partial tiles", p->partial_bytes)) != 0
         || (status = check_alloc(dev, "out-of-eye histogram",
-                                 (uint64_t)in->nbins * 4)) != 0)
+                                 all_bins * 4)) != 0)
         return status;
 fail:
     return status;
@@ -171,8 +208,9 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     const struct eye_plan *p = &s->plan;
     const cl_uint n = (cl_uint)in->nvalues;
     const cl_uint nbins = in->nbins;
-    const cl_uint max_tiles = p->tiles_launched;
-    const cl_uint hw = in->histo_width;
+    /* Bins rounded up to whole quads: the reduction reads and writes four
+     * at a time. */
+    const size_t quad_bins = ((size_t)nbins + 3) & ~(size_t)3;
     CL_CREATE(s->values, clCreateBuffer(env->context, CL_MEM_READ_ONLY,
                                         in->nvalues * sizeof(cl_uint), NULL,
                                         &cl_err_));
@@ -182,48 +220,44 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CREATE(s->partial, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                          p->partial_bytes, NULL, &cl_err_));
     CL_CREATE(s->outer, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
-                                       (size_t)nbins * sizeof(cl_uint), NULL,
+                                       quad_bins * sizeof(cl_uint), NULL,
                                        &cl_err_));
     CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_WRITE_ONLY,
-                                       nbins, NULL, &cl_err_));
+                                       quad_bins, NULL, &cl_err_));
 
     /* The reduction leaves `outer` zeroed for the next iteration; only the
      * first needs this fill. */
     const cl_uint zero = 0;
     CL_CALL(clEnqueueFillBuffer(env->queue, s->outer, &zero, sizeof zero, 0,
-                                (size_t)nbins * sizeof(cl_uint), 0, NULL,
+                                quad_bins * sizeof(cl_uint), 0, NULL, NULL));
+    CL_CALL(clEnqueueFillBuffer(env->queue, s->eye, &zero, sizeof zero, 0,
+                                HISTO_EYE_WORDS * sizeof(cl_uint), 0, NULL,
                                 NULL));
 
-    cl_kernel k = s->kernel[K_SAMPLE];
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->values));
-    CL_CALL(clSetKernelArg(k, 1, sizeof n, &n));
-    CL_CALL(clSetKernelArg(k, 2, sizeof hw, &hw));
-    CL_CALL(clSetKernelArg(k, 3, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, 4, sizeof p->tile_bins, &p->tile_bins));
-    CL_CALL(clSetKernelArg(k, 5, sizeof max_tiles, &max_tiles));
-    CL_CALL(clSetKernelArg(k, 6, p->group[K_SAMPLE] * sizeof(cl_ulong), NULL));
-    CL_CALL(clSetKernelArg(k, 7, sizeof(cl_mem), &s->eye));
-
-    k = s->kernel[K_TILE];
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->values));
-    CL_CALL(clSetKernelArg(k, 1, sizeof n, &n));
-    CL_CALL(clSetKernelArg(k, 2, sizeof p->slice, &p->slice));
-    CL_CALL(clSetKernelArg(k, 3, sizeof(cl_mem), &s->eye));
-    CL_CALL(clSetKernelArg(k, 4, sizeof p->tile_bins, &p->tile_bins));
-    CL_CALL(clSetKernelArg(k, 5, sizeof max_tiles, &max_tiles));
-    CL_CALL(clSetKernelArg(k, 6, p->local_bytes, NULL));
-    CL_CALL(clSetKernelArg(k, 7, sizeof(cl_mem), &s->partial));
-    CL_CALL(clSetKernelArg(k, 8, sizeof(cl_mem), &s->outer));
+    cl_kernel k = s->kernel[K_TILE];
+    cl_uint a = 0;
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->values));
+    CL_CALL(clSetKernelArg(k, a++, sizeof n, &n));
+    CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->max_tiles, &p->max_tiles));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples, &p->min_samples));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->forced_batches,
+                           &p->forced_batches));
+    CL_CALL(clSetKernelArg(k, a++, p->local_bytes, NULL));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
 
     k = s->kernel[K_REDUCE];
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->outer));
-    CL_CALL(clSetKernelArg(k, 1, sizeof(cl_mem), &s->partial));
-    CL_CALL(clSetKernelArg(k, 2, sizeof(cl_mem), &s->eye));
-    CL_CALL(clSetKernelArg(k, 3, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, 4, sizeof p->batches, &p->batches));
-    CL_CALL(clSetKernelArg(k, 5, sizeof max_tiles, &max_tiles));
-    CL_CALL(clSetKernelArg(k, 6, sizeof p->tile_bins, &p->tile_bins));
-    CL_CALL(clSetKernelArg(k, 7, sizeof(cl_mem), &s->histo));
+    a = 0;
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
+    CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
 
     *opaque = s;
     return HISTO_OK;
@@ -250,14 +284,11 @@ static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
     int status = HISTO_OK;
     struct eye_state *s = opaque;
     const struct eye_plan *p = &s->plan;
-    const size_t one = p->group[K_SAMPLE];
-    const size_t tile_groups = (size_t)p->batches * p->tiles_launched;
-    const size_t tile_global = tile_groups * p->group[K_TILE];
+    const size_t tile_global = (size_t)p->groups * p->group[K_TILE];
     const size_t rg = p->group[K_REDUCE];
-    const size_t reduce_global = ((size_t)s->input->nbins + rg - 1) / rg * rg;
+    const size_t quads = ((size_t)s->input->nbins + 3) / 4;
+    const size_t reduce_global = (quads + rg - 1) / rg * rg;
 
-    CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_SAMPLE], 1, NULL, &one,
-                                   &one, 0, NULL, &ev[K_SAMPLE]));
     CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_TILE], 1, NULL,
                                    &tile_global, &p->group[K_TILE], 0, NULL,
                                    &ev[K_TILE]));
@@ -281,12 +312,15 @@ fail:
     return status;
 }
 
-/* First and last histogram row of the eye window, from the read-back. */
+/* First and last histogram row of the eye window, from the read-back;
+ * both 0 when the window is empty. */
 static void eye_rows(const struct eye_state *s, cl_uint *first, cl_uint *last)
 {
     const cl_uint hw = s->input->histo_width;
-    *first = s->eye_words[HISTO_EYE_LO] / hw;
-    *last = (s->eye_words[HISTO_EYE_HI] - 1) / hw;
+    const cl_uint lo = s->eye_words[HISTO_EYE_LO];
+    const cl_uint hi = s->eye_words[HISTO_EYE_HI];
+    *first = lo / hw;
+    *last = hi > lo ? (hi - 1) / hw : *first;
 }
 
 static void eye_report(const void *opaque, FILE *f)
@@ -295,26 +329,26 @@ static void eye_report(const void *opaque, FILE *f)
     const struct eye_plan *p = &s->plan;
     cl_uint first, last;
     eye_rows(s, &first, &last);
-    fprintf(f, "config.batches = %u\n", p->batches);
-    fprintf(f, "config.values_per_batch = %u\n", p->slice);
+    fprintf(f, "config.groups = %u\n", p->groups);
+    fprintf(f, "config.batches_forced = %u\n", p->forced_batches);
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
+    fprintf(f, "config.tile_counter_bits = 16\n");
     fprintf(f, "config.tile_local_bytes = %zu\n", p->local_bytes);
-    fprintf(f, "config.tiles_per_batch = %u\n", p->tiles_launched);
-    fprintf(f, "config.work_group.eye_sample = %zu\n", p->group[K_SAMPLE]);
+    fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
+    fprintf(f, "config.eye_cells = %u\n", p->ncells);
+    fprintf(f, "config.eye_min_samples = %u\n", p->min_samples);
     fprintf(f, "config.work_group.eye_tile = %zu\n", p->group[K_TILE]);
     fprintf(f, "config.work_group.eye_reduce = %zu\n", p->group[K_REDUCE]);
     fprintf(f, "config.global_size.eye_tile = %zu\n",
-            (size_t)p->batches * p->tiles_launched * p->group[K_TILE]);
+            (size_t)p->groups * p->group[K_TILE]);
     fprintf(f, "config.partial_bytes = %zu\n", p->partial_bytes);
-    fprintf(f, "eye.sampled_row_mean = %u\n", s->eye_words[HISTO_EYE_ROW_MEAN]);
-    fprintf(f, "eye.sampled_row_sigma = %u\n",
-            s->eye_words[HISTO_EYE_ROW_SIGMA]);
+    fprintf(f, "config.batches = %u\n", s->eye_words[HISTO_EYE_BATCHES]);
+    fprintf(f, "eye.tiles_used = %u\n", s->eye_words[HISTO_EYE_TILES]);
     fprintf(f, "eye.first_bin = %u\n", s->eye_words[HISTO_EYE_LO]);
     fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
     fprintf(f, "eye.first_row = %u\n", first);
     fprintf(f, "eye.last_row = %u\n", last);
-    fprintf(f, "eye.tiles_used = %u\n", s->eye_words[HISTO_EYE_TILES]);
 }
 
 static void eye_summary(const void *opaque, FILE *f)
@@ -322,9 +356,13 @@ static void eye_summary(const void *opaque, FILE *f)
     const struct eye_state *s = opaque;
     cl_uint first, last;
     eye_rows(s, &first, &last);
-    fprintf(f, "B=%u batches, w=%u rows/tile, eye rows %u-%u in %u of %u "
-               "tiles", s->plan.batches, s->plan.tile_rows, first, last,
-            s->eye_words[HISTO_EYE_TILES], s->plan.tiles_launched);
+    fprintf(f, "B=%u batches, w=%u rows/tile, ", s->eye_words[HISTO_EYE_BATCHES],
+            s->plan.tile_rows);
+    if (s->eye_words[HISTO_EYE_TILES] == 0)
+        fprintf(f, "no eye window (all values through global atomics)");
+    else
+        fprintf(f, "eye rows %u-%u in %u tiles", first, last,
+                s->eye_words[HISTO_EYE_TILES]);
 }
 
 const struct strategy eye_strategy = {

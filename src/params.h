@@ -15,25 +15,38 @@
 #define HISTO_DEFAULT_WIDTH 256u
 #define HISTO_DEFAULT_HEIGHT 8192u
 
-/* Work-group size the kernels are launched with, lowered at run time to
- * what the device and kernel accept. 256 keeps eight warps per group on
- * NVIDIA and is a multiple of every CPU vector width PoCL uses. */
+/* Work-group sizes, lowered at run time to what the device and kernel
+ * accept. The tile kernel's 512 lets four 47 KiB groups share an NVIDIA
+ * SM (2048 threads, 228 KiB); 256 suits the streaming reduction. */
+#define HISTO_TILE_GROUP 512u
 #define HISTO_WORK_GROUP 256u
 
-/* Eye sampling: one work-group reads this many evenly spaced values and
- * estimates the eye as mean +- HISTO_EYE_SIGMAS standard deviations of the
- * sampled rows. A poor estimate costs speed only: values outside the eye
- * still reach the histogram through global atomics. */
-#define HISTO_EYE_SAMPLES 4096u
-#define HISTO_EYE_SIGMAS 2.5f
+/* Groups of the tile kernel per compute unit, and the fewest input values
+ * worth a group of their own (small inputs use fewer groups, so fewer
+ * partial tiles are written and reduced). */
+#define HISTO_GROUPS_PER_CU 4u
+#define HISTO_MIN_GROUP_VALUES 8192u
 
-/* Layout of the small device buffer the eye kernel writes and the tile
- * and reduce kernels read (all uint). */
-#define HISTO_EYE_LO 0         /* first bin held in local tiles         */
-#define HISTO_EYE_HI 1         /* one past the last such bin            */
-#define HISTO_EYE_TILES 2      /* tiles per batch that hold bins        */
-#define HISTO_EYE_ROW_MEAN 3   /* sampled mean row, rounded down        */
-#define HISTO_EYE_ROW_SIGMA 4  /* sampled deviation in rows, rounded up */
+/* Eye sampling: every tile group reads the same HISTO_EYE_SAMPLES values,
+ * in runs of HISTO_EYE_RUN consecutive values (whole 32-byte sectors), and
+ * counts them per tile-sized cell of the histogram (at most
+ * HISTO_EYE_CELLS cells; bins past the last cell count in it). A cell
+ * joins the window while it holds at least 1/HISTO_EYE_SHARE_INV of the
+ * samples: below that share, re-reading the batch for one more tile costs
+ * more than sending its values to global atomics. A poor estimate costs
+ * speed only: values outside the window are still counted. */
+#define HISTO_EYE_SAMPLES 4096u
+#define HISTO_EYE_RUN 8u
+#define HISTO_EYE_CELLS 1024u
+#define HISTO_EYE_SHARE_INV 32u
+
+/* Layout of the small device buffer the tile kernel's group 0 writes and
+ * the reduce kernel reads (all uint). */
+#define HISTO_EYE_LO 0        /* first bin held in local tiles        */
+#define HISTO_EYE_HI 1        /* one past the last such bin           */
+#define HISTO_EYE_TILES 2     /* tiles per batch (0: no eye window)   */
+#define HISTO_EYE_BATCHES 3   /* batches the input was split into     */
+#define HISTO_EYE_PEAK_CELL 4 /* first cell of the window             */
 #define HISTO_EYE_WORDS 8
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
@@ -42,8 +55,7 @@
  * static local use by other implementations. */
 #define HISTO_LOCAL_HEADROOM 1024u
 
-/* At most this many tiles per batch are launched; tiles the eye does not
- * need return at once. Beyond it, out-of-eye values use global atomics. */
-#define HISTO_MAX_TILES 32u
+/* At most this many tiles per batch (cells in the window). */
+#define HISTO_MAX_TILES 16u
 
 #endif

@@ -17,12 +17,12 @@ static const char options[] =
     "-cl-std=CL1.2"
     DEF(HISTO_SATURATE)
     DEF(HISTO_EYE_SAMPLES)
-    DEF(HISTO_EYE_SIGMAS)
+    DEF(HISTO_EYE_RUN)
     DEF(HISTO_EYE_LO)
     DEF(HISTO_EYE_HI)
     DEF(HISTO_EYE_TILES)
-    DEF(HISTO_EYE_ROW_MEAN)
-    DEF(HISTO_EYE_ROW_SIGMA);
+    DEF(HISTO_EYE_BATCHES)
+    DEF(HISTO_EYE_PEAK_CELL);
 
 const char *program_options(void)
 {

@@ -1,13 +1,16 @@
 #!/bin/sh
 # tests/gpu-check.sh - one batch of work for a lent GPU machine: build, run
-# the whole correctness suite on the GPU, then time the workload.
+# the whole correctness suite on the GPU, then time the workload on the
+# inputs of issue 5, byte-checked against the sequential reference.
 #   sh tests/gpu-check.sh [OUTDIR]   (PLATFORM/DEVICE default to NVIDIA's GPU)
+#   SHARES="16 32 64" also sweeps $HISTO_EYE_SHARE_INV.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 out=${1:-${OUT:-/tmp/gpu-check}}
 mkdir -p "$out"
 platform=${PLATFORM:-NVIDIA CUDA}
 device=${DEVICE:-GPU}
+iterations=${ITERATIONS:-2000}
 {
     date
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1
@@ -16,20 +19,38 @@ device=${DEVICE:-GPU}
 } >"$out/setup.log" 2>&1
 cat "$out/setup.log"
 
-HISTO_TEST_PLATFORM="$platform" HISTO_TEST_DEVICE="$device" sh tests/run.sh \
-    >"$out/tests.log" 2>&1
-grep -v '^PASS' "$out/tests.log"
+if [ -z "${SKIP_TESTS:-}" ]; then
+    HISTO_TEST_PLATFORM="$platform" HISTO_TEST_DEVICE="$device" sh tests/run.sh \
+        >"$out/tests.log" 2>&1
+    grep -v '^PASS' "$out/tests.log"
+fi
 
 w=tests/work/gpu
 mkdir -p "$w"
-build/histo-gen -o "$w/test.bin" --seed 1
-build/histo-gen -o "$w/wide.bin" --seed 1 --image 4096x4096 --row-sigma 205 --col-sigma 16
-for name in test wide; do
-    build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp"
-    ./histo --platform "$platform" --device "$device" -i "$w/$name.bin" \
-        -o "$w/$name.bmp" --timing "$out/$name.histo.out" -- 2000 \
-        >"$out/$name.log" 2>&1
-    echo "$name: rc=$? $(cmp -s "$w/$name.bmp" "$w/$name.ref.bmp" && echo byte-exact || echo DIFFERS)"
-    cat "$out/$name.log"
-    grep -E '^(config|eye|kernel\..*median|iteration)' "$out/$name.histo.out"
+build/histo-gen -o "$w/test.bin" --seed 1 &
+build/histo-gen -o "$w/wide.bin" --seed 1 --image 4096x4096 --row-sigma 205 --col-sigma 16 &
+build/histo-gen -o "$w/uniform.bin" --seed 1 --image 4096x4096 --dist uniform &
+build/histo-gen -o "$w/onebin.bin" --seed 1 --image 4096x4096 --dist onebin --bin 1048704 &
+wait
+for name in test wide uniform onebin; do
+    build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" &
+done
+wait
+printf '%-8s %5s %6s %6s %5s %9s %9s %9s %9s %s\n' input share groups batch tiles \
+    tile_us reduce_us iter_us wall_us check | tee "$out/summary.txt"
+for share in ${SHARES:-32}; do
+    for name in test wide uniform onebin; do
+        tag="$name.s$share"
+        HISTO_EYE_SHARE_INV=$share ./histo --platform "$platform" --device "$device" \
+            -i "$w/$name.bin" -o "$w/$tag.bmp" --timing "$out/$tag.out" \
+            -- "$iterations" >"$out/$tag.log" 2>&1
+        rc=$?
+        check=$(cmp -s "$w/$tag.bmp" "$w/$name.ref.bmp" && echo byte-exact || echo "DIFFERS rc=$rc")
+        get() { sed -n "s/^$1 = //p" "$out/$tag.out"; }
+        printf '%-8s %5s %6s %6s %5s %9s %9s %9s %9s %s\n' "$name" "$share" \
+            "$(get config.groups)" "$(get config.batches)" "$(get eye.tiles_used)" \
+            "$(get kernel.eye_tile.median_us)" "$(get kernel.eye_reduce.median_us)" \
+            "$(get iteration.device.median_us)" "$(get iteration.wall_mean_us)" \
+            "$check" | tee -a "$out/summary.txt"
+    done
 done

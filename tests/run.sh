@@ -111,7 +111,7 @@ t="$W/gz.out"
 missing=""
 for key in format selected.name selected.type strategy config.batches \
            config.tile_rows eye.first_row eye.last_row time.input_read_s \
-           time.program_build_s time.upload_s kernel.eye_sample.median_us \
+           time.program_build_s time.upload_s kernel.eye_tile.median_us \
            kernel.eye_tile.total_us kernel.eye_reduce.median_us \
            iteration.device.median_us time.download_s time.bmp_write_s \
            time.total_s; do
