@@ -45,13 +45,19 @@ kernel void eye_reduce(global uint *restrict outer,
             vstore4((uint4)(0), q, outer);
         c = min(c, (uint4)(HISTO_SATURATE));
         if (first - lo < hi - lo) {
-            for (uint b = 0; b < batches; ++b) {
-                const uchar4 p = vload4(0, partial + b * stride
-                                                   + (first - lo));
-                c += convert_uint4(p);
+            /* four batches per step: independent loads in flight */
+            const global uchar *p = partial + (first - lo);
+            uint b = 0;
+            for (; b + 4 <= batches; b += 4) {
                 if (all(c >= (uint4)(HISTO_SATURATE)))
                     break;
+                c += convert_uint4(vload4(0, p + b * stride))
+                   + convert_uint4(vload4(0, p + (b + 1) * stride))
+                   + convert_uint4(vload4(0, p + (b + 2) * stride))
+                   + convert_uint4(vload4(0, p + (b + 3) * stride));
             }
+            for (; b < batches; ++b)
+                c += convert_uint4(vload4(0, p + b * stride));
         }
         vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q, hist);
     } else {

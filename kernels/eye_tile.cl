@@ -27,8 +27,12 @@
  * holds. An increment that finds its counter already at 255 or more is
  * taken back, so a counter never exceeds 255 plus the increments in flight
  * in its group (far below 65536) and never carries into its neighbour; it
- * reaches 255 exactly when its true count does. Four values are read at
- * once; four equal values (one bin hammered) cost one atomic.
+ * reaches 255 exactly when its true count does. Each work-item merges
+ * runs of equal tile values in registers and adds a run with one atomic,
+ * at most HISTO_RUN_CAP at a time, so in-flight additions stay below
+ * group size x HISTO_RUN_CAP and the bound above holds (the host keeps
+ * groups at most 1024 work-items): one bin hammered costs few atomics.
+ * Values are read as uint4, two quads per step to keep loads in flight.
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][bin - window start], for eye_reduce.cl.
@@ -44,16 +48,44 @@ static void tile_add(local uint *tile, uint offset, uint k)
         atomic_sub(&tile[offset >> 1], k << shift);
 }
 
-/* One value (k copies): to the tile if it is there, else to `outer` when
- * this group is in charge of it. */
-static void count(local uint *tile, global uint *outer, uint v, uint k,
-                  uint tile_lo, uint tile_len, uint win_lo, uint win_len,
-                  bool outer_duty)
+/* A run of equal tile values being merged by one work-item. */
+struct run {
+    uint offset, length;
+};
+
+static void run_flush(local uint *tile, struct run *r)
 {
-    if (v - tile_lo < tile_len)
-        tile_add(tile, v - tile_lo, k);
-    else if (outer_duty && v - win_lo >= win_len)
-        atomic_add(&outer[v], k);
+    if (r->length != 0)
+        tile_add(tile, r->offset, r->length);
+    r->length = 0;
+}
+
+/* One value: into the run (tile), or to `outer` when it lies outside the
+ * window and this group is in charge of it. */
+static void count(local uint *tile, global uint *outer, struct run *r,
+                  uint v, uint tile_lo, uint tile_len, uint win_lo,
+                  uint win_len, bool outer_duty)
+{
+    const uint offset = v - tile_lo;
+    if (offset < tile_len) {
+        if (offset != r->offset || r->length == HISTO_RUN_CAP) {
+            run_flush(tile, r);
+            r->offset = offset;
+        }
+        ++r->length;
+    } else if (outer_duty && v - win_lo >= win_len) {
+        atomic_inc(&outer[v]);
+    }
+}
+
+static void count4(local uint *tile, global uint *outer, struct run *r,
+                   uint4 v, uint tile_lo, uint tile_len, uint win_lo,
+                   uint win_len, bool duty)
+{
+    count(tile, outer, r, v.x, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, outer, r, v.y, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, outer, r, v.z, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, outer, r, v.w, tile_lo, tile_len, win_lo, win_len, duty);
 }
 
 kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
@@ -68,8 +100,11 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     const uint groups = get_num_groups(0);
     local uint window[2];
 
-    /* --- the eye: sample counts per cell, in the tile's memory --- */
-    for (uint c = lid; c < ncells; c += size)
+    /* --- the eye: sample counts per cell, in the tile's memory; `copies`
+     * replicas of the counters spread the contention of dense cells --- */
+    const uint copies = max(1u, min((uint)HISTO_EYE_COPIES,
+                                    tile_bins / 2 / ncells));
+    for (uint c = lid; c < ncells * copies; c += size)
         tile[c] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint samples = min(n, (uint)HISTO_EYE_SAMPLES);
@@ -81,8 +116,12 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
             idx = (uint)((ulong)p * (n - HISTO_EYE_RUN) / (points - 1))
                 + s % HISTO_EYE_RUN;
         }
-        atomic_inc(&tile[CELL_OF(in[idx])]);
+        atomic_inc(&tile[(lid % copies) * ncells + CELL_OF(in[idx])]);
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint c = lid; c < ncells; c += size)
+        for (uint k = 1; k < copies; ++k)
+            tile[c] += tile[k * ncells + c];
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         uint best = 0;
@@ -111,7 +150,12 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     const uint win_lo = window[0] * tile_bins;
     const uint win_len = min(tiles * tile_bins, nbins - win_lo);
     const uint per_batch = max(tiles, 1u);
-    const uint batches = forced_batches ? forced_batches : groups / per_batch;
+    /* More batches mean more partial tiles to write and add up: past
+     * HISTO_MAX_BATCHES the reduction costs more than the extra groups
+     * save. Without tiles there are no partials and every group works. */
+    uint batches = forced_batches ? forced_batches : groups / per_batch;
+    if (!forced_batches && tiles != 0)
+        batches = min(batches, (uint)HISTO_MAX_BATCHES);
     if (group == 0 && lid == 0) {
         eye[HISTO_EYE_LO] = win_lo;
         eye[HISTO_EYE_HI] = win_lo + win_len;
@@ -148,29 +192,28 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     const uint to_q = tiles ? end_q : duty_hi;
 
     const uint full_q = n / 4; /* quads lying wholly inside the input */
-    for (uint q = from_q + lid; q < to_q; q += size) {
+    struct run run = {0, 0};
+    uint q = from_q + lid;
+    for (; q + size < min(to_q, full_q); q += 2 * size) {
+        const uint4 a = vload4(q, in);
+        const uint4 b = vload4(q + size, in);
+        count4(tile, outer, &run, a, tile_lo, tile_len, win_lo, win_len,
+               q >= duty_lo && q < duty_hi);
+        count4(tile, outer, &run, b, tile_lo, tile_len, win_lo, win_len,
+               q + size >= duty_lo && q + size < duty_hi);
+    }
+    for (; q < to_q; q += size) {
         const bool duty = q >= duty_lo && q < duty_hi;
         if (q < full_q) {
-            const uint4 v = vload4(q, in);
-            if (v.x == v.y && v.x == v.z && v.x == v.w) {
-                count(tile, outer, v.x, 4, tile_lo, tile_len, win_lo,
-                      win_len, duty);
-            } else {
-                count(tile, outer, v.x, 1, tile_lo, tile_len, win_lo,
-                      win_len, duty);
-                count(tile, outer, v.y, 1, tile_lo, tile_len, win_lo,
-                      win_len, duty);
-                count(tile, outer, v.z, 1, tile_lo, tile_len, win_lo,
-                      win_len, duty);
-                count(tile, outer, v.w, 1, tile_lo, tile_len, win_lo,
-                      win_len, duty);
-            }
+            count4(tile, outer, &run, vload4(q, in), tile_lo, tile_len,
+                   win_lo, win_len, duty);
         } else {
             for (uint i = 4 * q; i < n; ++i)
-                count(tile, outer, in[i], 1, tile_lo, tile_len, win_lo,
+                count(tile, outer, &run, in[i], tile_lo, tile_len, win_lo,
                       win_len, duty);
         }
     }
+    run_flush(tile, &run);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     global uchar *dst = partial

@@ -104,6 +104,9 @@ static int share_inverse(cl_uint *inv)
     return HISTO_OK;
 }
 
+_Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX,
+               "16-bit tile counters need groups of at most 1024 items");
+
 /* Tiles as large as local memory allows (two 16-bit counters a word),
  * whole rows when a row fits; as many groups as the compute units keep
  * busy, fewer for small inputs; batches follow on the device from the

@@ -39,6 +39,8 @@
 #define HISTO_EYE_RUN 8u
 #define HISTO_EYE_CELLS 1024u
 #define HISTO_EYE_SHARE_INV 32u
+/* Replicas of the eye's cell counters (fewer atomics on one address). */
+#define HISTO_EYE_COPIES 16u
 
 /* Layout of the small device buffer the tile kernel's group 0 writes and
  * the reduce kernel reads (all uint). */
@@ -55,7 +57,16 @@
  * static local use by other implementations. */
 #define HISTO_LOCAL_HEADROOM 1024u
 
-/* At most this many tiles per batch (cells in the window). */
+/* At most this many tiles per batch (cells in the window), and at most
+ * this many batches when the eye is tiled (each batch's partial tiles are
+ * written and added up once more). */
 #define HISTO_MAX_TILES 16u
+#define HISTO_MAX_BATCHES 128u
+
+/* Longest run of equal values a work-item adds with one local atomic. The
+ * 16-bit tile counters stay exact while 255 + work-group size x
+ * HISTO_RUN_CAP < 65536, so tile groups must not exceed 1024 work-items. */
+#define HISTO_RUN_CAP 63u
+#define HISTO_TILE_GROUP_MAX 1024u
 
 #endif
