@@ -1,0 +1,321 @@
+#!/bin/sh
+# validate/harness.sh - the run harness of 116.histo, behind make run,
+# make validate, make dataset and make references (docs/harness.md).
+#
+#   harness.sh dataset SIZE     generate input if missing, check its sha256
+#   harness.sh run SIZE         run the dataset's command, validate, report
+#   harness.sh validate [SIZE]  validate a run again (default: the last one)
+#   harness.sh reference SIZE   rewrite output/ from the sequential program
+#   harness.sh check-spec SIZE  the dataset's Spec keys agree with each other
+#
+# Everything about a dataset comes from Spec/benchmark.conf and
+# Spec/SIZE.conf. The environment may set PLATFORM and DEVICE (passed to
+# histo as --platform / --device), ITERATIONS (replaces the Spec's count;
+# such a run is marked not reportable) and RESULTS_LOG (where the JSON line
+# goes instead of the Spec's results_log).
+#
+# Exit status: 0 PASS or done, 1 FAIL or a step failed, 2 usage.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+# The harness chooses the device only through PLATFORM and DEVICE, so that
+# the result line and the JSON record say what was asked for.
+unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
+
+SPEC=Spec
+BENCH=$SPEC/benchmark.conf
+
+die() {
+    echo "harness: $*" >&2
+    exit 1
+}
+
+# spec FILE KEY: the value of KEY in FILE (empty if absent).
+spec() {
+    sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$1" | sed -n '1p'
+}
+
+# need FILE KEY: like spec, but a missing key is an error.
+need() {
+    v=$(spec "$1" "$2")
+    [ -n "$v" ] || die "$1 has no '$2 = ...' line"
+    printf '%s\n' "$v"
+}
+
+[ -r "$BENCH" ] || die "cannot read $BENCH"
+NAME=$(need "$BENCH" name) || exit 1
+DATASETS=$(need "$BENCH" datasets) || exit 1
+VALIDATOR=$(need "$BENCH" validator) || exit 1
+GEN=$(need "$BENCH" generator) || exit 1
+REFPROG=$(need "$BENCH" reference_program) || exit 1
+
+# load SIZE: reads Spec/SIZE.conf into the d_* variables.
+load() {
+    size=$1
+    case " $DATASETS " in
+        *" $size "*) ;;
+        *) die "unknown dataset '$size' (Spec/benchmark.conf lists: $DATASETS)" ;;
+    esac
+    conf=$SPEC/$size.conf
+    [ -r "$conf" ] || die "cannot read $conf"
+    d_input=$(need "$conf" input) || exit 1
+    d_gen=$(need "$conf" generator_args) || exit 1
+    d_sha=$(need "$conf" input_sha256) || exit 1
+    d_iterations=$(need "$conf" iterations) || exit 1
+    d_command=$(need "$conf" command) || exit 1
+    d_output=$(need "$conf" output) || exit 1
+    d_timing=$(need "$conf" timing) || exit 1
+    d_reference=$(need "$conf" reference) || exit 1
+    d_image=$(need "$conf" image) || exit 1
+    d_histogram=$(need "$conf" histogram) || exit 1
+}
+
+# The Spec repeats a few facts inside the command; they must agree.
+check_spec() {
+    load "$1"
+    bad=""
+    case " $d_command " in *" -i $d_input "*) ;; *) bad="$bad input" ;; esac
+    case " $d_command " in *" -o $d_output "*) ;; *) bad="$bad output" ;; esac
+    case " $d_command " in *" --timing $d_timing "*) ;; *) bad="$bad timing" ;; esac
+    case "$d_command" in *" -- $d_iterations") ;; *) bad="$bad iterations" ;; esac
+    case " $d_gen " in *" --image $d_image "*) ;; *) bad="$bad image" ;; esac
+    case " $d_gen " in *" --histo $d_histogram "*) ;; *) bad="$bad histogram" ;; esac
+    case $d_command in ./histo\ *) ;; *) bad="$bad command(must start with ./histo)" ;; esac
+    [ -z "$bad" ] || die "$conf: the command or generator_args disagree with:$bad"
+}
+
+# sha256 of the uncompressed content of FILE.
+content_sha256() {
+    case $1 in
+        *.gz) { gzip -dc "$1" || echo "gzip failed"; } | sha256sum ;;
+        *) sha256sum <"$1" ;;
+    esac | sed 's/[[:space:]].*//'
+}
+
+# dataset SIZE: make sure the input exists and holds the committed bytes.
+# A stamp in build/ remembers a file already checked, so later runs skip
+# the checksum; it is renewed when the Spec's arguments or checksum change.
+dataset() {
+    check_spec "$1"
+    stamp=build/datasets/$1.ok
+    want="$d_gen $d_sha"
+    if [ -f "$d_input" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
+        && [ ! "$d_input" -nt "$stamp" ]; then
+        return 0
+    fi
+    mkdir -p build/datasets "$(dirname "$d_input")" || exit 1
+    if [ -f "$d_input" ]; then
+        got=$(content_sha256 "$d_input")
+        if [ "$got" = "$d_sha" ]; then
+            echo "$want" >"$stamp"
+            return 0
+        fi
+        echo "harness: $d_input is not the dataset $conf describes (sha256 $got); generating it again" >&2
+    fi
+    [ -x "$GEN" ] || die "$GEN is missing: run make"
+    # Same suffix as the final name (it tells content_sha256 and histo
+    # the format) and matched by the same .gitignore pattern.
+    tmp=$(dirname "$d_input")/tmp-$(basename "$d_input")
+    bad=$(dirname "$d_input")/bad-$(basename "$d_input")
+    gz=""
+    case $d_input in *.gz) gz=--gzip ;; esac
+    echo "$NAME $1: generating $d_input ($d_image values)" >&2
+    # shellcheck disable=SC2086 # generator_args is a list of words
+    if ! "$GEN" -o "$tmp" $gz $d_gen; then
+        rm -f "$tmp"
+        die "$GEN failed for $1"
+    fi
+    got=$(content_sha256 "$tmp")
+    if [ "$got" != "$d_sha" ]; then
+        mv -f "$tmp" "$bad"
+        die "$GEN wrote a $1 input with sha256 $got, but $conf expects $d_sha (kept as $bad): the generator does not reproduce the committed dataset"
+    fi
+    mv -f "$tmp" "$d_input" || exit 1
+    echo "$want" >"$stamp"
+    echo "$NAME $1: $d_input generated, sha256 matches $conf" >&2
+}
+
+# timing KEY: a value from the run's timing file (empty when absent).
+timing() {
+    [ -r "$d_timing" ] && sed -n "s/^$1 = //p" "$d_timing" | sed -n '1p'
+}
+
+json_str() {
+    printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"
+}
+
+# json_num VALUE: the value if it is a plain number, else null.
+json_num() {
+    case $1 in
+        '' | *[!0-9.e+-]*) printf null ;;
+        *) printf '%s' "$1" ;;
+    esac
+}
+
+# verdict SIZE: runs the validator on the dataset's output; sets
+# v_result (PASS/FAIL), v_why and v_status; prints the validator's lines.
+verdict() {
+    v_why=""
+    if [ ! -r "$d_reference" ]; then
+        v_result=FAIL v_why="no reference $d_reference (make references SIZE=$1)"
+        v_status=1
+        echo "harness: $v_why" >&2
+        return
+    fi
+    [ -x "$VALIDATOR" ] || die "$VALIDATOR is missing: run make"
+    "$VALIDATOR" "$d_output" "$d_reference"
+    v_status=$?
+    case $v_status in
+        0) v_result=PASS ;;
+        1) v_result=FAIL v_why="output differs from $d_reference" ;;
+        3) v_result=FAIL v_why="output missing, unreadable or not a valid BMP" ;;
+        *) v_result=FAIL v_why="$VALIDATOR failed (exit status $v_status)" ;;
+    esac
+}
+
+# result_line SIZE: the one line a run or re-validation ends with.
+result_line() {
+    device=$(timing selected.name)
+    platform=$(timing selected.platform_name)
+    iters=$(timing iterations)
+    total=$(timing "$(spec "$BENCH" total_seconds_key)")
+    wall=$(timing "$(spec "$BENCH" iterations_seconds_key)")
+    per=""
+    [ -n "$total" ] && total=$(awk -v t="$total" 'BEGIN { printf "%.3f", t }')
+    if [ -n "$iters" ] && [ -n "$wall" ]; then
+        per=$(awk -v w="$wall" -v n="$iters" 'BEGIN { printf "%.7f", w / n }')
+    fi
+    if [ -n "$device" ]; then
+        device="$device ($platform)"
+    else
+        device="none opened (platform ${PLATFORM:-default}, device ${DEVICE:-default})"
+    fi
+    note=""
+    [ -n "$iters" ] && [ "$iters" != "$d_iterations" ] \
+        && note=" (Spec: $d_iterations, not reportable)"
+    verdict_text=$v_result
+    [ -n "$v_why" ] && verdict_text="$v_result ($v_why)"
+    printf '%s %s | %s | %s iterations%s | %s s total | %s s/iteration | %s\n' \
+        "$NAME" "$1" "$device" "${iters:-?}" "$note" \
+        "${total:--}" "${per:--}" "$verdict_text"
+}
+
+run() {
+    check_spec "$1"
+    [ -r "$d_input" ] || die "$d_input is missing: make dataset SIZE=$1"
+    command=$d_command
+    if [ -n "${ITERATIONS:-}" ]; then
+        case $ITERATIONS in
+            *[!0-9]* | 0*) die "ITERATIONS must be a positive whole number, not '$ITERATIONS'" ;;
+        esac
+        command="${command% -- *} -- $ITERATIONS"
+    fi
+    # The Spec's command is a list of plain words (no quotes, no globs).
+    set -f
+    # shellcheck disable=SC2086
+    set -- $command
+    set +f
+    program=$1
+    shift
+    [ -n "${DEVICE:-}" ] && set -- --device "$DEVICE" "$@"
+    [ -n "${PLATFORM:-}" ] && set -- --platform "$PLATFORM" "$@"
+    shown=$program
+    for word in "$@"; do
+        case $word in
+            *[!A-Za-z0-9_./=:+-]* | '') shown="$shown '$word'" ;;
+            *) shown="$shown $word" ;;
+        esac
+    done
+
+    run_dir=$(dirname "$d_output")
+    mkdir -p "$run_dir" "$(dirname "$d_timing")" results || exit 1
+    rm -f "$d_output" "$d_timing"
+    echo "$size" >results/last-run
+    log=$run_dir/histo.log
+    echo "$NAME $size: $shown"
+    "$program" "$@" >"$log" 2>&1
+    histo_status=$?
+    if [ "$histo_status" -ne 0 ]; then
+        sed 's/^/  /' "$log" | tail -n 20
+        v_result=FAIL v_why="histo exited with status $histo_status"
+        v_status=1
+    else
+        verdict "$size"
+    fi
+    result_line "$size"
+
+    results_log=${RESULTS_LOG:-$(spec "$BENCH" results_log)}
+    mkdir -p "$(dirname "$results_log")" || exit 1
+    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    modified=false
+    [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && modified=true
+    reportable=true
+    [ -n "${ITERATIONS:-}" ] && [ "$ITERATIONS" != "$d_iterations" ] && reportable=false
+    {
+        printf '{"time":%s,' "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
+        printf '"benchmark":%s,"dataset":%s,' "$(json_str "$NAME")" "$(json_str "$size")"
+        printf '"result":%s,' "$(json_str "$v_result")"
+        printf '"why":%s,' "$(json_str "$v_why")"
+        printf '"platform":%s,' "$(json_str "$(timing selected.platform_name)")"
+        printf '"device":%s,' "$(json_str "$(timing selected.name)")"
+        printf '"device_type":%s,' "$(json_str "$(timing selected.type)")"
+        printf '"driver":%s,' "$(json_str "$(timing selected.driver)")"
+        printf '"strategy":%s,' "$(json_str "$(timing strategy)")"
+        printf '"iterations":%s,' "$(json_num "$(timing iterations)")"
+        printf '"reportable":%s,' "$reportable"
+        printf '"total_s":%s,' "$(json_num "$(timing time.total_s)")"
+        printf '"iterations_wall_s":%s,' "$(json_num "$(timing time.iterations_wall_s)")"
+        printf '"s_per_iteration":%s,' "$(json_num "$per")"
+        printf '"iteration_device_median_us":%s,' "$(json_num "$(timing iteration.device.median_us)")"
+        printf '"histo_status":%s,' "$histo_status"
+        printf '"command":%s,' "$(json_str "$shown")"
+        printf '"host":%s,' "$(json_str "$(uname -n)")"
+        printf '"commit":%s,"modified":%s}\n' "$(json_str "$commit")" "$modified"
+    } >>"$results_log"
+    [ "$v_result" = PASS ]
+}
+
+revalidate() {
+    size=${1:-}
+    if [ -z "$size" ]; then
+        [ -r results/last-run ] || die "no run to validate yet: make run first"
+        size=$(cat results/last-run)
+    fi
+    load "$size"
+    [ -e "$d_output" ] || die "$d_output is missing: make run SIZE=$size first"
+    verdict "$size"
+    result_line "$size"
+    [ "$v_result" = PASS ]
+}
+
+reference() {
+    dataset "$1" || exit 1
+    [ -x "$REFPROG" ] || die "$REFPROG is missing: run make"
+    tmp=build/reference-$1.bmp
+    echo "$NAME $1: $REFPROG $d_input $tmp" >&2
+    "$REFPROG" "$d_input" "$tmp" || die "$REFPROG failed for $1"
+    mkdir -p "$(dirname "$d_reference")" || exit 1
+    # -n: no name or time stamp, so the same BMP gives the same file.
+    gzip -n -9 -c "$tmp" >"$d_reference.tmp" || die "gzip failed"
+    if [ -r "$d_reference" ] && "$VALIDATOR" "$tmp" "$d_reference" >/dev/null 2>&1; then
+        echo "$NAME $1: $d_reference unchanged" >&2
+        rm -f "$d_reference.tmp"
+    else
+        mv -f "$d_reference.tmp" "$d_reference" || exit 1
+        echo "$NAME $1: $d_reference written" >&2
+    fi
+    rm -f "$tmp"
+    "$VALIDATOR" --stats "$d_reference"
+}
+
+[ $# -ge 1 ] || { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+step=$1
+shift
+case $step in
+    dataset) [ $# -eq 1 ] || exit 2; dataset "$1" ;;
+    run) [ $# -eq 1 ] || exit 2; run "$1" ;;
+    validate) [ $# -le 1 ] || exit 2; revalidate "${1:-}" ;;
+    reference) [ $# -eq 1 ] || exit 2; reference "$1" ;;
+    check-spec) [ $# -eq 1 ] || exit 2; check_spec "$1" ;;
+    datasets) echo "$DATASETS" ;;
+    *) echo "harness: unknown step '$step'" >&2; exit 2 ;;
+esac
