@@ -7,7 +7,7 @@
 # another, e.g. HISTO_TEST_PLATFORM="NVIDIA CUDA" HISTO_TEST_DEVICE=GPU.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-W=tests/work
+W=${HISTO_TEST_WORK:-tests/work}
 rm -rf "$W"
 mkdir -p "$W"
 B=${HISTO_BUILD:-build}
@@ -191,6 +191,16 @@ else
     bad cli.list "$(head -c 300 "$W/list.txt")"
 fi
 if $HISTO --help | grep -q "usage: histo"; then ok cli.help; else bad cli.help "no usage text"; fi
+
+# --- datasets, validator and run harness (tests/harness.sh) ---
+sh tests/harness.sh >"$W/harness.log" 2>"$W/harness.err"
+while read -r verdict rest; do
+    case $verdict in
+        PASS) ok "$rest" ;;
+        FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$W/harness.log"
+grep -q . "$W/harness.log" || bad harness.ran "tests/harness.sh printed nothing"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

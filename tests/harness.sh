@@ -1,0 +1,222 @@
+#!/bin/sh
+# tests/harness.sh - tests of the datasets, the validator and the run
+# harness (Spec/, input/, output/, validate/). Prints "PASS name" or
+# "FAIL name: why" per test and no summary: tests/run.sh counts the lines.
+#
+# Expected results come from the Spec's committed checksums, from bytes
+# this script changes itself at positions it computes, and from the
+# committed reference outputs; never from the code under test.
+# Only the test dataset is generated here (train and ref are checked by
+# make run); one test-size run goes through make run on the default device.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+W=tests/work/harness
+rm -rf "$W"
+mkdir -p "$W"
+# Tools from $HISTO_BUILD like tests/run.sh (make test-asan); the make run
+# cases use the ordinary build, which make run builds when missing.
+B=${HISTO_BUILD:-build}
+VALIDATE=$B/histo-validate
+GEN=$B/histo-gen
+MAKE_CMD=${MAKE:-make}
+unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR PLATFORM DEVICE ITERATIONS SIZE
+
+ok() { echo "PASS $1"; }
+bad() { echo "FAIL $1: $2"; }
+
+spec() {
+    sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "Spec/$1.conf" | sed -n '1p'
+}
+
+# --- Spec: every dataset complete and consistent ---
+datasets=$(sh validate/harness.sh datasets 2>"$W/spec.err")
+[ -n "$datasets" ] || bad spec.datasets "$(cat "$W/spec.err")"
+for d in $datasets; do
+    if sh validate/harness.sh check-spec "$d" 2>"$W/spec.$d.err"; then
+        ok "spec.$d"
+    else
+        bad "spec.$d" "$(cat "$W/spec.$d.err")"
+    fi
+done
+
+# --- generator: the test dataset reproduces its committed checksum, raw
+# and through --gzip (the checksum is of the uncompressed bytes) ---
+args=$(spec test generator_args)
+want=$(spec test input_sha256)
+# shellcheck disable=SC2086
+if $GEN -o "$W/test.bin" $args 2>"$W/gen.err"; then
+    got=$(sha256sum <"$W/test.bin" | sed 's/ .*//')
+    if [ "$got" = "$want" ]; then
+        ok gen.test_checksum
+    else
+        bad gen.test_checksum "sha256 $got, Spec/test.conf says $want"
+    fi
+else
+    bad gen.test_checksum "$(cat "$W/gen.err")"
+fi
+# shellcheck disable=SC2086
+if $GEN -o "$W/test.bin.gz" --gzip $args 2>"$W/gengz.err" \
+    && [ "$(gzip -dc "$W/test.bin.gz" | sha256sum | sed 's/ .*//')" = "$want" ]; then
+    ok gen.test_checksum_gzip
+else
+    bad gen.test_checksum_gzip "gzip-compressed output differs $(cat "$W/gengz.err")"
+fi
+
+# --- references: each committed output has the saturated core the Spec
+# records (an independent property of the dataset, not a copy of it) ---
+for d in $datasets; do
+    ref=$(spec "$d" reference)
+    sat=$(spec "$d" reference_saturated_bins)
+    line=$($VALIDATE --stats "$ref" 2>&1)
+    case $line in
+        *" $sat saturated"*) ok "reference.$d.saturated_core" ;;
+        *) bad "reference.$d.saturated_core" "expected $sat saturated bins: $line" ;;
+    esac
+done
+
+# --- validator ---
+REF=$(spec test reference)
+gzip -dc "$REF" >"$W/ref.bmp"
+HEIGHT=8192
+STRIDE=768 # 256 pixels * 3 bytes, already a multiple of 4
+
+# check NAME WANT_STATUS PATTERN GOT EXPECTED: the validator's exit status
+# and a line of its output (stdout and stderr) matching PATTERN.
+check() {
+    name=$1 want=$2 pattern=$3
+    $VALIDATE "$4" "$5" >"$W/$name.log" 2>&1
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        bad "$name" "exit status $got, expected $want: $(head -c 300 "$W/$name.log")"
+    elif ! grep -q -- "$pattern" "$W/$name.log"; then
+        bad "$name" "output lacks '$pattern': $(head -c 300 "$W/$name.log")"
+    else
+        ok "$name"
+    fi
+}
+
+# poke FILE ROW COLUMN BYTE: sets the red byte of histogram bin (ROW,
+# COLUMN), which a bottom-up BMP stores in row HEIGHT-1-ROW.
+poke() {
+    off=$((54 + (HEIGHT - 1 - $2) * STRIDE + 3 * $3 + 2))
+    printf "\\$(printf '%03o' "$4")" \
+        | dd of="$1" bs=1 seek="$off" conv=notrunc 2>/dev/null
+}
+
+check validate.identical_gz_vs_raw 0 "^PASS" "$W/ref.bmp" "$REF"
+check validate.identical_raw 0 "^PASS" "$W/ref.bmp" "$W/ref.bmp"
+
+# One pixel in the saturated core: count 255 (red 255) becomes 0.
+cp "$W/ref.bmp" "$W/one.bmp"
+poke "$W/one.bmp" 4100 130 0
+check validate.one_pixel_core 1 \
+    "(row 4100, column 130): got count 0 (red 0), expected count 255" \
+    "$W/one.bmp" "$REF"
+grep -q "^FAIL: 1 of 2097152 pixels differ" "$W/validate.one_pixel_core.log" \
+    && ok validate.one_pixel_count \
+    || bad validate.one_pixel_count "$(head -c 300 "$W/validate.one_pixel_core.log")"
+
+# Row 0 is the last row stored: orientation, and a colour no count has.
+cp "$W/ref.bmp" "$W/corner.bmp"
+poke "$W/corner.bmp" 0 255 1
+check validate.one_pixel_row0 1 \
+    "(row 0, column 255): got red 1 (no count has this colour), expected count 0 (red 0)" \
+    "$W/corner.bmp" "$REF"
+
+head -c 100000 "$W/ref.bmp" >"$W/truncated.bmp"
+check validate.truncated 3 "truncated BMP" "$W/truncated.bmp" "$REF"
+head -c 30 "$W/ref.bmp" >"$W/short.bmp"
+check validate.short_header 3 "the header is 30 of 54 bytes" "$W/short.bmp" "$REF"
+echo "this is not an image" >"$W/text.bmp"
+check validate.not_bmp 3 "not a BMP file" "$W/text.bmp" "$REF"
+: >"$W/empty.bmp"
+check validate.empty 3 "not a BMP file" "$W/empty.bmp" "$REF"
+cp "$W/ref.bmp" "$W/long.bmp"
+echo extra >>"$W/long.bmp"
+check validate.trailing_bytes 3 "6 bytes after the last row" "$W/long.bmp" "$REF"
+check validate.missing 3 "cannot open" "$W/nope.bmp" "$REF"
+check validate.missing_reference 3 "cannot open" "$W/ref.bmp" "$W/nope.bmp.gz"
+head -c 1000 "$REF" >"$W/cut.bmp.gz"
+check validate.truncated_gzip 3 "histo-validate: $W/cut.bmp.gz" "$W/ref.bmp" "$W/cut.bmp.gz"
+
+# A 16x16 histogram is a valid BMP of the wrong shape.
+$GEN -o "$W/small.bin" --image 10x10 --histo 16x16 2>/dev/null \
+    && $B/histo-ref "$W/small.bin" "$W/small.bmp" 2>/dev/null
+check validate.wrong_shape 1 "is a 16x16 BMP, expected 256x8192" "$W/small.bmp" "$REF"
+
+# The bits-per-pixel field (offset 28) says 32: a BMP histo never writes.
+cp "$W/ref.bmp" "$W/bpp.bmp"
+printf ' ' | dd of="$W/bpp.bmp" bs=1 seek=28 conv=notrunc 2>/dev/null
+check validate.not_24bit 3 "32 bits per pixel" "$W/bpp.bmp" "$REF"
+
+# --- the harness ---
+LOG=$W/runs.jsonl
+ITER=$(spec test iterations)
+
+# PLATFORM and DEVICE reach histo as --platform/--device, spaces intact.
+# (The runs that fail come first, so the tree ends with a good test run
+# for make validate.)
+$MAKE_CMD --no-print-directory run PLATFORM="no such platform" \
+    RESULTS_LOG="$LOG" >"$W/platform.log" 2>&1
+st=$?
+if [ "$st" -ne 0 ] && grep -q -- "--platform 'no such platform'" "$W/platform.log" \
+    && grep -q "no OpenCL platform matches 'no such platform'" "$W/platform.log" \
+    && grep -q "^116.histo test | .* | FAIL (histo exited with status 4)$" "$W/platform.log"; then
+    ok harness.platform_passed
+else
+    bad harness.platform_passed "status $st: $(tail -n 3 "$W/platform.log")"
+fi
+$MAKE_CMD --no-print-directory run PLATFORM="Portable Computing Language" \
+    DEVICE="no such device" RESULTS_LOG="$LOG" >"$W/device.log" 2>&1
+st=$?
+if [ "$st" -ne 0 ] && grep -q "no OpenCL device matches 'no such device'" "$W/device.log"; then
+    ok harness.device_passed
+else
+    bad harness.device_passed "status $st: $(tail -n 3 "$W/device.log")"
+fi
+if $MAKE_CMD --no-print-directory run SIZE=nosuch >"$W/size.log" 2>&1; then
+    bad harness.unknown_size "make run SIZE=nosuch succeeded"
+elif grep -q "unknown dataset 'nosuch'" "$W/size.log"; then
+    ok harness.unknown_size
+else
+    bad harness.unknown_size "$(tail -n 3 "$W/size.log")"
+fi
+
+# One test-size run on the default device ends in PASS.
+if $MAKE_CMD --no-print-directory run RESULTS_LOG="$LOG" >"$W/run.log" 2>&1; then
+    if tail -n 1 "$W/run.log" | grep -q "^116.histo test | .* | $ITER iterations | .* s total | .* s/iteration | PASS$"; then
+        ok harness.run_test_pass
+    else
+        bad harness.run_test_pass "unexpected last line: $(tail -n 1 "$W/run.log")"
+    fi
+else
+    bad harness.run_test_pass "make run failed: $(tail -n 5 "$W/run.log")"
+fi
+if grep -q '^{"time":"[^"]*","benchmark":"116.histo","dataset":"test","result":"PASS",'".*\"iterations\":$ITER,.*}\$" "$LOG" 2>/dev/null; then
+    ok harness.results_json
+else
+    bad harness.results_json "no PASS record in $LOG"
+fi
+
+# make validate: one changed byte in the run's BMP fails, naming the pixel.
+OUT=$(spec test output)
+if [ -f "$OUT" ]; then
+    cp "$OUT" "$W/run-output.bmp"
+    poke "$OUT" 4096 128 7
+    $MAKE_CMD --no-print-directory validate >"$W/validate.log" 2>&1
+    st=$?
+    if [ "$st" -ne 0 ] && grep -q "(row 4096, column 128): got red 7" "$W/validate.log" \
+        && grep -q "^116.histo test | .* | FAIL (output differs" "$W/validate.log"; then
+        ok harness.validate_names_pixel
+    else
+        bad harness.validate_names_pixel "status $st: $(head -c 400 "$W/validate.log")"
+    fi
+    cp "$W/run-output.bmp" "$OUT"
+    if $MAKE_CMD --no-print-directory validate SIZE=test >"$W/validate2.log" 2>&1; then
+        ok harness.validate_restored
+    else
+        bad harness.validate_restored "$(head -c 400 "$W/validate2.log")"
+    fi
+else
+    bad harness.validate_names_pixel "no $OUT after the run"
+fi
