@@ -32,7 +32,7 @@
  * at most HISTO_RUN_CAP at a time, so in-flight additions stay below
  * group size x HISTO_RUN_CAP and the bound above holds (the host keeps
  * groups at most 1024 work-items): one bin hammered costs few atomics.
- * Values are read as uint4, two quads per step to keep loads in flight.
+ * Values are read as uint4, four quads per step to keep loads in flight.
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][bin - window start], for eye_reduce.cl.
@@ -109,14 +109,20 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint samples = min(n, (uint)HISTO_EYE_SAMPLES);
     const uint points = samples / HISTO_EYE_RUN;
-    for (uint s = lid; s < samples; s += size) {
-        uint idx = s;
-        if (n > HISTO_EYE_SAMPLES) {
-            const uint p = s / HISTO_EYE_RUN;
-            idx = (uint)((ulong)p * (n - HISTO_EYE_RUN) / (points - 1))
-                + s % HISTO_EYE_RUN;
+    /* All of a step's loads are issued before its atomics. */
+    for (uint base = lid; base < samples; base += 8 * size) {
+        uint cell[8];
+        for (uint j = 0; j < 8; ++j) {
+            const uint s = base + j * size;
+            uint idx = s;
+            if (n > HISTO_EYE_SAMPLES)
+                idx = (s / HISTO_EYE_RUN) * ((n - HISTO_EYE_RUN) / (points - 1))
+                    + s % HISTO_EYE_RUN;
+            cell[j] = s < samples ? CELL_OF(in[idx]) : ncells;
         }
-        atomic_inc(&tile[(lid % copies) * ncells + CELL_OF(in[idx])]);
+        for (uint j = 0; j < 8; ++j)
+            if (cell[j] < ncells)
+                atomic_inc(&tile[(lid % copies) * ncells + cell[j]]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint c = lid; c < ncells; c += size)
@@ -194,13 +200,16 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     const uint full_q = n / 4; /* quads lying wholly inside the input */
     struct run run = {0, 0};
     uint q = from_q + lid;
-    for (; q + size < min(to_q, full_q); q += 2 * size) {
-        const uint4 a = vload4(q, in);
-        const uint4 b = vload4(q + size, in);
-        count4(tile, outer, &run, a, tile_lo, tile_len, win_lo, win_len,
-               q >= duty_lo && q < duty_hi);
-        count4(tile, outer, &run, b, tile_lo, tile_len, win_lo, win_len,
-               q + size >= duty_lo && q + size < duty_hi);
+    const uint quad_end = min(to_q, full_q);
+    for (; q + 3 * size < quad_end; q += 4 * size) {
+        uint4 v[4];
+        for (uint j = 0; j < 4; ++j)
+            v[j] = vload4(q + j * size, in);
+        for (uint j = 0; j < 4; ++j) {
+            const uint qj = q + j * size;
+            count4(tile, outer, &run, v[j], tile_lo, tile_len, win_lo,
+                   win_len, qj >= duty_lo && qj < duty_hi);
+        }
     }
     for (; q < to_q; q += size) {
         const bool duty = q >= duty_lo && q < duty_hi;
