@@ -123,6 +123,13 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         || (status = group_size(s->kernel[K_REDUCE], dev, HISTO_WORK_GROUP,
                                 &p->group[K_REDUCE])) != HISTO_OK)
         return status;
+    /* the lanes of one quad of bins share a work-group */
+    p->group[K_REDUCE] -= p->group[K_REDUCE] % HISTO_REDUCE_LANES;
+    if (p->group[K_REDUCE] == 0) {
+        histo_error("device '%s' runs eye_reduce in groups smaller than %u",
+                    dev->name, HISTO_REDUCE_LANES);
+        return HISTO_EXIT_DEVICE;
+    }
 
     cl_ulong static_local = 0;
     CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_TILE], dev->id,
@@ -260,6 +267,8 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
+    CL_CALL(clSetKernelArg(k, a++, p->group[K_REDUCE] * sizeof(cl_uint4),
+                           NULL));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
 
     *opaque = s;
@@ -289,8 +298,9 @@ static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
     const struct eye_plan *p = &s->plan;
     const size_t tile_global = (size_t)p->groups * p->group[K_TILE];
     const size_t rg = p->group[K_REDUCE];
-    const size_t quads = ((size_t)s->input->nbins + 3) / 4;
-    const size_t reduce_global = (quads + rg - 1) / rg * rg;
+    /* four lanes per quad of bins (eye_reduce.cl) */
+    const size_t lanes = ((size_t)s->input->nbins + 3) / 4 * HISTO_REDUCE_LANES;
+    const size_t reduce_global = (lanes + rg - 1) / rg * rg;
 
     CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_TILE], 1, NULL,
                                    &tile_global, &p->group[K_TILE], 0, NULL,

@@ -67,6 +67,9 @@
  * 16-bit tile counters stay exact while 255 + work-group size x
  * HISTO_RUN_CAP < 65536, so tile groups must not exceed 1024 work-items. */
 #define HISTO_RUN_CAP 63u
+
+/* Work-items summing one quad of bins' batches in eye_reduce.cl. */
+#define HISTO_REDUCE_LANES 4u
 #define HISTO_TILE_GROUP_MAX 1024u
 
 #endif
