@@ -54,3 +54,21 @@ for share in ${SHARES:-32}; do
             "$check" | tee -a "$out/summary.txt"
     done
 done
+
+# EXTRA=1: where the time of a small input goes (fixed cost per group,
+# batches) - for docs/perf-notes.md.
+if [ -n "${EXTRA:-}" ]; then
+    build/histo-gen -o "$w/tiny.bin" --seed 1 --image 64x64
+    for args in "tiny.bin" "tiny.bin --batches 1" "test.bin --batches 8" \
+                "test.bin --batches 16" "test.bin --batches 64" "test.bin --batches 128"; do
+        set -- $args
+        f=$1
+        shift
+        ./histo --platform "$platform" --device "$device" -i "$w/$f" "$@" \
+            -o "$w/x.bmp" --timing "$out/x.out" -- "$iterations" >/dev/null 2>&1
+        get() { sed -n "s/^$1 = //p" "$out/x.out"; }
+        echo "$args: groups $(get config.groups) batches $(get config.batches) tiles $(get eye.tiles_used)" \
+             "tile $(get kernel.eye_tile.median_us) reduce $(get kernel.eye_reduce.median_us)" \
+             "iter $(get iteration.device.median_us)" | tee -a "$out/summary.txt"
+    done
+fi
