@@ -10,7 +10,7 @@
 # make run); one test-size run goes through make run on the default device.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-W=tests/work/harness
+W=${HISTO_TEST_WORK:-tests/work}/harness
 rm -rf "$W"
 mkdir -p "$W"
 # Tools from $HISTO_BUILD like tests/run.sh (make test-asan); the make run
