@@ -307,15 +307,19 @@ reference() {
     "$VALIDATOR" --stats "$d_reference"
 }
 
-[ $# -ge 1 ] || { sed -n '2,14s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() {
+    sed -n '2,14s/^# \{0,1\}//p' "$0" >&2
+    exit 2
+}
+[ $# -ge 1 ] || usage
 step=$1
 shift
 case $step in
-    dataset) [ $# -eq 1 ] || exit 2; dataset "$1" ;;
-    run) [ $# -eq 1 ] || exit 2; run "$1" ;;
-    validate) [ $# -le 1 ] || exit 2; revalidate "${1:-}" ;;
-    reference) [ $# -eq 1 ] || exit 2; reference "$1" ;;
-    check-spec) [ $# -eq 1 ] || exit 2; check_spec "$1" ;;
+    dataset) [ $# -eq 1 ] || usage; dataset "$1" ;;
+    run) [ $# -eq 1 ] || usage; run "$1" ;;
+    validate) [ $# -le 1 ] || usage; revalidate "${1:-}" ;;
+    reference) [ $# -eq 1 ] || usage; reference "$1" ;;
+    check-spec) [ $# -eq 1 ] || usage; check_spec "$1" ;;
     datasets) echo "$DATASETS" ;;
     *) echo "harness: unknown step '$step'" >&2; exit 2 ;;
 esac
