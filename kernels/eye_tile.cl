@@ -12,7 +12,8 @@
  * input only where it catches enough values, otherwise global atomics are
  * cheaper. Every group computes the same window (no host round trip, no
  * extra kernel); group 0 publishes it in eye[] (layout in params.h) for
- * the reduction. The estimate affects only speed.
+ * the reduction. The estimate affects only speed. The densest cell is
+ * found by a tree over the work-group; the growth is a short serial walk.
  *
  * Grid. The groups are re-dealt once the window is known: with T tiles the
  * input splits into B = groups / T batches (or the B given by the host),
@@ -22,6 +23,9 @@
  * window are shared out: tile t sends those of the t-th part of the slice
  * to `outer`, a full-size 32-bit histogram, with global atomics. With no
  * tile (a flat distribution) every group takes its own slice to `outer`.
+ * Each such value also marks its chunk of `outer` dirty in this
+ * iteration's set of flags (see eye_reduce.cl), so the reduction reads
+ * only the chunks that can hold counts.
  *
  * Counters. Two 16-bit counters per 32-bit word double the rows a tile
  * holds. An increment that finds its counter already at 255 or more is
@@ -62,8 +66,8 @@ static void run_flush(local uint *tile, struct run *r)
 
 /* One value: into the run (tile), or to `outer` when it lies outside the
  * window and this group is in charge of it. */
-static void count(local uint *tile, global uint *outer, struct run *r,
-                  uint v, uint tile_lo, uint tile_len, uint win_lo,
+static void count(local uint *tile, global uint *outer,
+                  global uint *dirty, struct run *r, uint v, uint tile_lo, uint tile_len, uint win_lo,
                   uint win_len, bool outer_duty)
 {
     const uint offset = v - tile_lo;
@@ -75,25 +79,30 @@ static void count(local uint *tile, global uint *outer, struct run *r,
         ++r->length;
     } else if (outer_duty && v - win_lo >= win_len) {
         atomic_inc(&outer[v]);
+        if (!dirty[v >> HISTO_DIRTY_SHIFT])
+            dirty[v >> HISTO_DIRTY_SHIFT] = 1;
     }
 }
 
-static void count4(local uint *tile, global uint *outer, struct run *r,
-                   uint4 v, uint tile_lo, uint tile_len, uint win_lo,
+static void count4(local uint *tile, global uint *outer,
+                   global uint *dirty, struct run *r, uint4 v, uint tile_lo, uint tile_len, uint win_lo,
                    uint win_len, bool duty)
 {
-    count(tile, outer, r, v.x, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, outer, r, v.y, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, outer, r, v.z, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, outer, r, v.w, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, outer, dirty, r, v.x, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, outer, dirty, r, v.y, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, outer, dirty, r, v.z, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, outer, dirty, r, v.w, tile_lo, tile_len, win_lo, win_len, duty);
 }
 
 kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
-                     uint tile_bins, uint ncells, uint max_tiles,
+                     uint tile_bins, uint tile_words, uint ncells, uint max_tiles,
                      uint min_samples, uint forced_batches,
                      local uint *tile, global uchar *restrict partial,
-                     global uint *restrict outer, global uint *restrict eye)
+                     global uint *restrict outer, global uint *restrict flags,
+                     uint nchunks, uint parity, global uint *restrict eye)
 {
+    /* this iteration's set of dirty flags (eye_reduce.cl) */
+    global uint *dirty = flags + parity * nchunks;
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
     const uint group = get_group_id(0);
@@ -103,7 +112,7 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     /* --- the eye: sample counts per cell, in the tile's memory; `copies`
      * replicas of the counters spread the contention of dense cells --- */
     const uint copies = max(1u, min((uint)HISTO_EYE_COPIES,
-                                    tile_bins / 2 / ncells));
+                                    (tile_words - 2 * size) / ncells));
     for (uint c = lid; c < ncells * copies; c += size)
         tile[c] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -129,11 +138,32 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
         for (uint k = 1; k < copies; ++k)
             tile[c] += tile[k * ncells + c];
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* densest cell, lowest index on ties: a tree over the group in the
+     * words after the cell counters */
+    local uint *best_count = tile + ncells * copies;
+    local uint *best_cell = best_count + size;
+    uint bc = 0, bi = ncells;
+    for (uint c = lid; c < ncells; c += size)
+        if (tile[c] > bc) {
+            bc = tile[c];
+            bi = c;
+        }
+    best_count[lid] = bc;
+    best_cell[lid] = bi;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint step = 1; step < size; step <<= 1) {
+        if ((lid & (2 * step - 1)) == 0 && lid + step < size) {
+            const uint oc = best_count[lid + step], oi = best_cell[lid + step];
+            if (oc > best_count[lid]
+                || (oc == best_count[lid] && oi < best_cell[lid])) {
+                best_count[lid] = oc;
+                best_cell[lid] = oi;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
     if (lid == 0) {
-        uint best = 0;
-        for (uint c = 1; c < ncells; ++c)
-            if (tile[c] > tile[best])
-                best = c;
+        const uint best = best_cell[0] < ncells ? best_cell[0] : 0;
         uint c0 = best, c1 = best; /* window = cells [c0, c1) */
         if (tile[best] >= min_samples) {
             c1 = best + 1;
@@ -207,18 +237,18 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
             v[j] = vload4(q + j * size, in);
         for (uint j = 0; j < 4; ++j) {
             const uint qj = q + j * size;
-            count4(tile, outer, &run, v[j], tile_lo, tile_len, win_lo,
+            count4(tile, outer, dirty, &run, v[j], tile_lo, tile_len, win_lo,
                    win_len, qj >= duty_lo && qj < duty_hi);
         }
     }
     for (; q < to_q; q += size) {
         const bool duty = q >= duty_lo && q < duty_hi;
         if (q < full_q) {
-            count4(tile, outer, &run, vload4(q, in), tile_lo, tile_len,
+            count4(tile, outer, dirty, &run, vload4(q, in), tile_lo, tile_len,
                    win_lo, win_len, duty);
         } else {
             for (uint i = 4 * q; i < n; ++i)
-                count(tile, outer, &run, in[i], tile_lo, tile_len, win_lo,
+                count(tile, outer, dirty, &run, in[i], tile_lo, tile_len, win_lo,
                       win_len, duty);
         }
     }
@@ -227,8 +257,18 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
 
     global uchar *dst = partial
                       + ((ulong)batch * per_batch + t) * tile_bins;
-    for (uint i = lid; i < tile_len; i += size) {
-        const uint c = (tile[i >> 1] >> ((i & 1) << 4)) & 0xffff;
-        dst[i] = (uchar)min(c, (uint)HISTO_SATURATE);
+    /* four bins (two words) per store; tile_bins and dst are multiples of 4 */
+    for (uint i = 4 * lid; i < tile_len; i += 4 * size) {
+        if (i + 4 <= tile_len) {
+            const uint2 w = vload2(i / 4, tile); /* words i/2, i/2 + 1 */
+            const uint4 c = min((uint4)(w.x & 0xffff, w.x >> 16,
+                                        w.y & 0xffff, w.y >> 16),
+                                (uint4)(HISTO_SATURATE));
+            vstore4(convert_uchar4(c), i / 4, dst);
+        } else {
+            for (uint j = i; j < tile_len; ++j)
+                dst[j] = (uchar)min((tile[j >> 1] >> ((j & 1) << 4)) & 0xffff,
+                                    (uint)HISTO_SATURATE);
+        }
     }
 }

@@ -17,12 +17,15 @@
 static const char *const sources[] = {"eye_tile.cl", "eye_reduce.cl"};
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 enum { K_TILE, K_REDUCE, K_COUNT };
+/* Arguments that change every iteration (the dirty-flag set in use). */
+enum { TILE_ARG_PARITY = 14, REDUCE_ARG_PARITY = 7 };
 
 struct eye_plan {
     cl_uint groups;          /* work-groups of the tile kernel          */
     cl_uint forced_batches;  /* --batches, 0 = groups / tiles used      */
     cl_uint tile_rows;       /* w: whole rows per tile (0: < 1 row)     */
     cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
+    cl_uint tile_words;      /* local words: counters, or eye scratch   */
     cl_uint ncells;          /* tile-sized cells the eye is sampled in  */
     cl_uint max_tiles;       /* largest eye window, in tiles            */
     cl_uint min_samples;     /* samples a cell needs to join the window */
@@ -33,7 +36,9 @@ struct eye_plan {
 
 struct eye_state {
     cl_kernel kernel[K_COUNT];
-    cl_mem values, eye, partial, outer, histo;
+    cl_mem values, eye, partial, outer, dirty, histo;
+    cl_uint nchunks;         /* chunks of `outer` with a dirty flag      */
+    unsigned long iteration; /* parity picks the set of dirty flags      */
     struct eye_plan plan;
     const struct histo_input *input;
     const struct device_info *device;
@@ -48,7 +53,8 @@ static void eye_release(void *opaque)
     for (int k = 0; k < K_COUNT; ++k)
         if (s->kernel[k] != NULL)
             clReleaseKernel(s->kernel[k]);
-    const cl_mem mems[] = {s->values, s->eye, s->partial, s->outer, s->histo};
+    const cl_mem mems[] = {s->values, s->eye,   s->partial,
+                           s->outer,  s->dirty, s->histo};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
         if (mems[i] != NULL)
             clReleaseMemObject(mems[i]);
@@ -123,13 +129,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         || (status = group_size(s->kernel[K_REDUCE], dev, HISTO_WORK_GROUP,
                                 &p->group[K_REDUCE])) != HISTO_OK)
         return status;
-    /* the lanes of one quad of bins share a work-group */
-    p->group[K_REDUCE] -= p->group[K_REDUCE] % HISTO_REDUCE_LANES;
-    if (p->group[K_REDUCE] == 0) {
-        histo_error("device '%s' runs eye_reduce in groups smaller than %u",
-                    dev->name, HISTO_REDUCE_LANES);
-        return HISTO_EXIT_DEVICE;
-    }
+
 
     cl_ulong static_local = 0;
     CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_TILE], dev->id,
@@ -139,11 +139,15 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const cl_ulong reserved = HISTO_LOCAL_HEADROOM + static_local;
     const cl_ulong avail = dev->local_mem > reserved
                          ? dev->local_mem - reserved : 0;
-    uint64_t bins = avail / sizeof(cl_uint) * 2;
-    if (bins < 64) {
+    /* The tile's words also hold the eye's cell counts and a two-word
+     * argmax slot per work-item (eye_tile.cl). */
+    const uint64_t words_avail = avail / sizeof(cl_uint);
+    const uint64_t scratch = 2 * (uint64_t)p->group[K_TILE];
+    uint64_t bins = words_avail * 2;
+    if (bins < 64 || words_avail <= scratch) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
-                    "a tile of counters", dev->name,
-                    (unsigned long long)dev->local_mem);
+                    "a tile of counters in groups of %zu", dev->name,
+                    (unsigned long long)dev->local_mem, p->group[K_TILE]);
         return HISTO_EXIT_DEVICE;
     }
     const uint64_t all_bins = ((uint64_t)in->nbins + 3) & ~(uint64_t)3;
@@ -154,16 +158,20 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     bins &= ~(uint64_t)3;
     p->tile_bins = (cl_uint)bins;
     p->tile_rows = (cl_uint)(bins / in->histo_width);
-    p->local_bytes = (size_t)(bins / 2) * sizeof(cl_uint);
 
     uint64_t cells = ((uint64_t)in->nbins + bins - 1) / bins;
     if (cells > HISTO_EYE_CELLS)
         cells = HISTO_EYE_CELLS;
-    if (cells > bins / 2)
-        cells = bins / 2; /* the cell counts live in the tile's words */
+    if (cells > words_avail - scratch)
+        cells = words_avail - scratch;
     p->ncells = (cl_uint)cells;
     p->max_tiles = (cl_uint)(cells < HISTO_MAX_TILES ? cells
                                                      : HISTO_MAX_TILES);
+    uint64_t words = bins / 2;
+    if (words < cells + scratch)
+        words = cells + scratch;
+    p->tile_words = (cl_uint)words;
+    p->local_bytes = (size_t)words * sizeof(cl_uint);
 
     uint64_t groups;
     if (env->batches != 0) {
@@ -232,6 +240,11 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CREATE(s->outer, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                        quad_bins * sizeof(cl_uint), NULL,
                                        &cl_err_));
+    s->nchunks = (cl_uint)(((uint64_t)nbins + (1u << HISTO_DIRTY_SHIFT) - 1)
+                           >> HISTO_DIRTY_SHIFT);
+    const size_t dirty_bytes = 2 * (size_t)s->nchunks * sizeof(cl_uint);
+    CL_CREATE(s->dirty, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
+                                       dirty_bytes, NULL, &cl_err_));
     CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_WRITE_ONLY,
                                        quad_bins, NULL, &cl_err_));
 
@@ -240,6 +253,8 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     const cl_uint zero = 0;
     CL_CALL(clEnqueueFillBuffer(env->queue, s->outer, &zero, sizeof zero, 0,
                                 quad_bins * sizeof(cl_uint), 0, NULL, NULL));
+    CL_CALL(clEnqueueFillBuffer(env->queue, s->dirty, &zero, sizeof zero, 0,
+                                dirty_bytes, 0, NULL, NULL));
     CL_CALL(clEnqueueFillBuffer(env->queue, s->eye, &zero, sizeof zero, 0,
                                 HISTO_EYE_WORDS * sizeof(cl_uint), 0, NULL,
                                 NULL));
@@ -250,6 +265,7 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof n, &n));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_words, &p->tile_words));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->max_tiles, &p->max_tiles));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples, &p->min_samples));
@@ -258,6 +274,10 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, p->local_bytes, NULL));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->dirty));
+    CL_CALL(clSetKernelArg(k, a++, sizeof s->nchunks, &s->nchunks));
+    /* arg TILE_ARG_PARITY: eye_enqueue */
+    a++;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
 
     k = s->kernel[K_REDUCE];
@@ -267,8 +287,10 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
-    CL_CALL(clSetKernelArg(k, a++, p->group[K_REDUCE] * sizeof(cl_uint4),
-                           NULL));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->dirty));
+    CL_CALL(clSetKernelArg(k, a++, sizeof s->nchunks, &s->nchunks));
+    /* arg REDUCE_ARG_PARITY: eye_enqueue */
+    a++;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
 
     *opaque = s;
@@ -298,10 +320,16 @@ static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
     const struct eye_plan *p = &s->plan;
     const size_t tile_global = (size_t)p->groups * p->group[K_TILE];
     const size_t rg = p->group[K_REDUCE];
-    /* four lanes per quad of bins (eye_reduce.cl) */
-    const size_t lanes = ((size_t)s->input->nbins + 3) / 4 * HISTO_REDUCE_LANES;
-    const size_t reduce_global = (lanes + rg - 1) / rg * rg;
+    const size_t quads = ((size_t)s->input->nbins + 3) / 4;
+    const size_t reduce_global = (quads + rg - 1) / rg * rg;
 
+    /* Alternate iterations mark and read alternate sets of dirty flags
+     * (eye_reduce.cl says why); arguments are captured at enqueue. */
+    const cl_uint parity = (cl_uint)(s->iteration++ & 1);
+    CL_CALL(clSetKernelArg(s->kernel[K_TILE], TILE_ARG_PARITY, sizeof parity,
+                           &parity));
+    CL_CALL(clSetKernelArg(s->kernel[K_REDUCE], REDUCE_ARG_PARITY,
+                           sizeof parity, &parity));
     CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_TILE], 1, NULL,
                                    &tile_global, &p->group[K_TILE], 0, NULL,
                                    &ev[K_TILE]));

@@ -68,8 +68,9 @@
  * HISTO_RUN_CAP < 65536, so tile groups must not exceed 1024 work-items. */
 #define HISTO_RUN_CAP 63u
 
-/* Work-items summing one quad of bins' batches in eye_reduce.cl. */
-#define HISTO_REDUCE_LANES 4u
+/* The out-of-eye histogram is read by the reduction only in chunks of
+ * 2^HISTO_DIRTY_SHIFT bins that the tile kernel marked dirty. */
+#define HISTO_DIRTY_SHIFT 10u
 #define HISTO_TILE_GROUP_MAX 1024u
 
 #endif
