@@ -7,9 +7,9 @@
  * partial from every batch (four batches per step, loads in flight); every
  * bin adds its out-of-eye count, saturated first so the sum stays small.
  *
- * Out-of-eye counts are read only in chunks of 2^HISTO_DIRTY_SHIFT bins
- * that eye_tile.cl marked dirty this iteration; the rest of `outer` is
- * known to be zero. Counters read non-zero are cleared, so `outer` is all
+ * With an eye window, out-of-eye counts are read only in chunks of
+ * 2^HISTO_DIRTY_SHIFT bins that eye_tile.cl marked dirty this iteration;
+ * the rest of `outer` is known to be zero. Without one, all of it is read. Counters read non-zero are cleared, so `outer` is all
  * zero again for the next iteration. Dirty flags come in two sets used by
  * alternate iterations: this one reads set `parity` and clears the other,
  * which the next iteration's tile kernel marks (clearing the set being
@@ -40,7 +40,8 @@ kernel void eye_reduce(global uint *restrict outer,
     if (first >= nbins)
         return;
     const uint chunk = first >> HISTO_DIRTY_SHIFT;
-    const bool touched = dirty[parity * nchunks + chunk] != 0;
+    const bool touched = eye[HISTO_EYE_TILES] == 0 /* nothing was marked */
+                      || dirty[parity * nchunks + chunk] != 0;
     if ((first & ((1u << HISTO_DIRTY_SHIFT) - 1)) == 0)
         dirty[(1 - parity) * nchunks + chunk] = 0;
     const uint lo = eye[HISTO_EYE_LO];

@@ -23,9 +23,9 @@
  * window are shared out: tile t sends those of the t-th part of the slice
  * to `outer`, a full-size 32-bit histogram, with global atomics. With no
  * tile (a flat distribution) every group takes its own slice to `outer`.
- * Each such value also marks its chunk of `outer` dirty in this
- * iteration's set of flags (see eye_reduce.cl), so the reduction reads
- * only the chunks that can hold counts.
+ * When the eye has tiles, each such value also marks its chunk of `outer`
+ * dirty in this iteration's set of flags (see eye_reduce.cl), so the
+ * reduction reads only the chunks that can hold counts.
  *
  * Counters. Two 16-bit counters per 32-bit word double the rows a tile
  * holds. An increment that finds its counter already at 255 or more is
@@ -79,7 +79,7 @@ static void count(local uint *tile, global uint *outer,
         ++r->length;
     } else if (outer_duty && v - win_lo >= win_len) {
         atomic_inc(&outer[v]);
-        if (!dirty[v >> HISTO_DIRTY_SHIFT])
+        if (dirty != 0 && !dirty[v >> HISTO_DIRTY_SHIFT])
             dirty[v >> HISTO_DIRTY_SHIFT] = 1;
     }
 }
@@ -103,11 +103,11 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
 {
     /* this iteration's set of dirty flags (eye_reduce.cl) */
     global uint *dirty = flags + parity * nchunks;
+    local uint window[2];
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
     const uint group = get_group_id(0);
     const uint groups = get_num_groups(0);
-    local uint window[2];
 
     /* --- the eye: sample counts per cell, in the tile's memory; `copies`
      * replicas of the counters spread the contention of dense cells --- */
@@ -183,6 +183,10 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint tiles = window[1];
+    /* Without tiles every value goes to `outer` and the reduction reads it
+     * all: marking would only cost a store per value. */
+    if (tiles == 0)
+        dirty = 0;
     const uint win_lo = window[0] * tile_bins;
     const uint win_len = min(tiles * tile_bins, nbins - win_lo);
     const uint per_batch = max(tiles, 1u);
