@@ -38,7 +38,7 @@
 #define HISTO_EYE_SAMPLES 4096u
 #define HISTO_EYE_RUN 8u
 #define HISTO_EYE_CELLS 1024u
-#define HISTO_EYE_SHARE_INV 32u
+#define HISTO_EYE_SHARE_INV 16u
 /* Replicas of the eye's cell counters (fewer atomics on one address). */
 #define HISTO_EYE_COPIES 16u
 
