@@ -10,7 +10,6 @@
 
 #include "params.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,18 +74,6 @@ fail:
     return status;
 }
 
-static int check_alloc(const struct device_info *dev, const char *what,
-                       uint64_t bytes)
-{
-    if (bytes <= dev->max_alloc)
-        return HISTO_OK;
-    histo_error("the %s buffer needs %" PRIu64 " bytes, more than the %llu "
-                "bytes '%s' allows in one allocation "
-                "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)", what, bytes,
-                (unsigned long long)dev->max_alloc, dev->name);
-    return HISTO_EXIT_DEVICE;
-}
-
 /* B, w and T from the device: w as many rows as local memory holds, T
  * enough tiles to cover the histogram up to HISTO_MAX_TILES, B one batch
  * per compute unit (so a narrow eye still fills the device) but never
@@ -145,10 +132,12 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     p->slice = (cl_uint)((in->nvalues + batches - 1) / batches);
     p->partial_bytes = (size_t)batches * p->tiles_launched * tile_bins;
 
-    if ((status = check_alloc(dev, "input", (uint64_t)in->nvalues * 4)) != 0
-        || (status = check_alloc(dev, "partial tiles", p->partial_bytes)) != 0
-        || (status = check_alloc(dev, "out-of-eye histogram",
-                                 (uint64_t)in->nbins * 4)) != 0)
+    if ((status = device_check_alloc(dev, "input",
+                                     (uint64_t)in->nvalues * 4)) != 0
+        || (status = device_check_alloc(dev, "partial tiles",
+                                        p->partial_bytes)) != 0
+        || (status = device_check_alloc(dev, "out-of-eye histogram",
+                                        (uint64_t)in->nbins * 4)) != 0)
         return status;
 fail:
     return status;
