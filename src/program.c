@@ -22,7 +22,8 @@ static const char options[] =
     DEF(HISTO_EYE_HI)
     DEF(HISTO_EYE_TILES)
     DEF(HISTO_EYE_ROW_MEAN)
-    DEF(HISTO_EYE_ROW_SIGMA);
+    DEF(HISTO_EYE_ROW_SIGMA)
+    DEF(HISTO_CPU_LINE_LOG2);
 
 const char *program_options(void)
 {
