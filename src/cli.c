@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "error.h"
+#include "strategy.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +22,7 @@ static const struct histo_options defaults = {
     .kernel_dir = HISTO_KERNEL_DIR,
     .iterations = 0,
     .batches = 0,
+    .strategy = NULL,
     .list = false,
     .help = false,
 };
@@ -42,7 +44,12 @@ void cli_usage(FILE *f)
 "  --device D          device by index, (part of) its name, or CPU, GPU,\n"
 "                      ACCELERATOR (default $HISTO_DEVICE, else the first)\n"
 "  --timing FILE       configuration and timing report (default histo.out)\n"
-"  --batches N         number of input batches (default: from the device)\n"
+"  --strategy S        how the device computes it: eye (the published\n"
+"                      local-memory design, for GPUs), cpu (private\n"
+"                      histograms, for implicit caches) or auto (default:\n"
+"                      cpu on CPU devices, else eye)\n"
+"  --batches N         number of input batches, each counted separately\n"
+"                      (default: one per compute unit)\n"
 "  --kernels DIR       OpenCL kernel sources (default $HISTO_KERNEL_DIR,\n"
 "                      else the kernels/ folder histo was built from)\n"
 "  --list              list platforms and devices with their indexes\n"
@@ -129,6 +136,20 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
                                          &batches) != HISTO_OK)
                 return HISTO_EXIT_USAGE;
             opt->batches = (unsigned)batches;
+            continue;
+        } else if (strcmp(arg, "--strategy") == 0) {
+            const char *v = option_value(argc, argv, &i);
+            if (v == NULL)
+                return HISTO_EXIT_USAGE;
+            if (strcmp(v, "auto") == 0) {
+                opt->strategy = NULL;
+            } else if (strategy_find(v) != NULL) {
+                opt->strategy = v;
+            } else {
+                histo_error("unknown strategy '%s' (choose from: auto, %s)",
+                            v, strategy_names());
+                return HISTO_EXIT_USAGE;
+            }
             continue;
         } else if (arg[0] == '-' && arg[1] != '\0') {
             histo_error("unknown option '%s' (see histo --help)", arg);

@@ -22,6 +22,7 @@ struct histo_options {
     const char *kernel_dir;  /* --kernels or $HISTO_KERNEL_DIR          */
     unsigned long iterations;/* after "--" (required, >= 1)             */
     unsigned batches;        /* --batches, 0 = derived from the device  */
+    const char *strategy;    /* --strategy NAME, NULL = by device type  */
     bool list;               /* --list: show platforms and devices      */
     bool help;               /* --help                                  */
 };

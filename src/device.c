@@ -2,6 +2,7 @@
 #include "device.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +235,18 @@ void device_list_free(struct device_list *list)
         free(list->platforms[p].devices);
     free(list->platforms);
     memset(list, 0, sizeof *list);
+}
+
+int device_check_alloc(const struct device_info *dev, const char *what,
+                       uint64_t bytes)
+{
+    if (bytes <= dev->max_alloc)
+        return HISTO_OK;
+    histo_error("the %s buffer needs %" PRIu64 " bytes, more than the %llu "
+                "bytes '%s' allows in one allocation "
+                "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)", what, bytes,
+                (unsigned long long)dev->max_alloc, dev->name);
+    return HISTO_EXIT_DEVICE;
 }
 
 int device_open(const struct device_list *list, cl_context *context,

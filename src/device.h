@@ -8,6 +8,7 @@
 #include "error.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct device_info {
@@ -62,6 +63,12 @@ const char *device_type_name(cl_device_type type);
 void device_print(FILE *f, const struct device_list *list, bool selected);
 
 void device_list_free(struct device_list *list);
+
+/* Checks that one buffer of `bytes` fits the device's largest allocation
+ * (CL_DEVICE_MAX_MEM_ALLOC_SIZE). Returns 0, or HISTO_EXIT_DEVICE after
+ * naming the buffer (`what`), its size and the limit. */
+int device_check_alloc(const struct device_info *device, const char *what,
+                       uint64_t bytes);
 
 /* Context and queue (in order, profiling on) on the selected device. */
 int device_open(const struct device_list *list, cl_context *context,

@@ -10,7 +10,6 @@
 
 #include "params.h"
 
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,18 +76,6 @@ static int group_size(cl_kernel kernel, const struct device_info *dev,
         *size = kmax;
 fail:
     return status;
-}
-
-static int check_alloc(const struct device_info *dev, const char *what,
-                       uint64_t bytes)
-{
-    if (bytes <= dev->max_alloc)
-        return HISTO_OK;
-    histo_error("the %s buffer needs %" PRIu64 " bytes, more than the %llu "
-                "bytes '%s' allows in one allocation "
-                "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)", what, bytes,
-                (unsigned long long)dev->max_alloc, dev->name);
-    return HISTO_EXIT_DEVICE;
 }
 
 /* The share of samples a cell needs to join the eye window, as 1/N:
@@ -200,10 +187,12 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
 
     /* batches x tiles never exceeds the groups, so neither does this */
     p->partial_bytes = (size_t)groups * bins;
-    if ((status = check_alloc(dev, "input", (uint64_t)in->nvalues * 4)) != 0
-        || (status = check_alloc(dev, "partial tiles", p->partial_bytes)) != 0
-        || (status = check_alloc(dev, "out-of-eye histogram",
-                                 all_bins * 4)) != 0)
+    if ((status = device_check_alloc(dev, "input",
+                                     (uint64_t)in->nvalues * 4)) != 0
+        || (status = device_check_alloc(dev, "partial tiles",
+                                        p->partial_bytes)) != 0
+        || (status = device_check_alloc(dev, "out-of-eye histogram",
+                                        all_bins * 4)) != 0)
         return status;
 fail:
     return status;

@@ -66,7 +66,8 @@ int main(int argc, char **argv)
     ph.setup_s = timer_now() - t;
 
     const struct device_info *dev = device_selected(&devices);
-    strategy = strategy_default(dev);
+    strategy = opt.strategy != NULL ? strategy_find(opt.strategy)
+                                    : strategy_default(dev);
     t = timer_now();
     if ((status = program_build(context, dev->id, opt.kernel_dir,
                                 strategy->sources, strategy->nsources,

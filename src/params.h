@@ -73,4 +73,16 @@
 #define HISTO_DIRTY_SHIFT 10u
 #define HISTO_TILE_GROUP_MAX 1024u
 
+/* cpu strategy: each slice's private histogram flags the lines of
+ * 2^HISTO_CPU_LINE_LOG2 bins it touches, and the merge reads only those.
+ * 64 bins of 8-bit counters are one 64-byte cache line: smaller lines add
+ * flags without saving memory traffic; larger ones drag untouched bytes
+ * along with each rare value. */
+#define HISTO_CPU_LINE_LOG2 6
+
+/* cpu strategy: merge work-groups per compute unit. More than one lets the
+ * runtime balance ranges that hold more touched lines than others (an eye
+ * off-centre); each extra group costs a few microseconds on PoCL. */
+#define HISTO_CPU_MERGE_SPLIT 4u
+
 #endif

@@ -26,7 +26,8 @@ static const char options[] =
     DEF(HISTO_EYE_HI)
     DEF(HISTO_EYE_TILES)
     DEF(HISTO_EYE_BATCHES)
-    DEF(HISTO_EYE_PEAK_CELL);
+    DEF(HISTO_EYE_PEAK_CELL)
+    DEF(HISTO_CPU_LINE_LOG2);
 
 const char *program_options(void)
 {

@@ -87,6 +87,9 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "iterations = %lu\n", t->iterations);
     print_devices(f, r->devices);
     fprintf(f, "strategy = %s\n", r->strategy->name);
+    fprintf(f, "strategy.requested = %s\n", r->options->strategy != NULL
+                                              ? r->options->strategy
+                                              : "auto");
     fprintf(f, "build.options = %s\n", program_options());
     r->strategy->report(r->state, f);
 

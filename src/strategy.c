@@ -1,14 +1,43 @@
 /* strategy.c - the table of device strategies (see strategy.h). */
 #include "strategy.h"
 
+#include "cpu.h"
 #include "eye.h"
+
+#include <string.h>
 
 static const struct strategy *const table[] = {
     &eye_strategy,
+    &cpu_strategy,
 };
+#define NSTRATEGIES (sizeof table / sizeof table[0])
 
 const struct strategy *strategy_default(const struct device_info *device)
 {
-    (void)device; /* one strategy so far: the eye design suits every device */
-    return table[0];
+    /* The published eye design targets scratchpad memories; with an
+     * implicit cache the eye analysis buys nothing and local atomics cost
+     * more than private histograms (docs/perf-notes.md). */
+    if (device->type & CL_DEVICE_TYPE_CPU)
+        return &cpu_strategy;
+    return &eye_strategy;
+}
+
+const struct strategy *strategy_find(const char *name)
+{
+    for (size_t i = 0; i < NSTRATEGIES; ++i)
+        if (strcmp(table[i]->name, name) == 0)
+            return table[i];
+    return NULL;
+}
+
+const char *strategy_names(void)
+{
+    static char names[128];
+    if (names[0] == '\0') {
+        size_t len = 0;
+        for (size_t i = 0; i < NSTRATEGIES && len < sizeof names; ++i)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                    i > 0 ? ", " : "", table[i]->name);
+    }
+    return names;
 }

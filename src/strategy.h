@@ -49,7 +49,14 @@ struct strategy {
     void (*release)(void *state);
 };
 
-/* The strategy for a device when none is asked for. */
+/* The strategy for a device when none is asked for: cpu for CPU devices
+ * (an implicit cache), eye for the rest (scratchpad local memory). */
 const struct strategy *strategy_default(const struct device_info *device);
+
+/* The strategy of that name, or NULL. */
+const struct strategy *strategy_find(const char *name);
+
+/* The names of all strategies, ", "-separated, for messages and --help. */
+const char *strategy_names(void);
 
 #endif

@@ -2,7 +2,8 @@
 # tests/run.sh - the test suite (make test). Last line: "N passed, N failed".
 #
 # Correctness cases compare histo's BMP byte for byte with the sequential
-# reference (build/histo-ref) over many distributions and batch counts.
+# reference (build/histo-ref) over many distributions and batch counts,
+# under every strategy (HISTO_TEST_STRATEGIES, default "eye cpu").
 # The device is PoCL unless HISTO_TEST_PLATFORM / HISTO_TEST_DEVICE name
 # another, e.g. HISTO_TEST_PLATFORM="NVIDIA CUDA" HISTO_TEST_DEVICE=GPU.
 set -u
@@ -17,6 +18,7 @@ HISTO=./histo
 [ "$B" = build ] || HISTO=$B/histo
 PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
 DEVICE=${HISTO_TEST_DEVICE:-}
+STRATEGIES=${HISTO_TEST_STRATEGIES:-eye cpu}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
 
 pass=0
@@ -80,18 +82,21 @@ while IFS='|' read -r name gen_args batches; do
         bad "ref.$name" "$(cat "$W/$name.ref.err")"
         continue
     fi
-    for b in $batches; do
-        out="$W/$name.b$b.bmp"
-        set --
-        [ "$b" = default ] || set -- --batches "$b"
-        if ! run_histo "$@" -i "$in" -o "$out" --timing "$W/$name.b$b.out" \
-            -- 3 >"$W/$name.b$b.log" 2>&1; then
-            bad "device.$name.batches_$b" "histo failed: $(tail -n 3 "$W/$name.b$b.log")"
-        elif cmp -s "$out" "$W/$name.ref.bmp"; then
-            ok "device.$name.batches_$b"
-        else
-            bad "device.$name.batches_$b" "BMP differs from the reference"
-        fi
+    # 3 iterations: state left over from one iteration would show.
+    for s in $STRATEGIES; do
+        for b in $batches; do
+            id="$name.$s.b$b"
+            set -- --strategy "$s"
+            [ "$b" = default ] || set -- "$@" --batches "$b"
+            if ! run_histo "$@" -i "$in" -o "$W/$id.bmp" \
+                --timing "$W/$id.out" -- 3 >"$W/$id.log" 2>&1; then
+                bad "device.$s.$name.batches_$b" "histo failed: $(tail -n 3 "$W/$id.log")"
+            elif cmp -s "$W/$id.bmp" "$W/$name.ref.bmp"; then
+                ok "device.$s.$name.batches_$b"
+            else
+                bad "device.$s.$name.batches_$b" "BMP differs from the reference"
+            fi
+        done
     done
 done <"$W/cases.txt"
 
@@ -99,30 +104,72 @@ done <"$W/cases.txt"
 $GEN -o "$W/gz.bin.gz" --gzip --seed 3 --image 700x700
 $GEN -o "$W/gz.bin" --seed 3 --image 700x700
 $REF "$W/gz.bin" "$W/gz.ref.bmp"
-if run_histo -i "$W/gz.bin.gz" -o "$W/gz.bmp" --timing "$W/gz.out" -- 2 \
-        >"$W/gz.log" 2>&1 && cmp -s "$W/gz.bmp" "$W/gz.ref.bmp"; then
-    ok device.gzip_input
-else
-    bad device.gzip_input "$(tail -n 3 "$W/gz.log")"
-fi
+for s in $STRATEGIES; do
+    if run_histo --strategy "$s" -i "$W/gz.bin.gz" -o "$W/gz.$s.bmp" \
+            --timing "$W/gz.$s.out" -- 2 >"$W/gz.$s.log" 2>&1 \
+            && cmp -s "$W/gz.$s.bmp" "$W/gz.ref.bmp"; then
+        ok "device.$s.gzip_input"
+    else
+        bad "device.$s.gzip_input" "$(tail -n 3 "$W/gz.$s.log")"
+    fi
+done
 
 # --- the program's contract: reports, exit statuses, no stale outputs ---
-t="$W/gz.out"
-missing=""
-for key in format selected.name selected.type strategy config.batches \
-           config.tile_rows eye.first_row eye.last_row time.input_read_s \
-           time.program_build_s time.upload_s kernel.eye_tile.median_us \
-           kernel.eye_tile.total_us kernel.eye_reduce.median_us \
-           iteration.device.median_us time.download_s time.bmp_write_s \
-           time.total_s; do
-    grep -q "^$key = " "$t" || missing="$missing $key"
+# report_keys NAME FILE KEY...: every key present in the timing file.
+report_keys() {
+    name=$1 t=$2
+    shift 2
+    missing=""
+    for key in format selected.name selected.type strategy \
+               strategy.requested config.batches time.input_read_s \
+               time.program_build_s time.upload_s iteration.device.median_us \
+               iteration.wall_mean_us time.download_s time.bmp_write_s \
+               time.total_s "$@"; do
+        grep -q "^$key = " "$t" 2>/dev/null || missing="$missing $key"
+    done
+    if [ -z "$missing" ] && grep -q "^platform.0.device.0.name = " "$t" \
+       && grep -q "\.selected = yes$" "$t"; then
+        ok "$name"
+    else
+        bad "$name" "$t lacks:$missing"
+    fi
+}
+for s in $STRATEGIES; do
+    case $s in
+        eye) report_keys report.keys.eye "$W/gz.eye.out" config.tile_rows \
+                 eye.first_row eye.last_row kernel.eye_tile.median_us \
+                 kernel.eye_tile.total_us kernel.eye_reduce.median_us ;;
+        cpu) report_keys report.keys.cpu "$W/gz.cpu.out" config.line_bins \
+                 config.merge_groups config.partial_bytes \
+                 kernel.cpu_count.median_us kernel.cpu_merge.total_us ;;
+    esac
 done
-if [ -z "$missing" ] && grep -q "^platform.0.device.0.name = " "$t" \
-   && grep -q "\.selected = yes$" "$t"; then
-    ok report.keys
+
+# Without --strategy, CPU devices get cpu and the others eye; the option
+# overrides that, and histo.out names what ran.
+if run_histo -i "$W/gz.bin" -o "$W/auto.bmp" --timing "$W/auto.out" -- 1 \
+        >"$W/auto.log" 2>&1; then
+    want=eye
+    grep -q "^selected.type = CPU$" "$W/auto.out" && want=cpu
+    if grep -q "^strategy = $want$" "$W/auto.out" \
+       && grep -q "^strategy.requested = auto$" "$W/auto.out" \
+       && cmp -s "$W/auto.bmp" "$W/gz.ref.bmp"; then
+        ok "strategy.default_is_$want"
+    else
+        bad "strategy.default_is_$want" "$(grep '^strategy' "$W/auto.out")"
+    fi
 else
-    bad report.keys "histo.out lacks:$missing"
+    bad strategy.default "$(tail -n 3 "$W/auto.log")"
 fi
+for s in $STRATEGIES; do
+    if grep -q "^strategy = $s$" "$W/gz.$s.out" \
+       && grep -q "^strategy.requested = $s$" "$W/gz.$s.out" \
+       && grep -q "^histo: strategy $s: " "$W/gz.$s.log"; then
+        ok "strategy.forced_$s"
+    else
+        bad "strategy.forced_$s" "$(grep '^strategy' "$W/gz.$s.out")"
+    fi
+done
 
 # expect NAME STATUS PATTERN [histo args...]: exit status, stderr matching
 # PATTERN, and neither output file left behind.
@@ -145,6 +192,8 @@ expect() {
 IN="$W/gz.bin"
 expect cli.missing_input 2 "missing -i" $HISTO -o "$W/x.bmp" -- 1
 expect cli.bad_iterations 2 "iteration count" $HISTO -i "$IN" -o "$W/x.bmp" -- zero
+expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, cpu)" \
+    $HISTO --strategy gpu -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect input.missing_file 3 "cannot open input" \
     run_histo -i "$W/nope.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 printf 'short' >"$W/short.bin"
@@ -157,10 +206,15 @@ expect device.unknown_device 4 "no OpenCL device matches" \
 expect device.missing_kernels 4 "cannot open kernel source" \
     run_histo --kernels "$W/no-kernels" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 mkdir -p "$W/broken-kernels"
-cp kernels/*.cl "$W/broken-kernels/"
-echo "this is not OpenCL C;" >>"$W/broken-kernels/eye_tile.cl"
-expect device.build_failure_log 4 "build log" \
-    run_histo --kernels "$W/broken-kernels" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+for f in kernels/*.cl; do
+    cp "$f" "$W/broken-kernels/"
+    echo "this is not OpenCL C;" >>"$W/broken-kernels/${f#kernels/}"
+done
+for s in $STRATEGIES; do
+    expect "device.$s.build_failure_log" 4 "build log" \
+        run_histo --strategy "$s" --kernels "$W/broken-kernels" -i "$IN" \
+        -o "$W/x.bmp" --timing "$W/x.out" -- 1
+done
 expect output.missing_folder 5 "cannot create output" \
     run_histo -i "$IN" -o "$W/no-folder/x.bmp" --timing "$W/x.out" -- 1
 expect output.unwritable_folder 5 "cannot create output" \

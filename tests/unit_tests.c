@@ -11,6 +11,7 @@
 #include "error.h"
 #include "input.h"
 #include "reference.h"
+#include "strategy.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -280,6 +281,24 @@ static void test_cli(void)
     unsetenv("HISTO_DEVICE");
     unsetenv("HISTO_PLATFORM");
 
+    const char *strat[] = {"-i", "a", "-o", "b", "--strategy", "eye", "--",
+                           "1", NULL};
+    st = parse(strat, &o);
+    check(st == 0 && o.strategy != NULL && strcmp(o.strategy, "eye") == 0,
+          "cli.strategy_eye", "status %d", st);
+    strat[5] = "cpu";
+    st = parse(strat, &o);
+    check(st == 0 && o.strategy != NULL && strcmp(o.strategy, "cpu") == 0,
+          "cli.strategy_cpu", "status %d", st);
+    strat[5] = "auto";
+    st = parse(strat, &o);
+    check(st == 0 && o.strategy == NULL, "cli.strategy_auto", "status %d",
+          st);
+    parse(strat, &o);
+    st = parse(dflt, &o);
+    check(st == 0 && o.strategy == NULL, "cli.strategy_default_auto",
+          "status %d or a strategy without --strategy", st);
+
     const char *list[] = {"--list", NULL};
     st = parse(list, &o);
     check(st == 0 && o.list, "cli.list", "status %d", st);
@@ -302,6 +321,11 @@ static void test_cli(void)
                               "1"}},
         {"cli.too_many_batches", {"-i", "a", "-o", "b", "--batches",
                                   "1000000", "--", "1"}},
+        {"cli.unknown_strategy", {"-i", "a", "-o", "b", "--strategy", "gpu",
+                                  "--", "1"}},
+        {"cli.strategy_case", {"-i", "a", "-o", "b", "--strategy", "CPU",
+                               "--", "1"}},
+        {"cli.strategy_without_value", {"-i", "a", "-o", "b", "--strategy"}},
     };
     for (size_t c = 0; c < sizeof bad / sizeof bad[0]; ++c) {
         fflush(stdout);
@@ -324,6 +348,37 @@ static void test_reference(void)
           "counts differ");
 }
 
+/* The table: names found, unknown ones not, CPU devices get cpu. */
+static void test_strategy_table(void)
+{
+    const struct strategy *eye = strategy_find("eye");
+    const struct strategy *cpu = strategy_find("cpu");
+    check(eye != NULL && strcmp(eye->name, "eye") == 0 && cpu != NULL
+              && strcmp(cpu->name, "cpu") == 0 && strategy_find("") == NULL
+              && strategy_find("ey") == NULL,
+          "strategy.find", "lookup by name wrong");
+    check(strcmp(strategy_names(), "eye, cpu") == 0, "strategy.names",
+          "'%s'", strategy_names());
+    struct device_info dev;
+    memset(&dev, 0, sizeof dev);
+    dev.type = CL_DEVICE_TYPE_CPU;
+    const struct strategy *for_cpu = strategy_default(&dev);
+    dev.type = CL_DEVICE_TYPE_GPU;
+    const struct strategy *for_gpu = strategy_default(&dev);
+    dev.type = CL_DEVICE_TYPE_ACCELERATOR;
+    const struct strategy *for_acc = strategy_default(&dev);
+    check(for_cpu == cpu && for_gpu == eye && for_acc == eye,
+          "strategy.default_by_type", "CPU -> %s, GPU -> %s, ACC -> %s",
+          for_cpu->name, for_gpu->name, for_acc->name);
+    const struct strategy *const all[] = {eye, cpu};
+    const char *const shape[] = {"strategy.eye_shape", "strategy.cpu_shape"};
+    for (size_t i = 0; i < 2; ++i)
+        check(all[i]->nkernels >= 1 && all[i]->nkernels <= STRATEGY_MAX_KERNELS
+                  && all[i]->nsources >= 1,
+              shape[i], "%zu kernels, %zu sources", all[i]->nkernels,
+              all[i]->nsources);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -334,5 +389,6 @@ int main(int argc, char **argv)
     test_input_reader();
     test_cli();
     test_reference();
+    test_strategy_table();
     return failures != 0;
 }
