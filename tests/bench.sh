@@ -1,0 +1,112 @@
+#!/bin/sh
+# tests/bench.sh - make bench: per-kernel and per-iteration times of histo
+# on one device over a set of inputs, next to the sequential C reference
+# timed in the same run on this host, every output checked byte for byte.
+#
+#   make bench [PLATFORM=...] [DEVICE=...] [INPUTS="..."] [STRATEGY=...]
+#              [MIN_SECONDS=1]
+#
+# INPUTS (default all): the datasets test, train, ref (Spec/, generated and
+# checked by validate/harness.sh) and three 4096x4096 images into 256x8192
+# (issue 5): wide (rows Gaussian around the centre, sigma 205 rows, columns
+# sigma 16, 0.5% uniform), uniform (every bin equally likely), onebin (all
+# values equal). Each input is run for enough iterations to give at least
+# MIN_SECONDS of work, after a short run that sizes the count.
+#
+# Columns: device median us per iteration (start of the first kernel to end
+# of the last, from profiling events), each kernel's median, wall-clock mean
+# per iteration of the loop, effective GB/s (input bytes / device median),
+# the reference's median us and ref/iteration (> 1: histo is faster).
+# Rows are appended to results/bench.jsonl; with gnuplot installed,
+# results/bench.png draws per-kernel times per input and device.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=build
+W=$B/bench
+mkdir -p "$W" results || exit 1
+INPUTS=${INPUTS:-test train ref wide uniform onebin}
+MIN_SECONDS=${MIN_SECONDS:-1}
+unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
+set --
+[ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
+[ -n "${DEVICE:-}" ] && set -- "$@" --device "$DEVICE"
+[ -n "${STRATEGY:-}" ] && set -- "$@" --strategy "$STRATEGY"
+key() { sed -n "s/^$2 = //p" "$1"; }
+
+input_file() {
+    case $1 in
+        test | train | ref)
+            sh validate/harness.sh dataset "$1" >&2 || return 1
+            sed -n 's/^input = //p' "Spec/$1.conf" ;;
+        wide | uniform | onebin)
+            f=$W/$1.bin
+            case $1 in
+                wide) args="--row-sigma 205 --col-sigma 16 --outliers 5000" ;;
+                uniform) args="--dist uniform" ;;
+                onebin) args="--dist onebin --bin 1048704" ;;
+            esac
+            # shellcheck disable=SC2086
+            [ -s "$f" ] || $B/histo-gen -o "$f" --seed 5 --image 4096x4096 $args \
+                || return 1
+            echo "$f" ;;
+        *) echo "bench: unknown input '$1'" >&2; return 1 ;;
+    esac
+}
+
+stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+printf '%-8s %9s %-26s %-5s %5s %5s %10s %10s %10s %8s %10s %8s %s\n' \
+    input values device strat B w iter_us kernels_us wall_us GB/s ref_us ref/it check
+status=0
+for name in $INPUTS; do
+    in=$(input_file "$name") || { status=1; continue; }
+    [ -s "$W/$name.ref.bmp" ] && [ "$W/$name.ref.bmp" -nt "$in" ] \
+        || $B/histo-ref "$in" "$W/$name.ref.bmp" || { status=1; continue; }
+    ref_us=$($B/ref-bench "$in" "$MIN_SECONDS" | sed -n 's/^reference.median_us = //p')
+    # size the run: ten iterations first, then enough for MIN_SECONDS
+    ./histo "$@" -i "$in" -o "$W/$name.bmp" --timing "$W/$name.probe.out" -- 10 \
+        >/dev/null 2>"$W/$name.err" || { cat "$W/$name.err" >&2; status=1; continue; }
+    per=$(key "$W/$name.probe.out" iteration.wall_mean_us)
+    its=$(awk -v s="$MIN_SECONDS" -v p="$per" 'BEGIN { n = int(s * 1e6 / p) + 1;
+        if (n < 10) n = 10; if (n > 1000000) n = 1000000; print n }')
+    out=$W/$name.out
+    ./histo "$@" -i "$in" -o "$W/$name.bmp" --timing "$out" -- "$its" \
+        >/dev/null 2>"$W/$name.err" || { cat "$W/$name.err" >&2; status=1; continue; }
+    if cmp -s "$W/$name.bmp" "$W/$name.ref.bmp"; then check=byte-exact
+    else check=DIFFERS; status=1; fi
+    values=$(key "$out" input.values)
+    iter=$(key "$out" iteration.device.median_us)
+    kernels=""
+    for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
+        kernels="$kernels${kernels:+/}$(key "$out" "kernel.$k.median_us" | cut -d. -f1)"
+    done
+    awk -v name="$name" -v values="$values" -v dev="$(key "$out" selected.name)" \
+        -v strat="$(key "$out" strategy)" -v b="$(key "$out" config.batches)" \
+        -v w="$(key "$out" config.tile_rows)" -v iter="$iter" -v kernels="$kernels" \
+        -v wall="$(key "$out" iteration.wall_mean_us)" -v ref="$ref_us" \
+        -v check="$check" 'BEGIN {
+        printf "%-8s %9d %-26.26s %-5s %5s %5s %10.1f %10s %10.1f %8.1f %10.1f %8.2f %s\n",
+            name, values, dev, strat, b, w, iter, kernels, wall,
+            values * 4 / (iter * 1e3), ref, ref / iter, check }'
+    # one JSON line per row; every number straight from histo.out
+    {
+        printf '{"time":"%s","input":"%s","values":%s,"device":"%s","platform":"%s",' \
+            "$stamp" "$name" "$values" "$(key "$out" selected.name)" \
+            "$(key "$out" selected.platform_name)"
+        printf '"strategy":"%s","iterations":%s,"iteration_device_median_us":%s,' \
+            "$(key "$out" strategy)" "$its" "$iter"
+        printf '"iteration_wall_mean_us":%s,"reference_median_us":%s,' \
+            "$(key "$out" iteration.wall_mean_us)" "$ref_us"
+        for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
+            printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
+        done
+        printf '"check":"%s"}\n' "$check"
+    } >>results/bench.jsonl
+done
+
+if command -v gnuplot >/dev/null 2>&1; then
+    sh tests/bench-plot.sh results/bench.jsonl results/bench.png \
+        && echo "plot: results/bench.png"
+else
+    echo "(gnuplot not installed: no plot; results/bench.jsonl has the rows)"
+fi
+exit $status
