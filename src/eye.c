@@ -140,8 +140,13 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const uint64_t all_bins = ((uint64_t)in->nbins + 3) & ~(uint64_t)3;
     if (bins > all_bins)
         bins = all_bins;
+    if (env->tile_rows != 0
+        && (uint64_t)env->tile_rows * in->histo_width < bins)
+        bins = (uint64_t)env->tile_rows * in->histo_width;
     if (bins >= in->histo_width && bins < all_bins)
         bins = bins / in->histo_width * in->histo_width;
+    if (bins < 4)
+        bins = 4;
     bins &= ~(uint64_t)3;
     p->tile_bins = (cl_uint)bins;
     p->tile_rows = (cl_uint)(bins / in->histo_width);

@@ -24,7 +24,9 @@ struct strategy_env {
     cl_program program;
     const struct device_info *device;
     const struct histo_input *input;
-    unsigned batches; /* --batches, 0 = the strategy decides */
+    unsigned batches;   /* --batches, 0 = the strategy decides          */
+    unsigned tile_rows; /* rows per local tile at most, 0 = as many as
+                           local memory holds (strategies with tiles) */
 };
 
 struct strategy {
