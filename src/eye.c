@@ -17,17 +17,15 @@ static const char *const sources[] = {"eye_tile.cl", "eye_reduce.cl"};
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 enum { K_TILE, K_REDUCE, K_COUNT };
 /* Arguments that change every iteration (the dirty-flag set in use). */
-enum { TILE_ARG_PARITY = 16, REDUCE_ARG_PARITY = 8 };
+enum { TILE_ARG_PARITY = 14, REDUCE_ARG_PARITY = 7 };
 
 struct eye_plan {
     cl_uint groups;          /* work-groups of the tile kernel          */
     cl_uint forced_batches;  /* --batches, 0 = groups / tiles used      */
-    cl_uint width;           /* bins per row the kernels work with      */
-    cl_uint width_log2;      /* log2(width), 32 if not a power of two   */
-    cl_uint rows;            /* nbins / width                           */
-    cl_uint tile_cap;        /* 16-bit counters a tile holds            */
+    cl_uint tile_rows;       /* w: whole rows per tile (0: < 1 row)     */
+    cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
     cl_uint tile_words;      /* local words: counters, or eye scratch   */
-    cl_uint max_cells;       /* row bands the eye is sampled in, at most */
+    cl_uint ncells;          /* tile-sized cells the eye is sampled in  */
     cl_uint max_tiles;       /* largest eye window, in tiles            */
     cl_uint min_samples;     /* samples a cell needs to join the window */
     size_t group[K_COUNT];   /* work-group size of each kernel          */
@@ -40,7 +38,6 @@ struct eye_state {
     cl_mem values, eye, partial, outer, dirty, histo;
     cl_uint nchunks;         /* chunks of `outer` with a dirty flag      */
     unsigned long iteration; /* parity picks the set of dirty flags      */
-    cl_uint tile_rows_limit; /* strategy_env.tile_rows, 0 = none         */
     struct eye_plan plan;
     const struct histo_input *input;
     const struct device_info *device;
@@ -129,38 +126,40 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const cl_ulong reserved = HISTO_LOCAL_HEADROOM + static_local;
     const cl_ulong avail = dev->local_mem > reserved
                          ? dev->local_mem - reserved : 0;
-    /* The tile's words also hold the eye's cell counts, a two-word slot
-     * per work-item for the eye's reductions (eye_tile.cl). */
+    /* The tile's words also hold the eye's cell counts and a two-word
+     * argmax slot per work-item (eye_tile.cl). */
     const uint64_t words_avail = avail / sizeof(cl_uint);
     const uint64_t scratch = 2 * (uint64_t)p->group[K_TILE];
-    uint64_t cap = words_avail * 2;
-    if (cap < 64 || words_avail <= scratch) {
+    uint64_t bins = words_avail * 2;
+    if (bins < 64 || words_avail <= scratch) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
                     "a tile of counters in groups of %zu", dev->name,
                     (unsigned long long)dev->local_mem, p->group[K_TILE]);
         return HISTO_EXIT_DEVICE;
     }
-    if (env->tile_rows != 0
-        && (uint64_t)env->tile_rows * in->histo_width < cap)
-        cap = (uint64_t)env->tile_rows * in->histo_width;
     const uint64_t all_bins = ((uint64_t)in->nbins + 3) & ~(uint64_t)3;
-    if (cap > all_bins)
-        cap = all_bins;
-    /* Rows wider than a tile: tiles cut through rows, one bin a "row". */
-    p->width = in->histo_width <= cap ? in->histo_width : 1;
-    p->rows = in->nbins / p->width;
-    p->width_log2 = 32;
-    for (cl_uint b = 0; b < 32; ++b)
-        if (p->width == 1u << b)
-            p->width_log2 = b;
-    p->tile_cap = (cl_uint)cap;
+    if (bins > all_bins)
+        bins = all_bins;
+    if (env->tile_rows != 0
+        && (uint64_t)env->tile_rows * in->histo_width < bins)
+        bins = (uint64_t)env->tile_rows * in->histo_width;
+    if (bins >= in->histo_width && bins < all_bins)
+        bins = bins / in->histo_width * in->histo_width;
+    if (bins < 4)
+        bins = 4;
+    bins &= ~(uint64_t)3;
+    p->tile_bins = (cl_uint)bins;
+    p->tile_rows = (cl_uint)(bins / in->histo_width);
 
-    uint64_t cells = HISTO_EYE_CELLS;
+    uint64_t cells = ((uint64_t)in->nbins + bins - 1) / bins;
+    if (cells > HISTO_EYE_CELLS)
+        cells = HISTO_EYE_CELLS;
     if (cells > words_avail - scratch)
         cells = words_avail - scratch;
-    p->max_cells = (cl_uint)cells;
-    p->max_tiles = HISTO_MAX_TILES;
-    uint64_t words = (cap + 1) / 2;
+    p->ncells = (cl_uint)cells;
+    p->max_tiles = (cl_uint)(cells < HISTO_MAX_TILES ? cells
+                                                     : HISTO_MAX_TILES);
+    uint64_t words = bins / 2;
     if (words < cells + scratch)
         words = cells + scratch;
     p->tile_words = (cl_uint)words;
@@ -192,7 +191,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         p->min_samples = 1;
 
     /* batches x tiles never exceeds the groups, so neither does this */
-    p->partial_bytes = (size_t)groups * cap;
+    p->partial_bytes = (size_t)groups * bins;
     if ((status = device_check_alloc(dev, "input",
                                      (uint64_t)in->nvalues * 4)) != 0
         || (status = device_check_alloc(dev, "partial tiles",
@@ -212,7 +211,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     HOST_ALLOC(s, 1);
     s->input = in;
     s->device = env->device;
-    s->tile_rows_limit = env->tile_rows;
     for (int k = 0; k < K_COUNT; ++k)
         CL_CREATE(s->kernel[k], clCreateKernel(env->program, kernel_names[k],
                                                &cl_err_));
@@ -259,12 +257,10 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     cl_uint a = 0;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->values));
     CL_CALL(clSetKernelArg(k, a++, sizeof n, &n));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->width, &p->width));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->width_log2, &p->width_log2));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->rows, &p->rows));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_cap, &p->tile_cap));
+    CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_words, &p->tile_words));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->max_cells, &p->max_cells));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->max_tiles, &p->max_tiles));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples, &p->min_samples));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->forced_batches,
@@ -274,7 +270,8 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->dirty));
     CL_CALL(clSetKernelArg(k, a++, sizeof s->nchunks, &s->nchunks));
-    a++; /* TILE_ARG_PARITY: eye_enqueue */
+    /* arg TILE_ARG_PARITY: eye_enqueue */
+    a++;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
 
     k = s->kernel[K_REDUCE];
@@ -283,11 +280,11 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->width, &p->width));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->width_log2, &p->width_log2));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->dirty));
     CL_CALL(clSetKernelArg(k, a++, sizeof s->nchunks, &s->nchunks));
-    a++; /* REDUCE_ARG_PARITY: eye_enqueue */
+    /* arg REDUCE_ARG_PARITY: eye_enqueue */
+    a++;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
 
     *opaque = s;
@@ -350,51 +347,57 @@ fail:
     return status;
 }
 
+/* First and last histogram row of the eye window, from the read-back;
+ * both 0 when the window is empty. */
+static void eye_rows(const struct eye_state *s, cl_uint *first, cl_uint *last)
+{
+    const cl_uint hw = s->input->histo_width;
+    const cl_uint lo = s->eye_words[HISTO_EYE_LO];
+    const cl_uint hi = s->eye_words[HISTO_EYE_HI];
+    *first = lo / hw;
+    *last = hi > lo ? (hi - 1) / hw : *first;
+}
+
 static void eye_report(const void *opaque, FILE *f)
 {
     const struct eye_state *s = opaque;
     const struct eye_plan *p = &s->plan;
-    const cl_uint *e = s->eye_words;
+    cl_uint first, last;
+    eye_rows(s, &first, &last);
     fprintf(f, "config.groups = %u\n", p->groups);
     fprintf(f, "config.batches_forced = %u\n", p->forced_batches);
-    fprintf(f, "config.tile_counters = %u\n", p->tile_cap);
+    fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
+    fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
     fprintf(f, "config.tile_counter_bits = 16\n");
     fprintf(f, "config.tile_local_bytes = %zu\n", p->local_bytes);
-    fprintf(f, "config.tile_rows_limit = %u\n", s->tile_rows_limit);
     fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
-    fprintf(f, "config.eye_max_cells = %u\n", p->max_cells);
+    fprintf(f, "config.eye_cells = %u\n", p->ncells);
     fprintf(f, "config.eye_min_samples = %u\n", p->min_samples);
-    fprintf(f, "config.geometry = %u rows x %u bins\n", p->rows, p->width);
     fprintf(f, "config.work_group.eye_tile = %zu\n", p->group[K_TILE]);
     fprintf(f, "config.work_group.eye_reduce = %zu\n", p->group[K_REDUCE]);
     fprintf(f, "config.global_size.eye_tile = %zu\n",
             (size_t)p->groups * p->group[K_TILE]);
     fprintf(f, "config.partial_bytes = %zu\n", p->partial_bytes);
-    /* what the last iteration's eye kernel chose on the device */
-    fprintf(f, "config.batches = %u\n", e[HISTO_EYE_BATCHES]);
-    fprintf(f, "config.tile_rows = %u\n", e[HISTO_EYE_TILE_ROWS]);
-    fprintf(f, "eye.tiles_used = %u\n", e[HISTO_EYE_TILES]);
-    fprintf(f, "eye.first_row = %u\n", e[HISTO_EYE_ROW0]);
-    fprintf(f, "eye.last_row = %u\n",
-            e[HISTO_EYE_ROW0] + (e[HISTO_EYE_ROWS] ? e[HISTO_EYE_ROWS] - 1 : 0));
-    fprintf(f, "eye.first_col = %u\n", e[HISTO_EYE_COL0]);
-    fprintf(f, "eye.last_col = %u\n",
-            e[HISTO_EYE_COL0] + (e[HISTO_EYE_COLS] ? e[HISTO_EYE_COLS] - 1 : 0));
+    fprintf(f, "config.batches = %u\n", s->eye_words[HISTO_EYE_BATCHES]);
+    fprintf(f, "eye.tiles_used = %u\n", s->eye_words[HISTO_EYE_TILES]);
+    fprintf(f, "eye.first_bin = %u\n", s->eye_words[HISTO_EYE_LO]);
+    fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
+    fprintf(f, "eye.first_row = %u\n", first);
+    fprintf(f, "eye.last_row = %u\n", last);
 }
 
 static void eye_summary(const void *opaque, FILE *f)
 {
     const struct eye_state *s = opaque;
-    const cl_uint *e = s->eye_words;
-    fprintf(f, "B=%u batches, w=%u rows/tile, ", e[HISTO_EYE_BATCHES],
-            e[HISTO_EYE_TILE_ROWS]);
-    if (e[HISTO_EYE_TILES] == 0)
+    cl_uint first, last;
+    eye_rows(s, &first, &last);
+    fprintf(f, "B=%u batches, w=%u rows/tile, ", s->eye_words[HISTO_EYE_BATCHES],
+            s->plan.tile_rows);
+    if (s->eye_words[HISTO_EYE_TILES] == 0)
         fprintf(f, "no eye window (all values through global atomics)");
     else
-        fprintf(f, "eye rows %u-%u x columns %u-%u in %u tiles",
-                e[HISTO_EYE_ROW0], e[HISTO_EYE_ROW0] + e[HISTO_EYE_ROWS] - 1,
-                e[HISTO_EYE_COL0], e[HISTO_EYE_COL0] + e[HISTO_EYE_COLS] - 1,
-                e[HISTO_EYE_TILES]);
+        fprintf(f, "eye rows %u-%u in %u tiles", first, last,
+                s->eye_words[HISTO_EYE_TILES]);
 }
 
 const struct strategy eye_strategy = {

@@ -42,19 +42,13 @@
 /* Replicas of the eye's cell counters (fewer atomics on one address). */
 #define HISTO_EYE_COPIES 16u
 
-/* The eye's column window: mean +- this many deviations of the sampled
- * columns (a Gaussian's 98.8 %). */
-#define HISTO_EYE_COL_SIGMAS 2.5f
-
 /* Layout of the small device buffer the tile kernel's group 0 writes and
  * the reduce kernel reads (all uint). */
-#define HISTO_EYE_ROW0 0      /* first row of the eye window            */
-#define HISTO_EYE_ROWS 1      /* its rows (tiles x tile rows, clipped)  */
-#define HISTO_EYE_COL0 2      /* first column of the window             */
-#define HISTO_EYE_COLS 3      /* its columns (all, or a multiple of 4)  */
-#define HISTO_EYE_TILES 4     /* tiles per batch (0: no eye window)     */
-#define HISTO_EYE_TILE_ROWS 5 /* rows per tile                          */
-#define HISTO_EYE_BATCHES 6   /* batches the input was split into       */
+#define HISTO_EYE_LO 0        /* first bin held in local tiles        */
+#define HISTO_EYE_HI 1        /* one past the last such bin           */
+#define HISTO_EYE_TILES 2     /* tiles per batch (0: no eye window)   */
+#define HISTO_EYE_BATCHES 3   /* batches the input was split into     */
+#define HISTO_EYE_PEAK_CELL 4 /* first cell of the window             */
 #define HISTO_EYE_WORDS 8
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
