@@ -126,15 +126,15 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const cl_ulong reserved = HISTO_LOCAL_HEADROOM + static_local;
     const cl_ulong avail = dev->local_mem > reserved
                          ? dev->local_mem - reserved : 0;
-    /* The tile's words also hold the eye's cell counts and a two-word
-     * argmax slot per work-item (eye_tile.cl). */
+    /* The tile's words also hold the eye's cell counts and one more word
+     * (eye_tile.cl). */
     const uint64_t words_avail = avail / sizeof(cl_uint);
-    const uint64_t scratch = 2 * (uint64_t)p->group[K_TILE];
+    const uint64_t scratch = 1;
     uint64_t bins = words_avail * 2;
-    if (bins < 64 || words_avail <= scratch) {
+    if (bins < 64) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
-                    "a tile of counters in groups of %zu", dev->name,
-                    (unsigned long long)dev->local_mem, p->group[K_TILE]);
+                    "a tile of counters", dev->name,
+                    (unsigned long long)dev->local_mem);
         return HISTO_EXIT_DEVICE;
     }
     const uint64_t all_bins = ((uint64_t)in->nbins + 3) & ~(uint64_t)3;

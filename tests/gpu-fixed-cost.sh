@@ -21,7 +21,6 @@ variant() { # NAME FILE SED-EXPRESSION
 }
 variant base "" ""
 variant no_sampling eye_tile.cl 's/base < samples; base += 8 \* size/base < 0; base += 8 * size/'
-variant no_argmax eye_tile.cl 's/for (uint step = 1; step < size; step <<= 1)/for (uint step = size; step < size; step <<= 1)/'
 variant no_zeroing eye_tile.cl 's|i < (tile_len + 1) / 2; i += size)|i < 0; i += size)|'
 variant no_flush eye_tile.cl 's/i < tile_len; i += 4 \* size/i < 0; i += 4 * size/'
 variant after_eye eye_tile.cl 's|^    const uint batch = group / per_batch;|    return;\n    const uint batch = group / per_batch;|'
@@ -29,7 +28,7 @@ variant empty_tile eye_tile.cl '0,/^    const uint lid = get_local_id(0);/s//   
 variant empty_reduce eye_reduce.cl 's|^    const uint q = (uint)get_global_id(0);|    return;\n    const uint q = (uint)get_global_id(0);|'
 
 printf '%-13s %-5s %9s %9s %9s\n' variant input tile_us reduce_us iter_us
-for v in base no_sampling no_argmax no_zeroing no_flush after_eye empty_tile empty_reduce; do
+for v in base no_sampling no_zeroing no_flush after_eye empty_tile empty_reduce; do
     for f in tiny test; do
         ./histo --platform "$platform" --device "$device" --strategy eye \
             --kernels "$w/$v" -i "$w/$f.bin" -o "$w/x.bmp" --timing "$w/x.out" \
