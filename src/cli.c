@@ -22,6 +22,9 @@ static const struct histo_options defaults = {
     .kernel_dir = HISTO_KERNEL_DIR,
     .iterations = 0,
     .batches = 0,
+    .tile_rows = 0,
+    .tune = false,
+    .no_tune_cache = false,
     .strategy = NULL,
     .list = false,
     .help = false,
@@ -49,7 +52,17 @@ void cli_usage(FILE *f)
 "                      histograms, for implicit caches) or auto (default:\n"
 "                      cpu on CPU devices, else eye)\n"
 "  --batches N         number of input batches, each counted separately\n"
-"                      (default: one per compute unit)\n"
+"                      (default: one per compute unit, or the tune cache)\n"
+"  --tile-rows N       eye strategy: at most N histogram rows per local\n"
+"                      tile (default: as many as local memory holds, or\n"
+"                      the tune cache)\n"
+"  --tune              time candidate --batches and --tile-rows values on\n"
+"                      this device and input, print the table, store the\n"
+"                      best in the tune cache ($HISTO_TUNE_FILE, else\n"
+"                      $XDG_CACHE_HOME/histo/tune.conf or\n"
+"                      ~/.cache/histo/tune.conf) and run with it\n"
+"  --no-tune-cache     neither read nor write the tune cache (also\n"
+"                      $HISTO_NO_TUNE_CACHE=1)\n"
 "  --kernels DIR       OpenCL kernel sources (default $HISTO_KERNEL_DIR,\n"
 "                      else the kernels/ folder histo was built from)\n"
 "  --list              list platforms and devices with their indexes\n"
@@ -102,6 +115,9 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
     env = getenv("HISTO_KERNEL_DIR");
     if (env != NULL && *env != '\0')
         opt->kernel_dir = env;
+    env = getenv("HISTO_NO_TUNE_CACHE");
+    if (env != NULL && *env != '\0' && strcmp(env, "0") != 0)
+        opt->no_tune_cache = true;
 
     const char *iterations = NULL;
     for (int i = 1; i < argc; ++i) {
@@ -116,6 +132,12 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
             return HISTO_OK;
         } else if (strcmp(arg, "--list") == 0) {
             opt->list = true;
+            continue;
+        } else if (strcmp(arg, "--tune") == 0) {
+            opt->tune = true;
+            continue;
+        } else if (strcmp(arg, "--no-tune-cache") == 0) {
+            opt->no_tune_cache = true;
             continue;
         } else if (strcmp(arg, "-i") == 0) {
             target = &opt->input;
@@ -136,6 +158,15 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
                                          &batches) != HISTO_OK)
                 return HISTO_EXIT_USAGE;
             opt->batches = (unsigned)batches;
+            continue;
+        } else if (strcmp(arg, "--tile-rows") == 0) {
+            const char *v = option_value(argc, argv, &i);
+            unsigned long rows;
+            if (v == NULL || parse_count("--tile-rows", v, 1,
+                                         CLI_MAX_TILE_ROWS, &rows)
+                                 != HISTO_OK)
+                return HISTO_EXIT_USAGE;
+            opt->tile_rows = (unsigned)rows;
             continue;
         } else if (strcmp(arg, "--strategy") == 0) {
             const char *v = option_value(argc, argv, &i);
@@ -171,6 +202,11 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
         histo_error("missing %s (usage: histo -i INPUT -o OUTPUT.bmp -- "
                     "ITERATIONS)", opt->input == NULL ? "-i INPUT"
                                                       : "-o OUTPUT.bmp");
+        return HISTO_EXIT_USAGE;
+    }
+    if (opt->tune && (opt->batches != 0 || opt->tile_rows != 0)) {
+        histo_error("--tune chooses --batches and --tile-rows itself; "
+                    "give neither");
         return HISTO_EXIT_USAGE;
     }
     if (iterations == NULL) {

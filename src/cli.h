@@ -12,6 +12,7 @@
  * never clamped). Per-iteration timings are kept for every iteration. */
 #define CLI_MAX_ITERATIONS 10000000ul
 #define CLI_MAX_BATCHES 65536ul
+#define CLI_MAX_TILE_ROWS 65535ul
 
 struct histo_options {
     const char *input;       /* -i FILE (required)                      */
@@ -22,6 +23,9 @@ struct histo_options {
     const char *kernel_dir;  /* --kernels or $HISTO_KERNEL_DIR          */
     unsigned long iterations;/* after "--" (required, >= 1)             */
     unsigned batches;        /* --batches, 0 = derived from the device  */
+    unsigned tile_rows;      /* --tile-rows, 0 = as many as fit         */
+    bool tune;               /* --tune: measure knobs, store the best   */
+    bool no_tune_cache;      /* --no-tune-cache or $HISTO_NO_TUNE_CACHE */
     const char *strategy;    /* --strategy NAME, NULL = by device type  */
     bool list;               /* --list: show platforms and devices      */
     bool help;               /* --help                                  */

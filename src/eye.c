@@ -402,6 +402,7 @@ static void eye_summary(const void *opaque, FILE *f)
 
 const struct strategy eye_strategy = {
     .name = "eye",
+    .uses_tiles = true,
     .sources = sources,
     .nsources = sizeof sources / sizeof sources[0],
     .kernels = kernel_names,

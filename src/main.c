@@ -12,6 +12,7 @@
 #include "run.h"
 #include "strategy.h"
 #include "timer.h"
+#include "tune.h"
 
 #include <stdlib.h>
 
@@ -27,6 +28,8 @@ int main(int argc, char **argv)
     cl_command_queue queue = NULL;
     cl_program program = NULL;
     const struct strategy *strategy = NULL;
+    struct tune_knobs knobs;
+    struct tune_result tuning;
     void *state = NULL;
     uint8_t *histo = NULL;
     double t;
@@ -75,15 +78,30 @@ int main(int argc, char **argv)
         goto fail;
     ph.build_s = timer_now() - t;
 
-    t = timer_now();
-    const struct strategy_env env = {
+    /* Batches and tile rows: measured (--tune), else given, cached or
+     * left to the strategy. */
+    struct strategy_env env = {
         .context = context,
         .queue = queue,
         .program = program,
         .device = dev,
         .input = &input,
-        .batches = opt.batches,
     };
+    struct tune_key key;
+    tune_key_of(&key, dev, strategy, &input);
+    if (opt.tune) {
+        t = timer_now();
+        if ((status = tune_run(strategy, &env, opt.iterations, &opt, &key,
+                               &tuning, &knobs, stdout)) != HISTO_OK)
+            goto fail;
+        ph.tune_s = timer_now() - t;
+    } else {
+        tune_choose(&opt, &key, strategy, &knobs);
+    }
+    env.batches = knobs.batches;
+    env.tile_rows = knobs.tile_rows;
+
+    t = timer_now();
     if ((status = strategy->setup(&env, &state)) != HISTO_OK
         || (status = strategy->upload(state, queue, &input)) != HISTO_OK)
         goto fail;
@@ -117,6 +135,8 @@ int main(int argc, char **argv)
         .strategy = strategy,
         .state = state,
         .times = &times,
+        .knobs = &knobs,
+        .tuning = opt.tune ? &tuning : NULL,
         .phases = ph,
     };
     if ((status = report_write(&report, opt.timing)) != HISTO_OK) {

@@ -24,6 +24,38 @@ static void print_stats(FILE *f, const char *key, struct run_stats s)
     fprintf(f, "%s.max_us = %.3f\n", key, s.max);
 }
 
+/* The knobs, where they came from, and what --tune measured. */
+static void print_knobs(FILE *f, const struct tune_knobs *k,
+                        const struct tune_result *r)
+{
+    fprintf(f, "config.tuned = %s\n", k->from == TUNE_FROM_CACHE
+                                          || k->from == TUNE_FROM_TUNING
+                                          ? "yes" : "no");
+    fprintf(f, "config.knobs_from = %s%s%s\n", tune_source_name(k->from),
+            k->from == TUNE_FROM_CACHE ? " " : "",
+            k->from == TUNE_FROM_CACHE ? k->cache : "");
+    fprintf(f, "config.knobs.batches = %u\n", k->batches);
+    fprintf(f, "config.knobs.tile_rows = %u\n", k->tile_rows);
+    if (r == NULL)
+        return;
+    fprintf(f, "tune.cache = %s\n", k->cache[0] != '\0' ? k->cache
+                                                         : "(not stored)");
+    fprintf(f, "tune.iterations = %lu\n", r->iterations);
+    fprintf(f, "tune.candidates = %zu\n", r->ncandidates);
+    fprintf(f, "tune.best = %zu\n", r->best);
+    for (size_t i = 0; i < r->ncandidates; ++i) {
+        const struct tune_candidate *c = &r->candidates[i];
+        fprintf(f, "tune.%zu.batches = %u\n", i, c->batches);
+        fprintf(f, "tune.%zu.tile_rows = %u\n", i, c->tile_rows);
+        if (c->skipped) {
+            fprintf(f, "tune.%zu.skipped = yes\n", i);
+            continue;
+        }
+        fprintf(f, "tune.%zu.median_us = %.3f\n", i, c->median_us);
+        fprintf(f, "tune.%zu.mean_us = %.3f\n", i, c->mean_us);
+    }
+}
+
 static void print_devices(FILE *f, const struct device_list *list)
 {
     fprintf(f, "platforms = %u\n", list->nplatforms);
@@ -92,10 +124,13 @@ int report_write(const struct report *r, const char *path)
                                               : "auto");
     fprintf(f, "build.options = %s\n", program_options());
     r->strategy->report(r->state, f);
+    print_knobs(f, r->knobs, r->tuning);
 
     fprintf(f, "time.input_read_s = %.6f\n", ph->read_s);
     fprintf(f, "time.opencl_setup_s = %.6f\n", ph->setup_s);
     fprintf(f, "time.program_build_s = %.6f\n", ph->build_s);
+    if (r->tuning != NULL)
+        fprintf(f, "time.tune_s = %.6f\n", ph->tune_s);
     fprintf(f, "time.upload_s = %.6f\n", ph->upload_s);
     fprintf(f, "time.iterations_wall_s = %.6f\n", t->wall_s);
     fprintf(f, "time.download_s = %.6f\n", ph->download_s);
@@ -135,6 +170,8 @@ void report_summary(const struct report *r, FILE *f)
             device_type_name(d->type));
     fprintf(f, "histo: strategy %s: ", r->strategy->name);
     r->strategy->summary(r->state, f);
+    if (r->knobs->from != TUNE_FROM_DEFAULT)
+        fprintf(f, "; knobs from %s", tune_source_name(r->knobs->from));
     fputc('\n', f);
     fprintf(f, "histo: iteration %.1f us median on the device, %.1f us wall "
                "mean; build %.3f s, total %.3f s\n", span.median,

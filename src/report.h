@@ -13,6 +13,7 @@
 #include "input.h"
 #include "run.h"
 #include "strategy.h"
+#include "tune.h"
 
 #define REPORT_FORMAT "histo.out/1"
 
@@ -20,6 +21,7 @@ struct phase_times {
     double read_s;      /* reading and validating the input      */
     double setup_s;     /* platforms, devices, context, queue    */
     double build_s;     /* kernel sources to program             */
+    double tune_s;      /* histo --tune's candidates, 0 without  */
     double upload_s;    /* buffers, arguments and input copy     */
     double download_s;  /* histogram read back                   */
     double bmp_s;       /* BMP written                           */
@@ -33,6 +35,8 @@ struct report {
     const struct strategy *strategy;
     const void *state;
     struct run_times *times; /* sorted in place while reporting */
+    const struct tune_knobs *knobs;
+    const struct tune_result *tuning; /* NULL without --tune */
     struct phase_times phases;
 };
 

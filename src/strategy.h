@@ -13,6 +13,7 @@
 #include "device.h"
 #include "input.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -31,6 +32,7 @@ struct strategy_env {
 
 struct strategy {
     const char *name;
+    bool uses_tiles;              /* honours strategy_env.tile_rows    */
     const char *const *sources;   /* files in kernels/, built together */
     size_t nsources;
     const char *const *kernels;   /* kernel names, in launch order     */

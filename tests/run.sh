@@ -19,7 +19,12 @@ HISTO=./histo
 PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
 DEVICE=${HISTO_TEST_DEVICE:-}
 STRATEGIES=${HISTO_TEST_STRATEGIES:-eye cpu}
-unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
+unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_NO_TUNE_CACHE
+# No test may read or write a real tune cache (~/.cache/histo/tune.conf):
+# every run sees this file, which nothing writes; the tuning tests below
+# name their own.
+HISTO_TUNE_FILE=$(cd "$W" && pwd)/no-tune-cache.conf
+export HISTO_TUNE_FILE
 
 pass=0
 fail=0
@@ -114,6 +119,151 @@ for s in $STRATEGIES; do
     fi
 done
 
+# --- tuning: --tune, the tune cache, --tile-rows ---
+# Every candidate's histogram is checked inside histo --tune; here the
+# results must equal the reference whatever knobs ran.
+TIN="$W/tune.bin"
+TC="$W/tune.conf"
+$GEN -o "$TIN" --seed 5 --image 200x200
+$REF "$TIN" "$W/tune.ref.bmp"
+# with_cache FILE COMMAND...: COMMAND with HISTO_TUNE_FILE=FILE
+with_cache() (
+    HISTO_TUNE_FILE=$1
+    export HISTO_TUNE_FILE
+    shift
+    "$@"
+)
+# key_line STRATEGY FILE: the cache line for the tuning input
+key_line() { grep "| $1 | 256x8192 | 2^15 = batches [0-9]* tile_rows [0-9]*$" "$2"; }
+for s in $STRATEGIES auto; do
+    id=tune.$s
+    with_cache "$TC" run_histo --tune --strategy "$s" -i "$TIN" \
+        -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" \
+        2>"$W/$id.err"
+    st=$?
+    if [ "$st" -ne 0 ]; then
+        bad "$id" "exit status $st: $(tail -n 3 "$W/$id.err")"
+        continue
+    fi
+    ran=$(sed -n 's/^strategy = //p' "$W/$id.out")
+    if ! grep -q "median us .* mean us .* x best" "$W/$id.log" \
+       || ! grep -q "^histo: tune: best B=.* stored in $TC$" "$W/$id.log"; then
+        bad "$id" "no table or no best line on stdout"
+    elif [ "$(key_line "$ran" "$TC" | wc -l)" -ne 1 ]; then
+        bad "$id" "$TC lacks one line for $ran: $(cat "$TC")"
+    elif ! grep -q "^config.knobs_from = tuning$" "$W/$id.out" \
+       || ! grep -q "^config.tuned = yes$" "$W/$id.out"; then
+        bad "$id" "histo.out does not say the knobs came from tuning"
+    elif ! cmp -s "$W/$id.bmp" "$W/tune.ref.bmp"; then
+        bad "$id" "BMP differs from the reference"
+    else
+        ok "$id"
+    fi
+done
+# the eye's table tries fewer tile rows than the maximum too
+if echo "$STRATEGIES" | grep -qw eye; then
+    if awk '$1 ~ /^[0-9]+$/ && $2 > 0 { n++ } END { exit !(n > 0) }' \
+           "$W/tune.eye.log"; then
+        ok tune.eye_tries_tile_rows
+    else
+        bad tune.eye_tries_tile_rows "no candidate with w > 0"
+    fi
+fi
+
+# later runs use the cached knobs unless told not to
+for s in $STRATEGIES; do
+    id=tune.cached.$s
+    line=$(key_line "$s" "$TC")
+    b=${line##*batches }
+    b=${b%% *}
+    w=${line##*tile_rows }
+    if with_cache "$TC" run_histo --strategy "$s" -i "$TIN" \
+            -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1 \
+       && grep -q "^config.knobs_from = tune cache $TC$" "$W/$id.out" \
+       && grep -q "^config.tuned = yes$" "$W/$id.out" \
+       && grep -q "^config.knobs.batches = $b$" "$W/$id.out" \
+       && grep -q "^config.knobs.tile_rows = $w$" "$W/$id.out" \
+       && cmp -s "$W/$id.bmp" "$W/tune.ref.bmp"; then
+        ok "$id"
+    else
+        bad "$id" "cache line '$line'; $(grep '^config.knobs' "$W/$id.out")"
+    fi
+done
+# knobs_from NAME WANT CACHE NO_CACHE [histo args]: where the knobs came
+# from with HISTO_TUNE_FILE=CACHE and HISTO_NO_TUNE_CACHE=NO_CACHE.
+knobs_from() {
+    name=$1 want=$2
+    if (HISTO_TUNE_FILE=$3 HISTO_NO_TUNE_CACHE=$4
+        export HISTO_TUNE_FILE HISTO_NO_TUNE_CACHE
+        shift 4
+        run_histo "$@" -i "$TIN" -o "$W/$name.bmp" --timing "$W/$name.out" \
+            -- 1 >"$W/$name.log" 2>&1) \
+       && grep -q "^config.knobs_from = $want$" "$W/$name.out" \
+       && cmp -s "$W/$name.bmp" "$W/tune.ref.bmp"; then
+        ok "$name"
+    else
+        bad "$name" "$(grep '^config.knobs_from' "$W/$name.out" 2>/dev/null || tail -n 2 "$W/$name.log")"
+    fi
+}
+knobs_from tune.no_tune_cache default "$TC" "" --no-tune-cache
+knobs_from tune.no_tune_cache_env default "$TC" 1
+knobs_from tune.command_line_wins "command line" "$TC" "" --batches 3
+knobs_from tune.unreadable_cache default "$W" ""
+knobs_from tune.missing_cache default "$W/none/tune.conf" ""
+
+# a hand-written entry is used; a malformed line costs one warning only
+if echo "$STRATEGIES" | grep -qw eye; then
+    name=$(sed -n 's/^selected.name = //p' "$W/tune.eye.out")
+    {
+        echo "# written by tests/run.sh"
+        echo "this line is not a tune cache entry"
+        echo "$name | eye | 256x8192 | 2^15 = batches 3 tile_rows 7"
+    } >"$W/tune-hand.conf"
+    id=tune.hand_written
+    if with_cache "$W/tune-hand.conf" run_histo --strategy eye \
+            -i "$TIN" -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 \
+            >"$W/$id.log" 2>"$W/$id.err" \
+       && grep -q "^config.batches_forced = 3$" "$W/$id.out" \
+       && grep -q "^config.tile_rows = 7$" "$W/$id.out" \
+       && cmp -s "$W/$id.bmp" "$W/tune.ref.bmp"; then
+        ok "$id"
+    else
+        bad "$id" "$(grep -e '^config.batches_forced' -e '^config.tile_rows' "$W/$id.out" 2>/dev/null) $(tail -n 2 "$W/$id.err")"
+    fi
+    if [ "$(wc -l <"$W/$id.err")" -eq 1 ] \
+       && grep -q "tune-hand.conf:2: malformed tune cache line ignored" "$W/$id.err"; then
+        ok tune.malformed_line_warns
+    else
+        bad tune.malformed_line_warns "stderr: $(head -c 300 "$W/$id.err")"
+    fi
+fi
+
+# --tile-rows changes speed only: w = 1, 7, 64 and the maximum (default)
+if echo "$STRATEGIES" | grep -qw eye; then
+    for name in tune twoeye h100x37; do
+        for w in 1 7 64 default; do
+            id=tile_rows.$name.w$w
+            set -- --strategy eye
+            [ "$w" = default ] || set -- "$@" --tile-rows "$w"
+            if run_histo "$@" -i "$W/$name.bin" -o "$W/$id.bmp" \
+                    --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1 \
+               && cmp -s "$W/$id.bmp" "$W/$name.ref.bmp"; then
+                ok "$id"
+            else
+                bad "$id" "BMP differs from the reference: $(tail -n 2 "$W/$id.log")"
+            fi
+        done
+    done
+fi
+if run_histo --strategy cpu --tile-rows 7 -i "$TIN" -o "$W/tile_rows.cpu.bmp" \
+        --timing "$W/tile_rows.cpu.out" -- 1 >"$W/tile_rows.cpu.log" 2>&1 \
+   && grep -q "strategy cpu has no tiles; --tile-rows ignored" "$W/tile_rows.cpu.log" \
+   && cmp -s "$W/tile_rows.cpu.bmp" "$W/tune.ref.bmp"; then
+    ok tile_rows.cpu_ignores
+else
+    bad tile_rows.cpu_ignores "$(tail -n 2 "$W/tile_rows.cpu.log")"
+fi
+
 # --- the program's contract: reports, exit statuses, no stale outputs ---
 # report_keys NAME FILE KEY...: every key present in the timing file.
 report_keys() {
@@ -192,6 +342,8 @@ expect() {
 IN="$W/gz.bin"
 expect cli.missing_input 2 "missing -i" $HISTO -o "$W/x.bmp" -- 1
 expect cli.bad_iterations 2 "iteration count" $HISTO -i "$IN" -o "$W/x.bmp" -- zero
+expect cli.bad_tile_rows 2 "tile-rows must be a whole number" $HISTO --tile-rows 0 -i "$IN" -o "$W/x.bmp" -- 1
+expect cli.tune_with_batches 2 "give neither" $HISTO --tune --batches 2 -i "$IN" -o "$W/x.bmp" -- 1
 expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, cpu)" \
     $HISTO --strategy gpu -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect input.missing_file 3 "cannot open input" \
@@ -215,6 +367,26 @@ for s in $STRATEGIES; do
         run_histo --strategy "$s" --kernels "$W/broken-kernels" -i "$IN" \
         -o "$W/x.bmp" --timing "$W/x.out" -- 1
 done
+# --tune checks every candidate against the first: a count kernel that
+# drops the last value when there is a single slice (B=1) must be caught,
+# with nothing written, not even the tune cache.
+mkdir -p "$W/bug-kernels"
+cp kernels/*.cl "$W/bug-kernels/"
+sed 's/const uint end = min(start + slice, n);/const uint end = min(start + slice, n) - (slice == n);/' \
+    kernels/cpu_count.cl >"$W/bug-kernels/cpu_count.cl"
+if cmp -s kernels/cpu_count.cl "$W/bug-kernels/cpu_count.cl"; then
+    bad tune.candidate_differs "cannot plant the bug: kernels/cpu_count.cl changed; update this test"
+else
+    expect tune.candidate_differs 4 "gives a different histogram" \
+        with_cache "$W/bug-tune.conf" run_histo --tune --strategy cpu \
+        --kernels "$W/bug-kernels" -i "$TIN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+    if [ -e "$W/bug-tune.conf" ] \
+       || ! grep -q "DIFFERENT HISTOGRAM" "$W/tune.candidate_differs.stdout"; then
+        bad tune.candidate_differs_nothing_stored "cache written or no mark in the table"
+    else
+        ok tune.candidate_differs_nothing_stored
+    fi
+fi
 expect output.missing_folder 5 "cannot create output" \
     run_histo -i "$IN" -o "$W/no-folder/x.bmp" --timing "$W/x.out" -- 1
 expect output.unwritable_folder 5 "cannot create output" \

@@ -12,6 +12,7 @@
 #include "input.h"
 #include "reference.h"
 #include "strategy.h"
+#include "tune.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -326,6 +327,18 @@ static void test_cli(void)
         {"cli.strategy_case", {"-i", "a", "-o", "b", "--strategy", "CPU",
                                "--", "1"}},
         {"cli.strategy_without_value", {"-i", "a", "-o", "b", "--strategy"}},
+        {"cli.zero_tile_rows", {"-i", "a", "-o", "b", "--tile-rows", "0",
+                                "--", "1"}},
+        {"cli.too_many_tile_rows", {"-i", "a", "-o", "b", "--tile-rows",
+                                    "65536", "--", "1"}},
+        {"cli.negative_tile_rows", {"-i", "a", "-o", "b", "--tile-rows",
+                                    "-7", "--", "1"}},
+        {"cli.text_tile_rows", {"-i", "a", "-o", "b", "--tile-rows", "7x",
+                                "--", "1"}},
+        {"cli.tune_with_batches", {"-i", "a", "-o", "b", "--tune",
+                                   "--batches", "4", "--", "1"}},
+        {"cli.tune_with_tile_rows", {"-i", "a", "-o", "b", "--tile-rows",
+                                     "4", "--tune", "--", "1"}},
     };
     for (size_t c = 0; c < sizeof bad / sizeof bad[0]; ++c) {
         fflush(stdout);
@@ -333,6 +346,247 @@ static void test_cli(void)
         check(st == HISTO_EXIT_USAGE, bad[c].name, "status %d, expected %d",
               st, HISTO_EXIT_USAGE);
     }
+}
+
+/* --tile-rows, --tune, --no-tune-cache and $HISTO_NO_TUNE_CACHE. */
+static void test_cli_tune(void)
+{
+    struct histo_options o;
+    unsetenv("HISTO_NO_TUNE_CACHE");
+    const char *rows[] = {"-i", "a", "-o", "b", "--tile-rows", "7", "--",
+                          "1", NULL};
+    int st = parse(rows, &o);
+    check(st == 0 && o.tile_rows == 7 && o.batches == 0 && !o.tune
+              && !o.no_tune_cache, "cli.tile_rows", "status %d, rows %u",
+          st, o.tile_rows);
+    rows[5] = "65535";
+    st = parse(rows, &o);
+    check(st == 0 && o.tile_rows == 65535, "cli.tile_rows_max",
+          "status %d, rows %u", st, o.tile_rows);
+    const char *tune[] = {"-i", "a", "-o", "b", "--tune", "--no-tune-cache",
+                          "--", "1", NULL};
+    st = parse(tune, &o);
+    check(st == 0 && o.tune && o.no_tune_cache && o.tile_rows == 0,
+          "cli.tune_flags", "status %d", st);
+    const char *plain[] = {"-i", "a", "-o", "b", "--", "1", NULL};
+    setenv("HISTO_NO_TUNE_CACHE", "1", 1);
+    st = parse(plain, &o);
+    const int env_on = st == 0 && o.no_tune_cache;
+    setenv("HISTO_NO_TUNE_CACHE", "0", 1);
+    st = parse(plain, &o);
+    check(env_on && st == 0 && !o.no_tune_cache, "cli.no_tune_cache_env",
+          "HISTO_NO_TUNE_CACHE=1 or =0 read wrong");
+    unsetenv("HISTO_NO_TUNE_CACHE");
+}
+
+static void test_tune_values_log2(void)
+{
+    static const struct { uint64_t n; unsigned k; } cases[] = {
+        {0, 0}, {1, 0}, {2, 1}, {3, 1}, {4, 2}, {40000, 15},
+        {(1u << 24) - 1, 23}, {1u << 24, 24}, {UINT64_C(1) << 31, 31},
+    };
+    int bad = -1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && bad < 0; ++i)
+        if (tune_values_log2(cases[i].n) != cases[i].k)
+            bad = (int)i;
+    check(bad < 0, "tune.values_log2", "case %d", bad);
+}
+
+static void test_tune_parse(void)
+{
+    struct tune_entry e;
+    int r = tune_parse_line("NVIDIA H200 | eye | 256x8192 | 2^24 = batches "
+                            "64 tile_rows 0\n", &e);
+    check(r == 1 && strcmp(e.key.device, "NVIDIA H200") == 0
+              && strcmp(e.key.strategy, "eye") == 0
+              && e.key.histo_width == 256 && e.key.histo_height == 8192
+              && e.key.values_log2 == 24 && e.batches == 64
+              && e.tile_rows == 0, "tune.parse_line", "result %d", r);
+    r = tune_parse_line("  A|B = C  |cpu|1x1|2^0=batches 65536 tile_rows "
+                        "65535\r\n", &e);
+    check(r == 1 && strcmp(e.key.device, "A|B = C") == 0
+              && strcmp(e.key.strategy, "cpu") == 0 && e.batches == 65536
+              && e.tile_rows == 65535, "tune.parse_line_odd_name",
+          "result %d, device '%s'", r, e.key.device);
+    check(tune_parse_line("", &e) == 0 && tune_parse_line("  \t\n", &e) == 0
+              && tune_parse_line("# DEVICE | eye | 1x1 | 2^0 = batches 1 "
+                                 "tile_rows 1", &e) == 0,
+          "tune.parse_comments", "a comment or blank line is not skipped");
+
+    static const char *const bad[] = {
+        "garbage",
+        "NVIDIA H200 | eye | 256x8192 | 2^24",
+        "NVIDIA H200 | eye | 256x8192 = batches 64 tile_rows 0",
+        "eye | 256x8192 | 2^24 = batches 64 tile_rows 0",
+        " | eye | 256x8192 | 2^24 = batches 64 tile_rows 0",
+        "D |  | 256x8192 | 2^24 = batches 64 tile_rows 0",
+        "D | e y e | 256x8192 | 2^24 = batches 64 tile_rows 0",
+        "D | eye | 256x | 2^24 = batches 64 tile_rows 0",
+        "D | eye | 0x8192 | 2^24 = batches 64 tile_rows 0",
+        "D | eye | 256x8192x2 | 2^24 = batches 64 tile_rows 0",
+        "D | eye | 256*8192 | 2^24 = batches 64 tile_rows 0",
+        "D | eye | 4294967296x1 | 2^24 = batches 64 tile_rows 0",
+        "D | eye | 256x8192 | 24 = batches 64 tile_rows 0",
+        "D | eye | 256x8192 | 2^64 = batches 64 tile_rows 0",
+        "D | eye | 256x8192 | 2^ = batches 64 tile_rows 0",
+        "D | eye | 256x8192 | 2^24 = batches 64",
+        "D | eye | 256x8192 | 2^24 = batches tile_rows 0",
+        "D | eye | 256x8192 | 2^24 = batches -1 tile_rows 0",
+        "D | eye | 256x8192 | 2^24 = batches +1 tile_rows 0",
+        "D | eye | 256x8192 | 2^24 = batches 65537 tile_rows 0",
+        "D | eye | 256x8192 | 2^24 = batches 64 tile_rows 65536",
+        "D | eye | 256x8192 | 2^24 = batches 64 tile_rows 1e3",
+        "D | eye | 256x8192 | 2^24 = batches 64 tile_rows 0 extra",
+        "D | eye | 256x8192 | 2^24 = batches64 tile_rows 0",
+        "D | eye | 256x8192 | 2^24 = tile_rows 0 batches 64",
+        "D | eye | 256x8192 | 2^24 = batches 99999999999999999999 tile_rows 0",
+    };
+    int which = -1;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0] && which < 0; ++i)
+        if (tune_parse_line(bad[i], &e) != -1)
+            which = (int)i;
+    check(which < 0, "tune.parse_malformed", "accepted '%s'",
+          which < 0 ? "" : bad[which]);
+
+    char long_line[2000];
+    memset(long_line, 'a', sizeof long_line - 1);
+    long_line[sizeof long_line - 1] = '\0';
+    check(tune_parse_line(long_line, &e) == -1, "tune.parse_long_line",
+          "accepted a 2000-character line");
+
+    /* what tune_format_line writes reads back as the same entry */
+    struct tune_entry w = {.batches = 12, .tile_rows = 345};
+    strcpy(w.key.device, "Dev | with = odd characters");
+    strcpy(w.key.strategy, "eye");
+    w.key.histo_width = 1000000;
+    w.key.histo_height = 2;
+    w.key.values_log2 = 31;
+    char line[600] = "";
+    FILE *f = fopen(path_in_workdir("line.txt"), "w+");
+    if (f != NULL) {
+        tune_format_line(f, &w);
+        rewind(f);
+        if (fgets(line, sizeof line, f) == NULL)
+            line[0] = '\0';
+        fclose(f);
+    }
+    r = tune_parse_line(line, &e);
+    check(r == 1 && memcmp(&e.key, &w.key, sizeof e.key) == 0
+              && e.batches == w.batches && e.tile_rows == w.tile_rows,
+          "tune.format_round_trip", "'%s' read back as %d", line, r);
+}
+
+static void test_tune_cache_path(void)
+{
+    char saved[TUNE_PATH_MAX] = "";
+    const char *s = getenv("HISTO_TUNE_FILE");
+    const int had = s != NULL;
+    if (had)
+        snprintf(saved, sizeof saved, "%s", s);
+    const char *x = getenv("XDG_CACHE_HOME");
+    char saved_xdg[TUNE_PATH_MAX] = "";
+    const int had_xdg = x != NULL;
+    if (had_xdg)
+        snprintf(saved_xdg, sizeof saved_xdg, "%s", x);
+    const char *h = getenv("HOME");
+    char saved_home[TUNE_PATH_MAX] = "";
+    const int had_home = h != NULL;
+    if (had_home)
+        snprintf(saved_home, sizeof saved_home, "%s", h);
+
+    char p[TUNE_PATH_MAX];
+    setenv("HISTO_TUNE_FILE", "/t/f.conf", 1);
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    setenv("HOME", "/home/u", 1);
+    int ok = tune_cache_path(p, sizeof p) == 0
+          && strcmp(p, "/t/f.conf") == 0;
+    unsetenv("HISTO_TUNE_FILE");
+    ok = ok && tune_cache_path(p, sizeof p) == 0
+          && strcmp(p, "/xdg/histo/tune.conf") == 0;
+    setenv("XDG_CACHE_HOME", "relative", 1);
+    ok = ok && tune_cache_path(p, sizeof p) == 0
+          && strcmp(p, "/home/u/.cache/histo/tune.conf") == 0;
+    unsetenv("XDG_CACHE_HOME");
+    ok = ok && tune_cache_path(p, sizeof p) == 0
+          && strcmp(p, "/home/u/.cache/histo/tune.conf") == 0;
+    unsetenv("HOME");
+    ok = ok && tune_cache_path(p, sizeof p) == -1;
+    setenv("HISTO_TUNE_FILE", "/t/f.conf", 1);
+    ok = ok && tune_cache_path(p, 5) == -1; /* does not fit */
+    check(ok, "tune.cache_path", "last path '%s'", p);
+
+    if (had)
+        setenv("HISTO_TUNE_FILE", saved, 1);
+    else
+        unsetenv("HISTO_TUNE_FILE");
+    if (had_xdg)
+        setenv("XDG_CACHE_HOME", saved_xdg, 1);
+    if (had_home)
+        setenv("HOME", saved_home, 1);
+}
+
+/* Store, replace, keep other lines, look up; folders created. */
+static void test_tune_cache_file(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tune-dir/sub/tune.conf", workdir);
+    remove(path);
+    struct tune_entry a = {.batches = 3, .tile_rows = 7};
+    strcpy(a.key.device, "Device A");
+    strcpy(a.key.strategy, "eye");
+    a.key.histo_width = 256;
+    a.key.histo_height = 8192;
+    a.key.values_log2 = 20;
+    struct tune_entry b = a;
+    strcpy(b.key.strategy, "cpu");
+    b.tile_rows = 0;
+    struct tune_entry got;
+
+    check(tune_cache_lookup(path, &a.key, &got) == 0,
+          "tune.cache_missing_file", "found an entry in a missing file");
+    int ok = tune_cache_store(path, &a) == 0
+          && tune_cache_store(path, &b) == 0;
+    FILE *f = fopen(path, "a");
+    if (f != NULL) {
+        fputs("not a tune line\n", f);
+        fclose(f);
+    }
+    a.batches = 64;
+    a.tile_rows = 0;
+    ok = ok && tune_cache_store(path, &a) == 0;
+    check(ok, "tune.cache_store", "a store failed");
+
+    long len = 0;
+    unsigned char *text = slurp(path, &len);
+    int entries = 0, a_lines = 0, kept = 0;
+    if (text != NULL) {
+        text[len] = '\0'; /* slurp leaves room for it */
+        char *line = strtok((char *)text, "\n");
+        for (; line != NULL; line = strtok(NULL, "\n")) {
+            struct tune_entry e;
+            if (tune_parse_line(line, &e) == 1) {
+                ++entries;
+                a_lines += strcmp(e.key.strategy, "eye") == 0;
+            }
+            kept += strcmp(line, "not a tune line") == 0;
+        }
+        free(text);
+    }
+    check(entries == 2 && a_lines == 1 && kept == 1, "tune.cache_replaces",
+          "%d entries, %d for the key, malformed line kept %d times",
+          entries, a_lines, kept);
+
+    int found = tune_cache_lookup(path, &a.key, &got);
+    check(found == 1 && got.batches == 64 && got.tile_rows == 0,
+          "tune.cache_lookup", "found %d, batches %u", found, got.batches);
+    struct tune_key other = a.key;
+    other.values_log2 = 21;
+    check(tune_cache_lookup(path, &other, &got) == 0,
+          "tune.cache_other_bucket", "another value-count bucket matched");
+    strcpy(other.device, "Device AB");
+    other.values_log2 = 20;
+    check(tune_cache_lookup(path, &other, &got) == 0,
+          "tune.cache_other_device", "another device matched");
 }
 
 static void test_reference(void)
@@ -388,6 +642,11 @@ int main(int argc, char **argv)
     test_bmp_unwritable();
     test_input_reader();
     test_cli();
+    test_cli_tune();
+    test_tune_values_log2();
+    test_tune_parse();
+    test_tune_cache_path();
+    test_tune_cache_file();
     test_reference();
     test_strategy_table();
     return failures != 0;
