@@ -136,7 +136,8 @@ for s in $STRATEGIES; do
                  eye.first_row eye.last_row kernel.eye_sample.median_us \
                  kernel.eye_tile.total_us kernel.eye_reduce.median_us ;;
         cpu) report_keys report.keys.cpu "$W/gz.cpu.out" config.line_bins \
-                 config.merge_groups config.partial_bytes \
+                 config.private_histograms config.merge_groups \
+                 config.partial_bytes \
                  kernel.cpu_count.median_us kernel.cpu_merge.total_us ;;
     esac
 done
