@@ -10,8 +10,8 @@
  * several groups per core, so the runtime's dynamic scheduling evens out
  * ranges that hold more counts than others.
  *
- * For each line and each private histogram, the line is read as 64-bit
- * words; an all-zero line (most of them: a typical input touches a
+ * For each line and each private histogram, the line is read as blocks of
+ * eight 64-bit words; an all-zero line (most of them: a typical input touches a
  * small part of a large histogram) costs that read alone. Otherwise its
  * counts are added to the output with saturation at HISTO_SATURATE and the
  * private line is cleared while it is still in cache, which restores the
@@ -21,17 +21,19 @@
  */
 #define LINE (1u << HISTO_CPU_LINE_LOG2)
 
-#if HISTO_CPU_LINE_LOG2 < 3
-#error "a line must hold whole 64-bit words"
+#if HISTO_CPU_LINE_LOG2 < 6
+#error "a line must hold whole 64-byte blocks"
 #endif
 
 static bool line_is_zero(global const uchar *p)
 {
     global const ulong *w = (global const ulong *)p;
-    ulong any = 0;
-    for (uint i = 0; i < LINE / 8; ++i)
-        any |= w[i];
-    return any == 0;
+    ulong8 any = vload8(0, w);
+    for (uint i = 1; i < LINE / 64; ++i)
+        any |= vload8(i, w);
+    const ulong4 y = any.lo | any.hi;
+    const ulong2 z = y.lo | y.hi;
+    return (z.x | z.y) == 0;
 }
 
 /* o[0..len) += p[0..len) saturating, then p[0..len) = 0. The constant trip
