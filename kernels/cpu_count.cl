@@ -48,10 +48,32 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
         start = (uint)min((ulong)first + (ulong)(b - 1) * slice, (ulong)n);
         end = min(start + slice, n);
     }
-    for (uint i = start; i < end; ++i) {
-        const uint v = in[i];
-        const uchar c = h[v];
-        if (c < HISTO_SATURATE)
-            h[v] = c + 1;
+    /* Two loops, chosen per chunk from the share of saturated counters the
+     * previous chunk met: a branch on saturation is the fastest while it
+     * is predictable, and costs a misprediction on every saturated counter
+     * once the counts reach 255; the branch-free loop costs a little on
+     * every value instead. */
+    bool branchy = true;
+    for (uint i = start; i < end;) {
+        const uint stop = min(i + HISTO_CPU_CHUNK, end);
+        uint full = 0;
+        if (branchy) {
+            for (; i < stop; ++i) {
+                const uint v = in[i];
+                const uchar c = h[v];
+                if (c < HISTO_SATURATE)
+                    h[v] = c + 1;
+                else
+                    ++full;
+            }
+        } else {
+            for (; i < stop; ++i) {
+                const uint v = in[i];
+                const uchar c = h[v];
+                h[v] = c + (c < HISTO_SATURATE);
+                full += c >= HISTO_SATURATE;
+            }
+        }
+        branchy = full < HISTO_CPU_CHUNK / HISTO_CPU_BRANCHY_SHARE;
     }
 }

@@ -61,4 +61,12 @@
  * counting one value on PoCL (docs/perf-notes.md). */
 #define HISTO_CPU_ZERO_BYTES_PER_VALUE 20u
 
+/* cpu strategy: the counting loop branches on saturation while fewer than
+ * 1/HISTO_CPU_BRANCHY_SHARE of the previous HISTO_CPU_CHUNK values met a
+ * saturated counter, and goes branch-free beyond: a mispredicted branch
+ * costs about as much as 30 values' share of the branch-free loop's extra
+ * work (docs/perf-notes.md). */
+#define HISTO_CPU_CHUNK 4096u
+#define HISTO_CPU_BRANCHY_SHARE 32u
+
 #endif
