@@ -36,21 +36,13 @@ static bool line_is_zero(global const uchar *p)
     return (z.x | z.y) == 0;
 }
 
-/* o[0..len) += p[0..len) saturating, then p[0..len) = 0. The constant trip
- * count of whole lines lets the compiler vectorize the loop. */
+/* o[0..len) += p[0..len) saturating, then p[0..len) = 0. */
 static void add_clear(global uchar *restrict o, global uchar *restrict p,
                       uint len)
 {
-    if (len == LINE) {
-        for (uint i = 0; i < LINE; ++i) {
-            o[i] = (uchar)min((uint)o[i] + p[i], HISTO_SATURATE);
-            p[i] = 0;
-        }
-    } else {
-        for (uint i = 0; i < len; ++i) {
-            o[i] = (uchar)min((uint)o[i] + p[i], HISTO_SATURATE);
-            p[i] = 0;
-        }
+    for (uint i = 0; i < len; ++i) {
+        o[i] = (uchar)min((uint)o[i] + p[i], HISTO_SATURATE);
+        p[i] = 0;
     }
 }
 
@@ -59,16 +51,25 @@ kernel void cpu_merge(global uchar *restrict partial, uint privates,
                       ulong stride, uint nbins, uint lines_per_group,
                       global uchar *restrict hist)
 {
-    const ulong nlines = ((ulong)nbins + LINE - 1) >> HISTO_CPU_LINE_LOG2;
-    const ulong first = min((ulong)get_group_id(0) * lines_per_group, nlines);
-    const ulong last = min(first + lines_per_group, nlines);
+    /* Whole lines first, with a constant length the compiler vectorizes;
+     * then the histogram's last, partial line if this group owns it. */
+    const uint whole = nbins >> HISTO_CPU_LINE_LOG2;
+    const uint nlines = whole + ((nbins & (LINE - 1)) != 0);
+    const uint first = (uint)min((ulong)get_group_id(0) * lines_per_group,
+                                 (ulong)nlines);
+    const uint last = min(first + lines_per_group, nlines);
+    const uint last_whole = min(last, whole);
     for (uint p = 0; p < privates; ++p) {
         global uchar *h = partial + p * stride;
-        for (ulong line = first; line < last; ++line) {
-            const ulong b0 = line << HISTO_CPU_LINE_LOG2;
+        for (uint line = first; line < last_whole; ++line) {
+            const ulong b0 = (ulong)line << HISTO_CPU_LINE_LOG2;
             if (!line_is_zero(h + b0))
-                add_clear(hist + b0, h + b0, (uint)min((ulong)LINE,
-                                                       nbins - b0));
+                add_clear(hist + b0, h + b0, LINE);
+        }
+        if (last > whole) {
+            const ulong b0 = (ulong)whole << HISTO_CPU_LINE_LOG2;
+            if (!line_is_zero(h + b0))
+                add_clear(hist + b0, h + b0, nbins & (LINE - 1));
         }
     }
 }
