@@ -11,13 +11,14 @@
  * ranges that hold more counts than others.
  *
  * For each line and each private histogram, the line is read as blocks of
- * eight 64-bit words; an all-zero line (most of them: a typical input touches a
- * small part of a large histogram) costs that read alone. Otherwise its
- * counts are added to the output with saturation at HISTO_SATURATE and the
- * private line is cleared while it is still in cache, which restores the
- * all-zero state cpu_count relies on without a separate fill. The private
- * histograms are padded to whole lines, and the padding is never written,
- * so whole-line reads are safe at the end of the histogram.
+ * eight 64-bit words; an all-zero line (most of them: a typical input
+ * touches a small part of a large histogram) costs that read alone.
+ * Otherwise its counts are added to the output with saturation at
+ * HISTO_SATURATE and the private line is cleared while it is still in
+ * cache, which restores the all-zero state cpu_count relies on without a
+ * separate fill. The private histograms are padded to whole lines, and the
+ * padding is never written, so whole-line reads are safe at the end of the
+ * histogram; the output's last, partial line is added apart.
  */
 #define LINE (1u << HISTO_CPU_LINE_LOG2)
 

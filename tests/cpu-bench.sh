@@ -96,7 +96,8 @@ for size in $SIZES; do
             echo "$(key "$t.$r.out" iteration.device.median_us) $r" >>"$t.runs"
         done
         [ $exact = yes ] || { status=1; [ $exact = failed ] && continue; }
-        r=$(sort -n "$t.runs" | sed -n "$(( (REPEAT + 1) / 2 ))p" | cut -d' ' -f2)
+        mid=$(( (REPEAT + 1) / 2 ))
+        r=$(sort -n "$t.runs" | sed -n "${mid}p" | cut -d' ' -f2)
         cp "$t.$r.out" "$t.out"
         dev=$(key "$t.out" iteration.device.median_us)
         printf '%-5s %-8s %6s %12s %12s %12s %6s %-6s %s\n' "$size" "$s" \
