@@ -1,47 +1,79 @@
 /*
  * cpu_count.cl - the counting pass of the cpu strategy, for devices with an
  * implicit cache (PoCL's pthread device and other CPU runtimes), where local
- * memory is ordinary cached memory and atomics and barriers cost far more
- * than they save.
+ * memory is ordinary cached memory and local atomics and barriers cost far
+ * more than they save.
  *
  * One work-item per work-group, so a runtime like PoCL compiles the kernel
- * to a plain loop. Work-group g owns the input slice [g*slice, (g+1)*slice)
- * and a private histogram of 8-bit counters in global memory,
- * partial[g*stride .. g*stride + nbins). A single work-item owns that
- * memory, so plain increments are exact: no atomics, no barriers. Counters
- * saturate at HISTO_SATURATE, which is exact too: if one slice reaches 255
- * in a bin, so does the sum of all slices. Bytes keep the private histogram
- * as small as the output, so the hot part of it stays in the core's cache.
+ * to a plain loop on one core. The input is cut into batches: batch 0 is
+ * [0, first), batch b > 0 is [first + (b-1)*slice, first + b*slice).
  *
- * Beside each private histogram, dirty[g*nlines + line] is set for every
- * line of 2^HISTO_CPU_LINE_LOG2 bins the slice touches, so the merge reads
- * only those lines: a typical input touches a small part of a large
- * histogram. The flag is stored unconditionally, without a test: a store to
- * a small array that stays in the first-level cache costs less than a
- * branch that mispredicts on every first touch.
+ * Work-group 0 owns the output histogram `hist` for this pass: it zeroes it
+ * and counts batch 0 straight into it. Every other work-group b owns a
+ * private histogram, partial[(b-1)*stride ..], and counts its batch there.
+ * A single work-item owns each histogram, so plain increments are exact: no
+ * atomics. Counters are bytes saturating at HISTO_SATURATE, which is exact
+ * too (if one batch reaches 255 in a bin, so does the sum) and keeps each
+ * histogram as small as the output, so its hot part stays in the core's
+ * cache. The host makes batch 0 shorter to pay for the zeroing
+ * (HISTO_CPU_ZERO_BYTES_PER_VALUE).
  *
- * partial and dirty are all zero on entry: filled once when the buffers are
- * created, then restored by cpu_merge.cl, which clears every line it
- * consumes. No state survives an iteration.
+ * The private histograms are all zero on entry: filled once when created,
+ * then restored by cpu_merge.cl, which clears every line it consumes. The
+ * output is rebuilt from zero by every pass. No state survives an
+ * iteration.
  */
 __attribute__((reqd_work_group_size(1, 1, 1)))
-kernel void cpu_count(global const uint *restrict in, uint n, uint slice,
-                      uint nlines, global uchar *restrict partial,
-                      global uchar *restrict dirty)
+kernel void cpu_count(global const uint *restrict in, uint n, uint first,
+                      uint slice, uint nbins, ulong stride,
+                      global uchar *restrict partial,
+                      global uchar *restrict hist)
 {
-    const uint g = get_group_id(0);
-    const ulong stride = (ulong)nlines << HISTO_CPU_LINE_LOG2;
-    global uchar *restrict h = partial + g * stride;
-    global uchar *restrict d = dirty + (ulong)g * nlines;
-
-    /* n <= 2^31 (checked by the host), so the slice bounds fit in uint. */
-    const uint start = (uint)min((ulong)g * slice, (ulong)n);
-    const uint end = min(start + slice, n);
-    for (uint i = start; i < end; ++i) {
-        const uint v = in[i];
-        const uchar c = h[v];
-        d[v >> HISTO_CPU_LINE_LOG2] = 1;
-        if (c < HISTO_SATURATE)
-            h[v] = c + 1;
+    const uint b = get_group_id(0);
+    global uchar *restrict h;
+    uint start, end;
+    if (b == 0) {
+        /* 64-byte stores: one per cache line. */
+        uint i = 0;
+        for (; i + 64 <= nbins; i += 64)
+            vstore8((ulong8)0, 0, (global ulong *)(hist + i));
+        for (; i < nbins; ++i)
+            hist[i] = 0;
+        h = hist;
+        start = 0;
+        end = min(first, n);
+    } else {
+        h = partial + (b - 1) * stride;
+        /* n <= 2^31 (checked by the host): these bounds fit in uint. */
+        start = (uint)min((ulong)first + (ulong)(b - 1) * slice, (ulong)n);
+        end = min(start + slice, n);
+    }
+    /* Two loops, chosen per chunk from the share of saturated counters the
+     * previous chunk met: a branch on saturation is the fastest while it
+     * is predictable, and costs a misprediction on every saturated counter
+     * once the counts reach 255; the branch-free loop costs a little on
+     * every value instead. */
+    bool branchy = true;
+    for (uint i = start; i < end;) {
+        const uint stop = min(i + HISTO_CPU_CHUNK, end);
+        uint full = 0;
+        if (branchy) {
+            for (; i < stop; ++i) {
+                const uint v = in[i];
+                const uchar c = h[v];
+                if (c < HISTO_SATURATE)
+                    h[v] = c + 1;
+                else
+                    ++full;
+            }
+        } else {
+            for (; i < stop; ++i) {
+                const uint v = in[i];
+                const uchar c = h[v];
+                h[v] = c + (c < HISTO_SATURATE);
+                full += c >= HISTO_SATURATE;
+            }
+        }
+        branchy = full < HISTO_CPU_CHUNK / HISTO_CPU_BRANCHY_SHARE;
     }
 }

@@ -1,6 +1,7 @@
 /*
- * cpu.h - the strategy for devices with an implicit cache (CPUs): private
- * 8-bit histograms per input slice, then a merge of the lines they touched
+ * cpu.h - the strategy for devices with an implicit cache (CPUs): batch 0
+ * of the input counted straight into the output, the other batches into
+ * private 8-bit histograms, then a merge of their non-zero lines
  * (kernels/cpu_*.cl).
  */
 #ifndef HISTO_CPU_H

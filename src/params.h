@@ -73,16 +73,27 @@
 #define HISTO_DIRTY_SHIFT 10u
 #define HISTO_TILE_GROUP_MAX 1024u
 
-/* cpu strategy: each slice's private histogram flags the lines of
- * 2^HISTO_CPU_LINE_LOG2 bins it touches, and the merge reads only those.
- * 64 bins of 8-bit counters are one 64-byte cache line: smaller lines add
- * flags without saving memory traffic; larger ones drag untouched bytes
- * along with each rare value. */
+/* cpu strategy: the merge reads the private histograms in lines of
+ * 2^HISTO_CPU_LINE_LOG2 bins, one 64-byte cache line of 8-bit counters,
+ * and skips the all-zero ones. */
 #define HISTO_CPU_LINE_LOG2 6
 
 /* cpu strategy: merge work-groups per compute unit. More than one lets the
- * runtime balance ranges that hold more touched lines than others (an eye
+ * runtime balance ranges that hold more counts than others (an eye
  * off-centre); each extra group costs a few microseconds on PoCL. */
 #define HISTO_CPU_MERGE_SPLIT 4u
+
+/* cpu strategy: batch 0 zeroes the output before counting into it, so it
+ * gets fewer values: zeroing this many bytes took about as long as
+ * counting one value on PoCL (docs/perf-notes.md). */
+#define HISTO_CPU_ZERO_BYTES_PER_VALUE 20u
+
+/* cpu strategy: the counting loop branches on saturation while fewer than
+ * 1/HISTO_CPU_BRANCHY_SHARE of the previous HISTO_CPU_CHUNK values met a
+ * saturated counter, and goes branch-free beyond: a mispredicted branch
+ * costs about as much as 30 values' share of the branch-free loop's extra
+ * work (docs/perf-notes.md). */
+#define HISTO_CPU_CHUNK 4096u
+#define HISTO_CPU_BRANCHY_SHARE 32u
 
 #endif

@@ -27,7 +27,9 @@ static const char options[] =
     DEF(HISTO_EYE_TILES)
     DEF(HISTO_EYE_BATCHES)
     DEF(HISTO_EYE_PEAK_CELL)
-    DEF(HISTO_CPU_LINE_LOG2);
+    DEF(HISTO_CPU_LINE_LOG2)
+    DEF(HISTO_CPU_CHUNK)
+    DEF(HISTO_CPU_BRANCHY_SHARE);
 
 const char *program_options(void)
 {

@@ -290,7 +290,8 @@ for s in $STRATEGIES; do
                  eye.first_row eye.last_row kernel.eye_tile.median_us \
                  kernel.eye_tile.total_us kernel.eye_reduce.median_us ;;
         cpu) report_keys report.keys.cpu "$W/gz.cpu.out" config.line_bins \
-                 config.merge_groups config.partial_bytes \
+                 config.private_histograms config.merge_groups \
+                 config.partial_bytes \
                  kernel.cpu_count.median_us kernel.cpu_merge.total_us ;;
     esac
 done
@@ -372,7 +373,7 @@ done
 # with nothing written, not even the tune cache.
 mkdir -p "$W/bug-kernels"
 cp kernels/*.cl "$W/bug-kernels/"
-sed 's/const uint end = min(start + slice, n);/const uint end = min(start + slice, n) - (slice == n);/' \
+sed 's/        end = min(first, n);/        end = min(first, n) - (first >= n);/' \
     kernels/cpu_count.cl >"$W/bug-kernels/cpu_count.cl"
 if cmp -s kernels/cpu_count.cl "$W/bug-kernels/cpu_count.cl"; then
     bad tune.candidate_differs "cannot plant the bug: kernels/cpu_count.cl changed; update this test"
