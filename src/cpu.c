@@ -50,13 +50,9 @@ static void cpu_release(void *opaque)
     struct cpu_state *s = opaque;
     if (s == NULL)
         return;
-    for (int k = 0; k < K_NUM; ++k)
-        if (s->kernel[k] != NULL)
-            clReleaseKernel(s->kernel[k]);
     const cl_mem mems[] = {s->values, s->partial, s->histo};
-    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
-        if (mems[i] != NULL)
-            clReleaseMemObject(mems[i]);
+    strategy_release_objects(s->kernel, K_NUM, mems,
+                             sizeof mems / sizeof mems[0]);
     free(s);
 }
 
@@ -175,14 +171,9 @@ fail:
 static int cpu_upload(void *opaque, cl_command_queue queue,
                       const struct histo_input *in)
 {
-    int status = HISTO_OK;
-    struct cpu_state *s = opaque;
-    CL_CALL(clEnqueueWriteBuffer(queue, s->values, CL_TRUE, 0,
-                                 in->nvalues * sizeof(cl_uint), in->values, 0,
-                                 NULL, NULL));
-    CL_CALL(clFinish(queue)); /* the first fills too */
-fail:
-    return status;
+    /* also completes setup's first fills */
+    return strategy_upload_values(queue, ((struct cpu_state *)opaque)->values,
+                                  in);
 }
 
 static int cpu_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)

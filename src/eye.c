@@ -49,14 +49,10 @@ static void eye_release(void *opaque)
     struct eye_state *s = opaque;
     if (s == NULL)
         return;
-    for (int k = 0; k < K_COUNT; ++k)
-        if (s->kernel[k] != NULL)
-            clReleaseKernel(s->kernel[k]);
     const cl_mem mems[] = {s->values, s->eye,   s->partial,
                            s->outer,  s->dirty, s->histo};
-    for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
-        if (mems[i] != NULL)
-            clReleaseMemObject(mems[i]);
+    strategy_release_objects(s->kernel, K_COUNT, mems,
+                             sizeof mems / sizeof mems[0]);
     free(s);
 }
 
@@ -297,14 +293,9 @@ fail:
 static int eye_upload(void *opaque, cl_command_queue queue,
                       const struct histo_input *in)
 {
-    int status = HISTO_OK;
-    struct eye_state *s = opaque;
-    CL_CALL(clEnqueueWriteBuffer(queue, s->values, CL_TRUE, 0,
-                                 in->nvalues * sizeof(cl_uint), in->values, 0,
-                                 NULL, NULL));
-    CL_CALL(clFinish(queue)); /* the first fill of `outer` too */
-fail:
-    return status;
+    /* also completes setup's first fill of `outer` */
+    return strategy_upload_values(queue, ((struct eye_state *)opaque)->values,
+                                  in);
 }
 
 static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)

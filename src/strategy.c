@@ -41,3 +41,26 @@ const char *strategy_names(void)
     }
     return names;
 }
+
+int strategy_upload_values(cl_command_queue queue, cl_mem values,
+                           const struct histo_input *in)
+{
+    int status = HISTO_OK;
+    CL_CALL(clEnqueueWriteBuffer(queue, values, CL_TRUE, 0,
+                                 in->nvalues * sizeof(cl_uint), in->values, 0,
+                                 NULL, NULL));
+    CL_CALL(clFinish(queue));
+fail:
+    return status;
+}
+
+void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,
+                              const cl_mem *mems, size_t nmems)
+{
+    for (size_t k = 0; k < nkernels; ++k)
+        if (kernels[k] != NULL)
+            clReleaseKernel(kernels[k]);
+    for (size_t i = 0; i < nmems; ++i)
+        if (mems[i] != NULL)
+            clReleaseMemObject(mems[i]);
+}

@@ -53,6 +53,17 @@ struct strategy {
     void (*release)(void *state);
 };
 
+/* Shared by the strategies' setup/upload/release. */
+
+/* Copies the input values into `values` (blocking) and finishes the
+ * queue, so the fills enqueued by setup are done as well. */
+int strategy_upload_values(cl_command_queue queue, cl_mem values,
+                           const struct histo_input *input);
+
+/* Releases the kernels and buffers that exist (NULLs are skipped). */
+void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,
+                              const cl_mem *mems, size_t nmems);
+
 /* The strategy for a device when none is asked for: cpu for CPU devices
  * (an implicit cache), eye for the rest (scratchpad local memory). */
 const struct strategy *strategy_default(const struct device_info *device);
