@@ -1,0 +1,54 @@
+#!/bin/sh
+# tests/gpu-variants.sh - build histo with changed constants of src/params.h
+# (each variant in its own build folder; the tree is restored after) and
+# time every variant on the issue-5 inputs, byte-checked against the
+# reference. For docs/perf-notes.md.
+#   VARIANTS="name:sed-expression
+#   name2:sed-expression" sh tests/gpu-variants.sh   (one variant a line)
+set -u
+cd "$(dirname "$0")/.." || exit 1
+platform=${PLATFORM:-NVIDIA CUDA}
+device=${DEVICE:-GPU}
+its=${ITERATIONS:-2000}
+w=tests/work/gpu
+mkdir -p "$w"
+make -j8 all >/dev/null 2>&1 || exit 1
+[ -s "$w/test.bin" ] || build/histo-gen -o "$w/test.bin" --seed 1
+[ -s "$w/wide.bin" ] || build/histo-gen -o "$w/wide.bin" --seed 1 --image 4096x4096 --row-sigma 205 --col-sigma 16
+[ -s "$w/uniform.bin" ] || build/histo-gen -o "$w/uniform.bin" --seed 1 --image 4096x4096 --dist uniform
+[ -s "$w/onebin.bin" ] || build/histo-gen -o "$w/onebin.bin" --seed 1 --image 4096x4096 --dist onebin --bin 1048704
+for name in test wide uniform onebin; do
+    [ -s "$w/$name.ref.bmp" ] || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp"
+done
+cp src/params.h "$w/params.h.orig"
+bins="base:./histo"
+printf '%s\n' "$VARIANTS" >"$w/variants.txt"
+while IFS= read -r v; do
+    [ -n "$v" ] || continue
+    tag=${v%%:*}
+    expr=${v#*:}
+    cp "$w/params.h.orig" src/params.h
+    sed -i "$expr" src/params.h
+    if cmp -s src/params.h "$w/params.h.orig"; then
+        echo "$tag: the expression changed nothing"; continue
+    fi
+    make BUILD="build-$tag" HISTO_BIN="build-$tag/histo" "build-$tag/histo" \
+        >"$w/build-$tag.log" 2>&1 || { echo "$tag: build failed"; continue; }
+    bins="$bins $tag:build-$tag/histo"
+done <"$w/variants.txt"
+cp "$w/params.h.orig" src/params.h
+printf '%-12s %-8s %6s %9s %9s %9s %s\n' variant input tiles tile_us reduce_us iter_us check
+for b in $bins; do
+    tag=${b%%:*}
+    exe=${b#*:}
+    for name in test wide uniform onebin; do
+        $exe --platform "$platform" --device "$device" --strategy eye \
+            -i "$w/$name.bin" -o "$w/v.bmp" --timing "$w/v.out" -- "$its" \
+            >/dev/null 2>"$w/v.err" || { echo "$tag $name: $(tail -n 1 "$w/v.err")"; continue; }
+        get() { sed -n "s/^$1 = //p" "$w/v.out"; }
+        printf '%-12s %-8s %6s %9s %9s %9s %s\n' "$tag" "$name" "$(get eye.tiles_used)" \
+            "$(get kernel.eye_tile.median_us)" "$(get kernel.eye_reduce.median_us)" \
+            "$(get iteration.device.median_us)" \
+            "$(cmp -s "$w/v.bmp" "$w/$name.ref.bmp" && echo byte-exact || echo DIFFERS)"
+    done
+done
