@@ -140,7 +140,7 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Densest cell, lowest index on ties, in one step: each cell's total
      * (the replicas summed) goes into one atomic_max as
-     * count << 16 | (0xffff - cell). Counts <= 4096 and cells <= 1024 fit. */
+     * count << 16 | (0xffff - cell). Counts <= HISTO_EYE_SAMPLES (a few thousand) and cells <= 1024 fit. */
     for (uint c = lid; c < ncells; c += size) {
         uint total = tile[c];
         for (uint k = 1; k < copies; ++k)

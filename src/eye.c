@@ -93,6 +93,10 @@ static int share_inverse(cl_uint *inv)
     return HISTO_OK;
 }
 
+_Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN == 0
+                   && HISTO_EYE_SAMPLES >= 2 * HISTO_EYE_RUN,
+               "eye_tile.cl packs sample counts in 16 bits and samples whole "
+               "runs at two points at least");
 _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX,
                "16-bit tile counters need groups of at most 1024 items");
 
