@@ -10,11 +10,6 @@
 /* Counters saturate here: the output histogram holds 8-bit bins. */
 #define HISTO_SATURATE 255u
 
-/* Default histogram shape of the 116.histo datasets (input files carry
- * their own shape; these are only used by the generator's defaults). */
-#define HISTO_DEFAULT_WIDTH 256u
-#define HISTO_DEFAULT_HEIGHT 8192u
-
 /* Work-group sizes, lowered at run time to what the device and kernel
  * accept. The tile kernel's 512 lets four 47 KiB groups share an NVIDIA
  * SM (2048 threads, 228 KiB); 256 suits the streaming reduction. */
