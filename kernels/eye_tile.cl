@@ -190,7 +190,6 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
         eye[HISTO_EYE_HI] = win_lo + win_len;
         eye[HISTO_EYE_TILES] = tiles;
         eye[HISTO_EYE_BATCHES] = batches;
-        eye[HISTO_EYE_PEAK_CELL] = window[0];
     }
     const uint batch = group / per_batch;
     const uint t = group % per_batch;

@@ -40,7 +40,6 @@ struct eye_state {
     unsigned long iteration; /* parity picks the set of dirty flags      */
     struct eye_plan plan;
     const struct histo_input *input;
-    const struct device_info *device;
     cl_uint eye_words[HISTO_EYE_WORDS]; /* read back with the histogram */
 };
 
@@ -210,7 +209,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     const struct histo_input *in = env->input;
     HOST_ALLOC(s, 1);
     s->input = in;
-    s->device = env->device;
     for (int k = 0; k < K_COUNT; ++k)
         CL_CREATE(s->kernel[k], clCreateKernel(env->program, kernel_names[k],
                                                &cl_err_));

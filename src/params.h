@@ -46,7 +46,6 @@
 #define HISTO_EYE_HI 1        /* one past the last such bin           */
 #define HISTO_EYE_TILES 2     /* tiles per batch (0: no eye window)   */
 #define HISTO_EYE_BATCHES 3   /* batches the input was split into     */
-#define HISTO_EYE_PEAK_CELL 4 /* first cell of the window             */
 #define HISTO_EYE_WORDS 8
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
