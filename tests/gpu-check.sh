@@ -25,17 +25,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
     grep -v '^PASS' "$out/tests.log"
 fi
 
-w=tests/work/gpu
-mkdir -p "$w"
-build/histo-gen -o "$w/test.bin" --seed 1 &
-build/histo-gen -o "$w/wide.bin" --seed 1 --image 4096x4096 --row-sigma 205 --col-sigma 16 &
-build/histo-gen -o "$w/uniform.bin" --seed 1 --image 4096x4096 --dist uniform &
-build/histo-gen -o "$w/onebin.bin" --seed 1 --image 4096x4096 --dist onebin --bin 1048704 &
-wait
-for name in test wide uniform onebin; do
-    build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" &
-done
-wait
+. tests/gpu-inputs.sh
 printf '%-8s %5s %6s %6s %5s %9s %9s %9s %9s %s\n' input share groups batch tiles \
     tile_us reduce_us iter_us wall_us check | tee "$out/summary.txt"
 for share in ${SHARES:-32}; do

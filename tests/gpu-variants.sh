@@ -10,16 +10,8 @@ cd "$(dirname "$0")/.." || exit 1
 platform=${PLATFORM:-NVIDIA CUDA}
 device=${DEVICE:-GPU}
 its=${ITERATIONS:-2000}
-w=tests/work/gpu
-mkdir -p "$w"
 make -j8 all >/dev/null 2>&1 || exit 1
-[ -s "$w/test.bin" ] || build/histo-gen -o "$w/test.bin" --seed 1
-[ -s "$w/wide.bin" ] || build/histo-gen -o "$w/wide.bin" --seed 1 --image 4096x4096 --row-sigma 205 --col-sigma 16
-[ -s "$w/uniform.bin" ] || build/histo-gen -o "$w/uniform.bin" --seed 1 --image 4096x4096 --dist uniform
-[ -s "$w/onebin.bin" ] || build/histo-gen -o "$w/onebin.bin" --seed 1 --image 4096x4096 --dist onebin --bin 1048704
-for name in test wide uniform onebin; do
-    [ -s "$w/$name.ref.bmp" ] || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp"
-done
+. tests/gpu-inputs.sh
 cp src/params.h "$w/params.h.orig"
 bins="base:./histo"
 printf '%s\n' "$VARIANTS" >"$w/variants.txt"

@@ -1,0 +1,20 @@
+# tests/gpu-inputs.sh - sourced by the GPU scripts: the issue-5 inputs
+# (test-size, wide eye, uniform, one bin) and their reference BMPs in
+# tests/work/gpu, generated in parallel where missing. Sets $w.
+w=tests/work/gpu
+mkdir -p "$w"
+gen_input() { # NAME histo-gen ARGS...
+    name=$1
+    shift
+    [ -s "$w/$name.bin" ] || build/histo-gen -o "$w/$name.bin" --seed 1 "$@"
+}
+gen_input test &
+gen_input wide --image 4096x4096 --row-sigma 205 --col-sigma 16 &
+gen_input uniform --image 4096x4096 --dist uniform &
+gen_input onebin --image 4096x4096 --dist onebin --bin 1048704 &
+wait
+for name in test wide uniform onebin; do
+    [ -s "$w/$name.ref.bmp" ] && [ "$w/$name.ref.bmp" -nt "$w/$name.bin" ] \
+        || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" &
+done
+wait
