@@ -30,9 +30,20 @@ static const char options[] =
     DEF(HISTO_CPU_CHUNK)
     DEF(HISTO_CPU_BRANCHY_SHARE);
 
+/* The options above, then $HISTO_CL_OPTIONS when set: extra options for
+ * the implementation's compiler (-cl-nv-verbose prints NVIDIA's register
+ * report; the build log is then shown even when the build succeeds). */
+static char *full_options;
+
 const char *program_options(void)
 {
-    return options;
+    return full_options != NULL ? full_options : options;
+}
+
+static const char *extra_options(void)
+{
+    const char *extra = getenv("HISTO_CL_OPTIONS");
+    return extra != NULL && extra[0] != '\0' ? extra : NULL;
 }
 
 /* Reads a whole text file; returns NULL after printing why. */
@@ -120,19 +131,27 @@ int program_build(cl_context context, cl_device_id device,
             goto fail;
         }
     }
+    const char *extra = extra_options();
+    if (extra != NULL && full_options == NULL) {
+        const size_t len = sizeof options + 1 + strlen(extra);
+        HOST_ALLOC(full_options, len);
+        snprintf(full_options, len, "%s %s", options, extra);
+    }
     CL_CREATE(*program, clCreateProgramWithSource(
                             context, (cl_uint)nfiles, (const char **)texts,
                             lens, &cl_err_));
-    const cl_int err = clBuildProgram(*program, 1, &device, options, NULL,
-                                      NULL);
+    const cl_int err = clBuildProgram(*program, 1, &device,
+                                      program_options(), NULL, NULL);
     if (err != CL_SUCCESS) {
         cl_report("clBuildProgram(program, 1, &device, options, NULL, NULL)",
                   err, __FILE__, __LINE__);
-        fprintf(stderr, "histo: build options: %s\n", options);
+        fprintf(stderr, "histo: build options: %s\n", program_options());
         print_build_log(*program, device);
         status = HISTO_EXIT_DEVICE;
         goto fail;
     }
+    if (extra != NULL)
+        print_build_log(*program, device);
     goto done;
 fail:
     if (*program != NULL)
