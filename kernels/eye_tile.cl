@@ -24,20 +24,19 @@
  * window are shared out: tile t sends those of the t-th part of the slice
  * to `outer`, a full-size 32-bit histogram, with global atomics. With no
  * tile (a flat distribution) every group takes its own slice to `outer`.
- * When the eye has tiles, each such value also marks its chunk of `outer`
- * dirty in this iteration's set of flags (see eye_reduce.cl), so the
- * reduction reads only the chunks that can hold counts.
  *
  * Counters. Two 16-bit counters per 32-bit word double the rows a tile
- * holds. An increment that finds its counter already at 255 or more is
- * taken back, so a counter never exceeds 255 plus the increments in flight
- * in its group (far below 65536) and never carries into its neighbour; it
- * reaches 255 exactly when its true count does. Each work-item merges
- * runs of equal tile values in registers and adds a run with one atomic,
- * at most HISTO_RUN_CAP at a time, so in-flight additions stay below
- * group size x HISTO_RUN_CAP and the bound above holds (the host keeps
- * groups at most 1024 work-items): one bin hammered costs few atomics.
- * Values are read as uint4, four quads per step to keep loads in flight.
+ * holds. A work-item reads a counter before adding to it and adds only
+ * while it shows less than 255, so a counter reaches 255 exactly when its
+ * true count does (an increment is dropped only once 255 are counted) and
+ * ends at most 255 plus one increment per work-item of the group (each
+ * work-item's read precedes its add, and after its add it reads again):
+ * far below 65536, so it never carries into its neighbour. The add's
+ * result is not used, so nothing waits for it; a bin many work-items
+ * share costs a broadcast read once saturated, and a work-item remembers
+ * the last counter it found saturated, so a run of equal values (one bin
+ * hammered) costs a compare each. Values are read as uint4, four quads
+ * per step to keep loads in flight.
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][bin - window start], for eye_reduce.cl.
@@ -45,65 +44,52 @@
 
 #define CELL_OF(v) min((v) / tile_bins, ncells - 1)
 
-static void tile_add(local uint *tile, uint offset, uint k)
+/* One value into its 16-bit counter, unless the counter already shows
+ * 255: read first (a broadcast when many work-items share a bin, so a
+ * saturated bin costs no atomic), then add without using the result.
+ * *sat remembers the last offset this work-item found saturated, so a run
+ * of equal values (one bin hammered) costs one compare each. */
+static void tile_add(local uint *tile, uint offset, uint *sat)
 {
+    if (offset == *sat)
+        return;
     const uint shift = (offset & 1) << 4;
-    const uint old = atomic_add(&tile[offset >> 1], k << shift);
-    if (((old >> shift) & 0xffff) >= HISTO_SATURATE)
-        atomic_sub(&tile[offset >> 1], k << shift);
+    volatile local uint *word = tile + (offset >> 1);
+    if (((*word >> shift) & 0xffff) < HISTO_SATURATE)
+        atomic_add(word, 1u << shift);
+    else
+        *sat = offset;
 }
 
-/* A run of equal tile values being merged by one work-item. */
-struct run {
-    uint offset, length;
-};
-
-static void run_flush(local uint *tile, struct run *r)
-{
-    if (r->length != 0)
-        tile_add(tile, r->offset, r->length);
-    r->length = 0;
-}
-
-/* One value: into the run (tile), or to `outer` when it lies outside the
+/* One value: into the tile, or to `outer` when it lies outside the
  * window and this group is in charge of it. */
-static void count(local uint *tile, global uint *outer,
-                  global uint *dirty, struct run *r, uint v, uint tile_lo, uint tile_len, uint win_lo,
-                  uint win_len, bool outer_duty)
+static void count(local uint *tile, uint *sat, global uint *outer, uint v,
+                  uint tile_lo, uint tile_len, uint win_lo, uint win_len,
+                  bool outer_duty)
 {
     const uint offset = v - tile_lo;
     if (offset < tile_len) {
-        if (offset != r->offset || r->length == HISTO_RUN_CAP) {
-            run_flush(tile, r);
-            r->offset = offset;
-        }
-        ++r->length;
+        tile_add(tile, offset, sat);
     } else if (outer_duty && v - win_lo >= win_len) {
         atomic_inc(&outer[v]);
-        if (dirty != 0 && !dirty[v >> HISTO_DIRTY_SHIFT])
-            dirty[v >> HISTO_DIRTY_SHIFT] = 1;
     }
 }
 
-static void count4(local uint *tile, global uint *outer,
-                   global uint *dirty, struct run *r, uint4 v, uint tile_lo, uint tile_len, uint win_lo,
+static void count4(local uint *tile, uint *sat, global uint *outer, uint4 v, uint tile_lo, uint tile_len, uint win_lo,
                    uint win_len, bool duty)
 {
-    count(tile, outer, dirty, r, v.x, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, outer, dirty, r, v.y, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, outer, dirty, r, v.z, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, outer, dirty, r, v.w, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, sat, outer, v.x, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, sat, outer, v.y, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, sat, outer, v.z, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, sat, outer, v.w, tile_lo, tile_len, win_lo, win_len, duty);
 }
 
 kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                      uint tile_bins, uint tile_words, uint ncells, uint max_tiles,
                      uint min_samples, uint forced_batches,
                      local uint *tile, global uchar *restrict partial,
-                     global uint *restrict outer, global uint *restrict flags,
-                     uint nchunks, uint parity, global uint *restrict eye)
+                     global uint *restrict outer, global uint *restrict eye)
 {
-    /* this iteration's set of dirty flags (eye_reduce.cl) */
-    global uint *dirty = flags + parity * nchunks;
     local uint window[2];
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
@@ -172,10 +158,6 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint tiles = window[1];
-    /* Without tiles every value goes to `outer` and the reduction reads it
-     * all: marking would only cost a store per value. */
-    if (tiles == 0)
-        dirty = 0;
     const uint win_lo = window[0] * tile_bins;
     const uint win_len = min(tiles * tile_bins, nbins - win_lo);
     const uint per_batch = max(tiles, 1u);
@@ -220,7 +202,7 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     const uint to_q = tiles ? end_q : duty_hi;
 
     const uint full_q = n / 4; /* quads lying wholly inside the input */
-    struct run run = {0, 0};
+    uint sat = ~0u;
     uint q = from_q + lid;
     const uint quad_end = min(to_q, full_q);
     for (; q + 3 * size < quad_end; q += 4 * size) {
@@ -229,22 +211,21 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
             v[j] = vload4(q + j * size, in);
         for (uint j = 0; j < 4; ++j) {
             const uint qj = q + j * size;
-            count4(tile, outer, dirty, &run, v[j], tile_lo, tile_len, win_lo,
+            count4(tile, &sat, outer, v[j], tile_lo, tile_len, win_lo,
                    win_len, qj >= duty_lo && qj < duty_hi);
         }
     }
     for (; q < to_q; q += size) {
         const bool duty = q >= duty_lo && q < duty_hi;
         if (q < full_q) {
-            count4(tile, outer, dirty, &run, vload4(q, in), tile_lo, tile_len,
+            count4(tile, &sat, outer, vload4(q, in), tile_lo, tile_len,
                    win_lo, win_len, duty);
         } else {
             for (uint i = 4 * q; i < n; ++i)
-                count(tile, outer, dirty, &run, in[i], tile_lo, tile_len, win_lo,
+                count(tile, &sat, outer, in[i], tile_lo, tile_len, win_lo,
                       win_len, duty);
         }
     }
-    run_flush(tile, &run);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     global uchar *dst = partial

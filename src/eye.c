@@ -1,6 +1,6 @@
 /*
  * eye.c - host side of the eye strategy: plan the grid from the device's
- * properties, own the buffers, enqueue sample -> tile -> reduce.
+ * properties, own the buffers, enqueue tile -> reduce.
  *
  * Nothing is read back inside an iteration: the eye window lives in a small
  * device buffer that the tile and reduce kernels read, and the out-of-eye
@@ -16,8 +16,6 @@
 static const char *const sources[] = {"eye_tile.cl", "eye_reduce.cl"};
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 enum { K_TILE, K_REDUCE, K_COUNT };
-/* Arguments that change every iteration (the dirty-flag set in use). */
-enum { TILE_ARG_PARITY = 14, REDUCE_ARG_PARITY = 7 };
 
 struct eye_plan {
     cl_uint groups;          /* work-groups of the tile kernel          */
@@ -35,9 +33,7 @@ struct eye_plan {
 
 struct eye_state {
     cl_kernel kernel[K_COUNT];
-    cl_mem values, eye, partial, outer, dirty, histo;
-    cl_uint nchunks;         /* chunks of `outer` with a dirty flag      */
-    unsigned long iteration; /* parity picks the set of dirty flags      */
+    cl_mem values, eye, partial, outer, histo;
     struct eye_plan plan;
     const struct histo_input *input;
     cl_uint eye_words[HISTO_EYE_WORDS]; /* read back with the histogram */
@@ -48,8 +44,8 @@ static void eye_release(void *opaque)
     struct eye_state *s = opaque;
     if (s == NULL)
         return;
-    const cl_mem mems[] = {s->values, s->eye,   s->partial,
-                           s->outer,  s->dirty, s->histo};
+    const cl_mem mems[] = {s->values, s->eye, s->partial, s->outer,
+                           s->histo};
     strategy_release_objects(s->kernel, K_COUNT, mems,
                              sizeof mems / sizeof mems[0]);
     free(s);
@@ -232,11 +228,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CREATE(s->outer, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                        quad_bins * sizeof(cl_uint), NULL,
                                        &cl_err_));
-    s->nchunks = (cl_uint)(((uint64_t)nbins + (1u << HISTO_DIRTY_SHIFT) - 1)
-                           >> HISTO_DIRTY_SHIFT);
-    const size_t dirty_bytes = 2 * (size_t)s->nchunks * sizeof(cl_uint);
-    CL_CREATE(s->dirty, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
-                                       dirty_bytes, NULL, &cl_err_));
     CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_WRITE_ONLY,
                                        quad_bins, NULL, &cl_err_));
 
@@ -245,8 +236,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     const cl_uint zero = 0;
     CL_CALL(clEnqueueFillBuffer(env->queue, s->outer, &zero, sizeof zero, 0,
                                 quad_bins * sizeof(cl_uint), 0, NULL, NULL));
-    CL_CALL(clEnqueueFillBuffer(env->queue, s->dirty, &zero, sizeof zero, 0,
-                                dirty_bytes, 0, NULL, NULL));
     CL_CALL(clEnqueueFillBuffer(env->queue, s->eye, &zero, sizeof zero, 0,
                                 HISTO_EYE_WORDS * sizeof(cl_uint), 0, NULL,
                                 NULL));
@@ -266,10 +255,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, p->local_bytes, NULL));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->dirty));
-    CL_CALL(clSetKernelArg(k, a++, sizeof s->nchunks, &s->nchunks));
-    /* arg TILE_ARG_PARITY: eye_enqueue */
-    a++;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
 
     k = s->kernel[K_REDUCE];
@@ -279,10 +264,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->dirty));
-    CL_CALL(clSetKernelArg(k, a++, sizeof s->nchunks, &s->nchunks));
-    /* arg REDUCE_ARG_PARITY: eye_enqueue */
-    a++;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
 
     *opaque = s;
@@ -307,16 +288,11 @@ static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
     const struct eye_plan *p = &s->plan;
     const size_t tile_global = (size_t)p->groups * p->group[K_TILE];
     const size_t rg = p->group[K_REDUCE];
-    const size_t quads = ((size_t)s->input->nbins + 3) / 4;
-    const size_t reduce_global = (quads + rg - 1) / rg * rg;
-
-    /* Alternate iterations mark and read alternate sets of dirty flags
-     * (eye_reduce.cl says why); arguments are captured at enqueue. */
-    const cl_uint parity = (cl_uint)(s->iteration++ & 1);
-    CL_CALL(clSetKernelArg(s->kernel[K_TILE], TILE_ARG_PARITY, sizeof parity,
-                           &parity));
-    CL_CALL(clSetKernelArg(s->kernel[K_REDUCE], REDUCE_ARG_PARITY,
-                           sizeof parity, &parity));
+    /* one work-item per HISTO_REDUCE_QUADS quads; the kernel strides
+     * over the rest */
+    const size_t items = (s->input->nbins / 4 + HISTO_REDUCE_QUADS - 1)
+                       / HISTO_REDUCE_QUADS;
+    const size_t reduce_global = items == 0 ? rg : (items + rg - 1) / rg * rg;
     CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_TILE], 1, NULL,
                                    &tile_global, &p->group[K_TILE], 0, NULL,
                                    &ev[K_TILE]));

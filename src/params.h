@@ -60,15 +60,16 @@
 #define HISTO_MAX_TILES 16u
 #define HISTO_MAX_BATCHES 128u
 
-/* Longest run of equal values a work-item adds with one local atomic. The
- * 16-bit tile counters stay exact while 255 + work-group size x
- * HISTO_RUN_CAP < 65536, so tile groups must not exceed 1024 work-items. */
-#define HISTO_RUN_CAP 63u
-
-/* The out-of-eye histogram is read by the reduction only in chunks of
- * 2^HISTO_DIRTY_SHIFT bins that the tile kernel marked dirty. */
-#define HISTO_DIRTY_SHIFT 10u
+/* Tile counters are 16 bits and end at most 255 plus one increment per
+ * work-item of the group (eye_tile.cl), so groups must stay well under
+ * 65536 - 255 work-items; this cap is far inside that. */
 #define HISTO_TILE_GROUP_MAX 1024u
+
+/* Quads of bins (4 each) one reduction work-item takes per step, all of
+ * their loads issued before their sums; the host launches one work-item
+ * per HISTO_REDUCE_QUADS quads. 2 and 4 measured 3-6 us slower than 1 on
+ * an H200 (docs/perf-notes.md, v11). */
+#define HISTO_REDUCE_QUADS 1u
 
 /* cpu strategy: the merge reads the private histograms in lines of
  * 2^HISTO_CPU_LINE_LOG2 bins, one 64-byte cache line of 8-bit counters,
