@@ -1,5 +1,5 @@
 # tests/gpu-inputs.sh - sourced by the GPU scripts: the issue-5 inputs
-# (test-size, wide eye, uniform, one bin) and their reference BMPs in
+# (the test dataset, test-size, wide eye, uniform, one bin) and their reference BMPs in
 # tests/work/gpu, generated in parallel where missing. Sets $w.
 w=tests/work/gpu
 mkdir -p "$w"
@@ -9,11 +9,18 @@ gen_input() { # NAME histo-gen ARGS...
     [ -s "$w/$name.bin" ] || build/histo-gen -o "$w/$name.bin" --seed 1 "$@"
 }
 gen_input test &
+# the test dataset of Spec/test.conf (issue 5's 30 us target)
+gen_input spec --seed 11601 --image 996x1040 --row-sigma 32 --col-sigma 12 \
+    --outliers 5000 &
+# the train dataset (Spec/train.conf) and 1M values in one bin
+gen_input train --seed 11602 --image 2048x2048 --row-sigma 64 --col-sigma 16 \
+    --outliers 5000 &
+gen_input spike --dist onebin --bin 1048704 &
 gen_input wide --image 4096x4096 --row-sigma 205 --col-sigma 16 &
 gen_input uniform --image 4096x4096 --dist uniform &
 gen_input onebin --image 4096x4096 --dist onebin --bin 1048704 &
 wait
-for name in test wide uniform onebin; do
+for name in spec test train spike wide uniform onebin; do
     [ -s "$w/$name.ref.bmp" ] && [ "$w/$name.ref.bmp" -nt "$w/$name.bin" ] \
         || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" &
 done

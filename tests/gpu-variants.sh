@@ -33,7 +33,7 @@ printf '%-12s %-8s %6s %9s %9s %9s %s\n' variant input tiles tile_us reduce_us i
 for b in $bins; do
     tag=${b%%:*}
     exe=${b#*:}
-    for name in test wide uniform onebin; do
+    for name in ${INPUTS:-spec test wide uniform onebin}; do
         $exe --platform "$platform" --device "$device" --strategy eye \
             -i "$w/$name.bin" -o "$w/v.bmp" --timing "$w/v.out" -- "$its" \
             >/dev/null 2>"$w/v.err" || { echo "$tag $name: $(tail -n 1 "$w/v.err")"; continue; }
