@@ -27,6 +27,7 @@ struct eye_plan {
     cl_uint max_tiles;       /* largest eye window, in tiles            */
     cl_uint min_samples;     /* samples a cell needs to join the window */
     size_t group[K_COUNT];   /* work-group size of each kernel          */
+    size_t group_limit[K_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE           */
     size_t local_bytes;      /* dynamic local memory of a tile group    */
     size_t partial_bytes;
 };
@@ -51,20 +52,27 @@ static void eye_release(void *opaque)
     free(s);
 }
 
-/* Largest work-group the device and this kernel accept, up to target. */
+/* Work-group size for a kernel: target, at most the device's limit, and
+ * the kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE) kept in *limit as a
+ * fallback. NVIDIA's OpenCL reports 256 there for every kernel, a
+ * one-line one included, yet runs groups of up to the device's 1024
+ * (seen on an H200, driver 580, 2026-11-22; docs/perf-notes.md v12), and
+ * 512 lets the tile kernel fill an SM: so a larger group is tried first,
+ * and launch() falls back to the kernel's figure if it is refused. */
 static int group_size(cl_kernel kernel, const struct device_info *dev,
-                      size_t target, size_t *size)
+                      size_t target, size_t *size, size_t *limit)
 {
     int status = HISTO_OK;
     size_t kmax = 0;
     CL_CALL(clGetKernelWorkGroupInfo(kernel, dev->id,
                                      CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                      &kmax, NULL));
+    *limit = kmax < target ? kmax : target;
     *size = target;
     if (*size > dev->max_work_group)
         *size = dev->max_work_group;
-    if (*size > kmax)
-        *size = kmax;
+    if (*limit > *size)
+        *limit = *size;
 fail:
     return status;
 }
@@ -107,9 +115,11 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     struct eye_plan *p = &s->plan;
 
     if ((status = group_size(s->kernel[K_TILE], dev, HISTO_TILE_GROUP,
-                             &p->group[K_TILE])) != HISTO_OK
+                             &p->group[K_TILE], &p->group_limit[K_TILE]))
+            != HISTO_OK
         || (status = group_size(s->kernel[K_REDUCE], dev, HISTO_WORK_GROUP,
-                                &p->group[K_REDUCE])) != HISTO_OK)
+                                &p->group[K_REDUCE],
+                                &p->group_limit[K_REDUCE])) != HISTO_OK)
         return status;
 
 
@@ -165,8 +175,13 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         p->forced_batches = env->batches;
         groups = (uint64_t)env->batches * p->max_tiles;
     } else {
+        uint64_t per_cu = HISTO_CU_THREADS / p->group[K_TILE];
+        if (per_cu < 1)
+            per_cu = 1;
+        if (per_cu > HISTO_MAX_GROUPS_PER_CU)
+            per_cu = HISTO_MAX_GROUPS_PER_CU;
         groups = (uint64_t)(dev->compute_units ? dev->compute_units : 1)
-               * HISTO_GROUPS_PER_CU;
+               * per_cu;
         const uint64_t useful = (in->nvalues + HISTO_MIN_GROUP_VALUES - 1)
                               / HISTO_MIN_GROUP_VALUES;
         if (groups > useful)
@@ -281,26 +296,53 @@ static int eye_upload(void *opaque, cl_command_queue queue,
                                   in);
 }
 
+/* Enqueues kernel k over `groups` work-groups, or over at least `items`
+ * work-items when groups is 0. A group larger than the kernel's reported
+ * limit that the implementation refuses is lowered to that limit, once,
+ * with a note (group_size() says why it is tried). */
+static int launch(struct eye_state *s, cl_command_queue queue, int k,
+                  size_t groups, size_t items, cl_event *ev)
+{
+    size_t *group = &s->plan.group[k];
+    for (;;) {
+        const size_t global = groups != 0 ? groups * *group
+                            : (items + *group - 1) / *group * *group;
+        const cl_int err = clEnqueueNDRangeKernel(queue, s->kernel[k], 1,
+                                                  NULL, &global, group, 0,
+                                                  NULL, ev);
+        if (err == CL_SUCCESS)
+            return HISTO_OK;
+        const size_t limit = s->plan.group_limit[k];
+        if ((err != CL_INVALID_WORK_GROUP_SIZE && err != CL_OUT_OF_RESOURCES)
+            || *group <= limit) {
+            cl_report("clEnqueueNDRangeKernel(queue, kernel, 1, NULL, "
+                      "&global, group, 0, NULL, ev)",
+                      err, __FILE__, __LINE__);
+            histo_error("kernel %s, %zu work-items in groups of %zu",
+                        kernel_names[k], global, *group);
+            return HISTO_EXIT_DEVICE;
+        }
+        fprintf(stderr, "histo: note: groups of %zu refused for kernel %s "
+                        "(%s); using the %zu it reports\n",
+                *group, kernel_names[k], cl_error_name(err), limit);
+        *group = limit;
+    }
+}
+
 static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
 {
-    int status = HISTO_OK;
+    int status;
     struct eye_state *s = opaque;
-    const struct eye_plan *p = &s->plan;
-    const size_t tile_global = (size_t)p->groups * p->group[K_TILE];
-    const size_t rg = p->group[K_REDUCE];
-    /* one work-item per HISTO_REDUCE_QUADS quads; the kernel strides
-     * over the rest */
-    const size_t items = (s->input->nbins / 4 + HISTO_REDUCE_QUADS - 1)
-                       / HISTO_REDUCE_QUADS;
-    const size_t reduce_global = items == 0 ? rg : (items + rg - 1) / rg * rg;
-    CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_TILE], 1, NULL,
-                                   &tile_global, &p->group[K_TILE], 0, NULL,
-                                   &ev[K_TILE]));
-    CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_REDUCE], 1, NULL,
-                                   &reduce_global, &rg, 0, NULL,
-                                   &ev[K_REDUCE]));
-fail:
-    return status;
+    /* one reduction work-item per HISTO_REDUCE_QUADS quads (at least
+     * one); the kernel strides over the rest */
+    size_t items = (s->input->nbins / 4 + HISTO_REDUCE_QUADS - 1)
+                 / HISTO_REDUCE_QUADS;
+    if (items == 0)
+        items = 1;
+    if ((status = launch(s, queue, K_TILE, s->plan.groups, 0,
+                         &ev[K_TILE])) != HISTO_OK)
+        return status;
+    return launch(s, queue, K_REDUCE, 0, items, &ev[K_REDUCE]);
 }
 
 static int eye_download(void *opaque, cl_command_queue queue, uint8_t *histo)
@@ -344,6 +386,10 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "config.eye_min_samples = %u\n", p->min_samples);
     fprintf(f, "config.work_group.eye_tile = %zu\n", p->group[K_TILE]);
     fprintf(f, "config.work_group.eye_reduce = %zu\n", p->group[K_REDUCE]);
+    fprintf(f, "config.work_group_limit.eye_tile = %zu\n",
+            p->group_limit[K_TILE]);
+    fprintf(f, "config.work_group_limit.eye_reduce = %zu\n",
+            p->group_limit[K_REDUCE]);
     fprintf(f, "config.global_size.eye_tile = %zu\n",
             (size_t)p->groups * p->group[K_TILE]);
     fprintf(f, "config.partial_bytes = %zu\n", p->partial_bytes);

@@ -10,16 +10,20 @@
 /* Counters saturate here: the output histogram holds 8-bit bins. */
 #define HISTO_SATURATE 255u
 
-/* Work-group sizes, lowered at run time to what the device and kernel
- * accept. The tile kernel's 512 lets four 47 KiB groups share an NVIDIA
- * SM (2048 threads, 228 KiB); 256 suits the streaming reduction. */
-#define HISTO_TILE_GROUP 512u
+/* Work-group sizes, lowered at run time to what the device accepts. The
+ * tile kernel's 1024 work-items measured faster than 512 and 256 on an
+ * H200 on every input (docs/perf-notes.md, v12); 256 suits the streaming
+ * reduction. */
+#define HISTO_TILE_GROUP 1024u
 #define HISTO_WORK_GROUP 256u
 
-/* Groups of the tile kernel per compute unit, and the fewest input values
- * worth a group of their own (small inputs use fewer groups, so fewer
- * partial tiles are written and reduced). */
-#define HISTO_GROUPS_PER_CU 4u
+/* Tile groups per compute unit: HISTO_CU_THREADS work-items' worth (two
+ * groups of 1024 fill an NVIDIA SM's 2048 threads, each with 47 KiB of
+ * its 228 KiB of shared memory), between 1 and HISTO_MAX_GROUPS_PER_CU;
+ * and the fewest input values worth a group of their own (small inputs
+ * use fewer groups, so fewer partial tiles are written and reduced). */
+#define HISTO_CU_THREADS 2048u
+#define HISTO_MAX_GROUPS_PER_CU 4u
 #define HISTO_MIN_GROUP_VALUES 8192u
 
 /* Eye sampling: every tile group reads the same HISTO_EYE_SAMPLES values,

@@ -29,7 +29,8 @@ while IFS= read -r v; do
     bins="$bins $tag:build-$tag/histo"
 done <"$w/variants.txt"
 cp "$w/params.h.orig" src/params.h
-printf '%-12s %-8s %6s %9s %9s %9s %s\n' variant input tiles tile_us reduce_us iter_us check
+printf '%-12s %-8s %5s %5s %6s %9s %9s %9s %s\n' variant input group B tiles tile_us \
+    reduce_us iter_us check
 for b in $bins; do
     tag=${b%%:*}
     exe=${b#*:}
@@ -38,7 +39,8 @@ for b in $bins; do
             -i "$w/$name.bin" -o "$w/v.bmp" --timing "$w/v.out" -- "$its" \
             >/dev/null 2>"$w/v.err" || { echo "$tag $name: $(tail -n 1 "$w/v.err")"; continue; }
         get() { sed -n "s/^$1 = //p" "$w/v.out"; }
-        printf '%-12s %-8s %6s %9s %9s %9s %s\n' "$tag" "$name" "$(get eye.tiles_used)" \
+        printf '%-12s %-8s %5s %5s %6s %9s %9s %9s %s\n' "$tag" "$name" \
+            "$(get config.work_group.eye_tile)" "$(get config.batches)" "$(get eye.tiles_used)" \
             "$(get kernel.eye_tile.median_us)" "$(get kernel.eye_reduce.median_us)" \
             "$(get iteration.device.median_us)" \
             "$(cmp -s "$w/v.bmp" "$w/$name.ref.bmp" && echo byte-exact || echo DIFFERS)"
