@@ -31,6 +31,8 @@ done <"$w/variants.txt"
 cp "$w/params.h.orig" src/params.h
 printf '%-12s %-8s %5s %5s %6s %9s %9s %9s %s\n' variant input group B tiles tile_us \
     reduce_us iter_us check
+# ROUNDS passes over all variants, interleaved, so drift shows as spread
+for round in $(seq "${ROUNDS:-1}"); do
 for b in $bins; do
     tag=${b%%:*}
     exe=${b#*:}
@@ -45,4 +47,5 @@ for b in $bins; do
             "$(get iteration.device.median_us)" \
             "$(cmp -s "$w/v.bmp" "$w/$name.ref.bmp" && echo byte-exact || echo DIFFERS)"
     done
+done
 done
