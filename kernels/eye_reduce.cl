@@ -2,21 +2,47 @@
  * eye_reduce.cl - combine the batches' partial tiles and the out-of-eye
  * histogram into the final 8-bit histogram.
  *
- * Work-items stride over the histogram's quads (four bins: one 16-byte
- * read of `outer`, one 4-byte read per batch of `partial`, one 4-byte
- * write), HISTO_REDUCE_QUADS quads a step with every load of the step
- * issued before the sums: the host launches one work-item per
- * HISTO_REDUCE_QUADS quads, so a step is usually the whole job. A quad
- * inside the eye window adds its saturated partial from every batch (eight
- * batches per step, loads in flight); every quad adds its out-of-eye
- * count, saturated first so the sum stays small. Counters read non-zero
- * are cleared, so `outer` is all zero again for the next iteration. The
- * window, tile count and batch count come from eye[], written by
+ * Two parts in one launch. Part A, one work-item per quad of bins (the
+ * first work-items, in whole groups): a quad reads its out-of-eye counts
+ * from `outer` (16 bytes), clears those read non-zero so `outer` is all
+ * zero for the next iteration, adds the partials of every batch if it
+ * lies in a whole-row window (eight loads in flight), and writes 4 bytes.
+ * A 2-D window's quads, scattered one short run per row, would leave most
+ * of a warp idle while a few lanes walk the batches: they go to part B,
+ * the groups after (launched only when a 2-D window is possible),
+ * HISTO_REDUCE_LANES work-items per quad, each adding every
+ * HISTO_REDUCE_LANES-th batch's partial; one adds the lanes' sums in
+ * local memory and writes the quad (no value inside the window goes to
+ * `outer`). Part B deals window quads to its groups in a grid-strided
+ * loop (docs/perf-notes.md, v13).
+ *
+ * The window (whole rows from bin lo to hi, or `cols` columns of `rows`
+ * rows from bin lo, laid out row by row in `partial`, HISTO_EYE_STRIDE bins
+ * a tile), tile count and batch count come from eye[], written by
  * eye_tile.cl.
  */
 
-/* Window quad at offset `off` from the window start: outer count c plus
- * the partials of every batch, saturated. */
+/* The histogram's last bins when nbins is not a multiple of 4 (only whole
+ * rows then: a 2-D window needs the width a multiple of 4). */
+static void tail_bins(global uint *restrict outer,
+                      global const uchar *restrict partial, uint first,
+                      uint nbins, uint lo, uint hi, uint batches,
+                      ulong stride, global uchar *restrict hist)
+{
+    for (uint bin = first; bin < nbins; ++bin) {
+        uint c = outer[bin];
+        if (c != 0)
+            outer[bin] = 0;
+        c = min(c, (uint)HISTO_SATURATE);
+        if (bin - lo < hi - lo)
+            for (uint b = 0; b < batches && c < HISTO_SATURATE; ++b)
+                c += partial[b * stride + (bin - lo)];
+        hist[bin] = (uchar)min(c, (uint)HISTO_SATURATE);
+    }
+}
+
+/* A whole-row window's quad at offset `off`: c plus the partials of
+ * every batch, eight loads in flight, saturated. */
 static uint4 add_partials(uint4 c, global const uchar *restrict partial,
                           uint off, uint batches, ulong stride)
 {
@@ -35,61 +61,100 @@ static uint4 add_partials(uint4 c, global const uchar *restrict partial,
     return c;
 }
 
-/* The histogram's last bins when nbins is not a multiple of 4. */
-static void tail_bins(global uint *restrict outer,
-                      global const uchar *restrict partial, uint first,
-                      uint nbins, uint lo, uint hi, uint batches,
-                      ulong stride, global uchar *restrict hist)
+/* One lane's share of a window quad: batches lane, lane + L, ... */
+static uint4 lane_sum(global const uchar *restrict p, uint lane,
+                      uint batches, ulong stride)
 {
-    for (uint bin = first; bin < nbins; ++bin) {
-        uint c = outer[bin];
-        if (c != 0)
-            outer[bin] = 0;
-        c = min(c, (uint)HISTO_SATURATE);
-        if (bin - lo < hi - lo)
-            for (uint b = 0; b < batches && c < HISTO_SATURATE; ++b)
-                c += partial[b * stride + (bin - lo)];
-        hist[bin] = (uchar)min(c, (uint)HISTO_SATURATE);
+    uint4 c = (uint4)(0);
+    uint b = lane;
+    for (; b + 7 * HISTO_REDUCE_LANES < batches; b += 8 * HISTO_REDUCE_LANES) {
+        uint4 t[8];
+        for (uint j = 0; j < 8; ++j)
+            t[j] = convert_uint4(
+                vload4(0, p + (b + j * HISTO_REDUCE_LANES) * stride));
+        c += ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+        if (all(c >= (uint4)(HISTO_SATURATE)))
+            return c;
     }
+    for (; b < batches; b += HISTO_REDUCE_LANES)
+        c += convert_uint4(vload4(0, p + b * stride));
+    return c;
 }
 
 kernel void eye_reduce(global uint *restrict outer,
                        global const uchar *restrict partial,
                        global const uint *restrict eye, uint nbins,
-                       uint tile_bins, global uchar *restrict hist)
+                       global uchar *restrict hist)
 {
+    local uint4 lanes[HISTO_WORK_GROUP];
     const uint lo = eye[HISTO_EYE_LO];
     const uint hi = eye[HISTO_EYE_HI];
     const uint tiles = eye[HISTO_EYE_TILES];
     const uint batches = tiles ? eye[HISTO_EYE_BATCHES] : 0;
-    const ulong stride = (ulong)tiles * tile_bins;
+    const uint cols = eye[HISTO_EYE_COLS];
+    const uint rows = eye[HISTO_EYE_ROWS];
+    const ulong stride = (ulong)tiles * eye[HISTO_EYE_STRIDE];
     const uint full = nbins / 4; /* quads wholly inside the histogram */
-    const uint items = (uint)get_global_size(0);
+    const uint gid = (uint)get_global_id(0);
+    const uint size = (uint)get_local_size(0);
+    const uint part_a = max((full + size - 1) / size, 1u) * size;
 
-    for (uint q0 = (uint)get_global_id(0); q0 < full;
-         q0 += HISTO_REDUCE_QUADS * items) {
-        uint4 c[HISTO_REDUCE_QUADS];
-        for (uint k = 0; k < HISTO_REDUCE_QUADS; ++k) {
-            const uint q = q0 + k * items;
-            c[k] = q < full ? vload4(q, outer) : (uint4)(0);
+    if (gid < part_a) {
+        const uint q = gid;
+        if (q < full) {
+            /* lo and the window's edges are multiples of 4: a quad is
+             * wholly in the window or wholly out */
+            const uint d = 4 * q - lo;
+            bool in = d < hi - lo;
+            if (cols != 0) {
+                const uint r = d / HISTO_WIDTH;
+                in = d - r * HISTO_WIDTH < cols && r < rows;
+            }
+            /* 2-D window quads are part B's */
+            if (!in || cols == 0) {
+                uint4 c = vload4(q, outer);
+                if (c.x | c.y | c.z | c.w)
+                    vstore4((uint4)(0), q, outer);
+                c = min(c, (uint4)(HISTO_SATURATE));
+                if (in)
+                    c = add_partials(c, partial, d, batches, stride);
+                vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q,
+                        hist);
+            }
         }
-        for (uint k = 0; k < HISTO_REDUCE_QUADS; ++k) {
-            const uint q = q0 + k * items;
-            if (q >= full)
-                break;
-            if (c[k].x | c[k].y | c[k].z | c[k].w)
-                vstore4((uint4)(0), q, outer);
-            c[k] = min(c[k], (uint4)(HISTO_SATURATE));
-            /* lo and tile_bins are multiples of 4: a quad is wholly in
-             * the window or wholly out */
-            if (4 * q - lo < hi - lo)
-                c[k] = add_partials(c[k], partial, 4 * q - lo, batches,
-                                    stride);
-            vstore4(convert_uchar4(min(c[k], (uint4)(HISTO_SATURATE))), q,
-                    hist);
-        }
+        if (gid == 0 && cols == 0)
+            tail_bins(outer, partial, 4 * full, nbins, lo, hi, batches,
+                      stride, hist);
+        return;
     }
-    if (get_global_id(0) == 0)
-        tail_bins(outer, partial, 4 * full, nbins, lo, hi, batches, stride,
-                  hist);
+
+    /* part B: 2-D window quads, HISTO_REDUCE_LANES work-items each */
+    if (batches == 0 || cols == 0)
+        return; /* uniform: whole groups leave */
+    const uint win_quads = rows * (cols / 4);
+    const uint lid = (uint)get_local_id(0);
+    const uint lane = lid % HISTO_REDUCE_LANES;
+    const uint per_group = size / HISTO_REDUCE_LANES;
+    const uint group = (gid - part_a) / size;
+    const uint groups = ((uint)get_global_size(0) - part_a) / size;
+    /* the loop's bounds are the same for every work-item of a group */
+    for (uint base = group * per_group; base < win_quads;
+         base += groups * per_group) {
+        const uint wq = base + lid / HISTO_REDUCE_LANES;
+        const uint r = wq / (cols / 4);
+        const uint cq = wq - r * (cols / 4);
+        const uint off = r * cols + 4 * cq;
+        const uint q = (lo + r * HISTO_WIDTH) / 4 + cq;
+        lanes[lid] = wq < win_quads ? lane_sum(partial + off, lane, batches,
+                                               stride)
+                                    : (uint4)(0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lane == 0 && wq < win_quads) {
+            uint4 c = lanes[lid];
+            for (uint k = 1; k < HISTO_REDUCE_LANES; ++k)
+                c += min(lanes[lid + k], (uint4)(HISTO_SATURATE));
+            vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q, hist);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
 }

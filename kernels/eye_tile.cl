@@ -5,7 +5,12 @@
  * Eye. Every work-group reads the same HISTO_EYE_SAMPLES values (runs of
  * HISTO_EYE_RUN consecutive values at evenly spaced points: whole memory
  * sectors, shared through the cache by all groups) and counts them per
- * cell, a tile-sized range of bins, in local memory. The window is grown
+ * cell, a tile-sized range of bins, in local memory. For large inputs it
+ * also counts the samples' columns, cuts the sparse columns at both sides
+ * and, where what is left spans at most half a row, counts a second grid
+ * of cells: tile-sized blocks of those columns only (more rows each). The
+ * 2-D window is taken where it needs at most half the tiles of whole rows
+ * (or whole rows find no window). Each window is grown
  * from the densest cell, one neighbouring cell at a time (the denser side
  * first), while the next cell holds at least min_samples samples and fewer
  * than max_tiles cells are taken: a tile pays for re-reading its batch's
@@ -39,13 +44,18 @@
  * per step to keep loads in flight.
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
- * [batch][bin - window start], for eye_reduce.cl.
+ * [batch][tile][bins of the tile, row by row], for eye_reduce.cl.
  */
 
-#define CELL_OF(v) min((v) / tile_bins, ncells - 1)
+/* Sample s of the HISTO_EYE_SAMPLES: runs of HISTO_EYE_RUN consecutive
+ * values at `stride` apart (or the whole input when it is that small). */
+static uint sample_index(uint s, uint stride)
+{
+    return stride ? (s / HISTO_EYE_RUN) * stride + s % HISTO_EYE_RUN : s;
+}
 
-/* One value into its 16-bit counter, unless the counter already shows
- * 255: read first (a broadcast when many work-items share a bin, so a
+/* One value into its tile counter, unless the counter already shows 255:
+ * read first (a broadcast when many work-items share a bin, so a
  * saturated bin costs no atomic), then add without using the result.
  * *sat remembers the last offset this work-item found saturated, so a run
  * of equal values (one bin hammered) costs one compare each. */
@@ -61,105 +71,311 @@ static void tile_add(local uint *tile, uint offset, uint *sat)
         *sat = offset;
 }
 
-/* One value: into the tile, or to `outer` when it lies outside the
- * window and this group is in charge of it. */
-static void count(local uint *tile, uint *sat, global uint *outer, uint v,
-                  uint tile_lo, uint tile_len, uint win_lo, uint win_len,
-                  bool outer_duty)
+/* Where this group counts. Whole rows (cols == 0): the window is bins
+ * [lo, lo + len) of the flat histogram, the tile [tile_lo, tile_lo +
+ * tile_len). 2-D (cols > 0): the window is `cols` columns from bin lo
+ * (its first row and column) over len bins of the flat histogram (first
+ * to last row); the tile is `cols` columns from bin tile_lo over
+ * tile_span bins, its counters row by row. */
+struct place {
+    uint lo, len, tile_lo, tile_len, cols, tile_span;
+};
+
+/* Whether d bins past a 2-D window's (or tile's) first bin, within its
+ * span, lies in its columns; *offset = the bin's counter, row by row. */
+static bool in_cols(uint d, uint cols, uint *offset)
 {
-    const uint offset = v - tile_lo;
-    if (offset < tile_len) {
+    const uint r = d / HISTO_WIDTH;
+    const uint c = d - r * HISTO_WIDTH;
+    *offset = r * cols + c;
+    return c < cols;
+}
+
+/* One value: into the tile, or to `outer` when it lies outside the
+ * window and this group is in charge of it. A value left of a 2-D
+ * window's columns gets a column offset >= W - c0 >= cols: outside. */
+static inline void count(local uint *tile, uint *sat, global uint *outer,
+                         uint v, const struct place *pl, bool duty,
+                         const bool two_d)
+{
+    uint offset;
+    if (!two_d) {
+        offset = v - pl->tile_lo;
+        if (offset < pl->tile_len)
+            tile_add(tile, offset, sat);
+        else if (duty && v - pl->lo >= pl->len)
+            atomic_inc(&outer[v]);
+        return;
+    }
+    const uint d = v - pl->tile_lo;
+    if (d < pl->tile_span && in_cols(d, pl->cols, &offset)) {
         tile_add(tile, offset, sat);
-    } else if (outer_duty && v - win_lo >= win_len) {
-        atomic_inc(&outer[v]);
+    } else if (duty) {
+        const uint e = v - pl->lo;
+        if (!(e < pl->len && in_cols(e, pl->cols, &offset)))
+            atomic_inc(&outer[v]);
     }
 }
 
-static void count4(local uint *tile, uint *sat, global uint *outer, uint4 v, uint tile_lo, uint tile_len, uint win_lo,
-                   uint win_len, bool duty)
+static inline void count4(local uint *tile, uint *sat, global uint *outer,
+                          uint4 v, const struct place *pl, bool duty,
+                          const bool two_d)
 {
-    count(tile, sat, outer, v.x, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, sat, outer, v.y, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, sat, outer, v.z, tile_lo, tile_len, win_lo, win_len, duty);
-    count(tile, sat, outer, v.w, tile_lo, tile_len, win_lo, win_len, duty);
+    count(tile, sat, outer, v.x, pl, duty, two_d);
+    count(tile, sat, outer, v.y, pl, duty, two_d);
+    count(tile, sat, outer, v.z, pl, duty, two_d);
+    count(tile, sat, outer, v.w, pl, duty, two_d);
 }
 
-kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
-                     uint tile_bins, uint tile_words, uint ncells, uint max_tiles,
-                     uint min_samples, uint forced_batches,
-                     local uint *tile, global uchar *restrict partial,
-                     global uint *restrict outer, global uint *restrict eye)
+/* The group's quads [from_q, to_q) of the input, four quads a step to
+ * keep loads in flight; `duty` for quads [duty_lo, duty_hi). Called with
+ * two_d a constant, so each kind of window gets a loop of its own. */
+static inline void count_slice(global const uint *restrict in, uint n,
+                               local uint *tile, global uint *outer,
+                               const struct place *pl, uint from_q,
+                               uint to_q, uint duty_lo, uint duty_hi,
+                               const bool two_d)
 {
-    local uint window[2];
+    const uint size = get_local_size(0);
+    const uint full_q = n / 4; /* quads lying wholly inside the input */
+    uint sat = ~0u;
+    uint q = from_q + get_local_id(0);
+    const uint quad_end = min(to_q, full_q);
+    for (; q + 3 * size < quad_end; q += 4 * size) {
+        uint4 v[4];
+        for (uint j = 0; j < 4; ++j)
+            v[j] = vload4(q + j * size, in);
+        for (uint j = 0; j < 4; ++j) {
+            const uint qj = q + j * size;
+            count4(tile, &sat, outer, v[j], pl, qj >= duty_lo && qj < duty_hi,
+                   two_d);
+        }
+    }
+    for (; q < to_q; q += size) {
+        const bool duty = q >= duty_lo && q < duty_hi;
+        if (q < full_q) {
+            count4(tile, &sat, outer, vload4(q, in), pl, duty, two_d);
+        } else {
+            for (uint i = 4 * q; i < n; ++i)
+                count(tile, &sat, outer, in[i], pl, duty, two_d);
+        }
+    }
+}
+
+/* The eye window in one grid of cells: grown from the densest cell (key:
+ * count << 16 | (0xffff - cell)) one neighbour at a time, the denser side
+ * first, while the next cell holds at least min_samples samples and fewer
+ * than max_tiles cells are taken. window[0] = first cell, window[1] =
+ * cells (0: no window). */
+static void grow(local const uint *cell, uint cells, uint key,
+                 uint min_samples, uint max_tiles, local uint *window)
+{
+    const uint best = key != 0 ? 0xffff - (key & 0xffff) : 0;
+    uint k0 = best, k1 = best; /* window = cells [k0, k1) */
+    if (cell[best] >= min_samples) {
+        k1 = best + 1;
+        while (k1 - k0 < max_tiles) {
+            const uint left = k0 > 0 ? cell[k0 - 1] : 0;
+            const uint right = k1 < cells ? cell[k1] : 0;
+            if (max(left, right) < min_samples)
+                break;
+            if (left >= right)
+                --k0;
+            else
+                ++k1;
+        }
+    }
+    window[0] = k0;
+    window[1] = k1 - k0;
+}
+
+/* Column window from the samples' column buckets (HISTO_EYE_COL_BUCKETS
+ * of W / buckets columns): the buckets left once fewer than `tail`
+ * samples are cut from each side. Bucket b's work-item sums the buckets
+ * up to b and from b, so each side's edge is found in one step. */
+static void column_window(local const uint *bucket, local uint *edges,
+                          uint tail, uint lid)
+{
+    if (lid < HISTO_EYE_COL_BUCKETS) {
+        uint left = 0, right = 0;
+        for (uint k = 0; k < HISTO_EYE_COL_BUCKETS; ++k) {
+            const uint b = bucket[k];
+            left += k <= lid ? b : 0;
+            right += k >= lid ? b : 0;
+        }
+        if (left > tail)
+            atomic_min(&edges[0], lid);
+        if (right > tail)
+            atomic_max(&edges[1], lid);
+    }
+}
+
+/* The kernel's body; allow_2d (a constant at each entry point below)
+ * adds the 2-D window. */
+static inline void eye_tile_body(global const uint *restrict in, uint n,
+                                 uint nbins, uint tile_bins, uint tile_words,
+                                 uint ncells, uint max_tiles,
+                                 uint min_samples, uint forced_batches,
+                                 local uint *tile,
+                                 global uchar *restrict partial,
+                                 global uint *restrict outer,
+                                 global uint *restrict eye,
+                                 local uint *small, const bool allow_2d)
+{
+    /* first cell and cells of each window; the column buckets' edges */
+    local uint *window = small, *window2 = small + 2, *edges = small + 4;
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
     const uint group = get_group_id(0);
     const uint groups = get_num_groups(0);
-
-    /* --- the eye: sample counts per cell, in the tile's memory; `copies`
-     * replicas of the counters spread the contention of dense cells --- */
-    const uint copies = max(1u, min((uint)HISTO_EYE_COPIES,
-                                    (tile_words - 1) / ncells));
-    /* the cell counters, then one word for the densest cell's key */
-    local uint *best_key = tile + ncells * copies;
-    for (uint c = lid; c <= ncells * copies; c += size)
-        tile[c] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
     const uint samples = min(n, (uint)HISTO_EYE_SAMPLES);
     const uint points = samples / HISTO_EYE_RUN;
     const uint stride = n > HISTO_EYE_SAMPLES
                       ? (n - HISTO_EYE_RUN) / (points - 1) : 0;
-    /* All of a step's loads are issued before its atomics. */
+    const uint height = nbins / HISTO_WIDTH;
+    /* A 2-D window needs whole quads of columns (the reduction reads four
+     * bins at a time), a whole row per tile, and an input large enough
+     * for counting to matter. */
+#if HISTO_WIDTH % 4 == 0 && HISTO_WIDTH >= 8
+    const bool can_2d = allow_2d && HISTO_WIDTH <= tile_bins
+                     && n >= HISTO_EYE_2D_MIN_VALUES;
+#else
+    const bool can_2d = false;
+#endif
+
+    /* --- the eye, in the tile's memory: column buckets, `copies`
+     * replicas of each grid's cell counters (spreading the contention of
+     * dense cells), then two words for the densest cells' keys --- */
+    local uint *bucket = tile;
+    local uint *cell = tile + HISTO_EYE_COL_BUCKETS;
+    const uint scratch = min(tile_words, HISTO_EYE_COL_BUCKETS
+                                         + (can_2d ? 2 : 1) * ncells
+                                               * HISTO_EYE_COPIES
+                                         + 2);
+    for (uint i = lid; i < scratch; i += size)
+        tile[i] = 0;
+    if (lid == 0) {
+        edges[0] = HISTO_EYE_COL_BUCKETS - 1;
+        edges[1] = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* Pass 1 (2-D candidates only): samples per column bucket. All of a
+     * step's loads are issued before its atomics. */
+    if (can_2d) {
+        for (uint base = lid; base < samples; base += 8 * size) {
+            uint b[8];
+            for (uint j = 0; j < 8; ++j) {
+                const uint s = base + j * size;
+                const uint v = s < samples ? in[sample_index(s, stride)] : 0;
+                b[j] = s < samples
+                     ? (uint)((ulong)(v % HISTO_WIDTH) * HISTO_EYE_COL_BUCKETS
+                              / HISTO_WIDTH)
+                     : HISTO_EYE_COL_BUCKETS;
+            }
+            for (uint j = 0; j < 8; ++j)
+                if (b[j] < HISTO_EYE_COL_BUCKETS)
+                    atomic_inc(&bucket[b[j]]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        column_window(bucket, edges, samples / HISTO_EYE_COL_TAIL_INV, lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* Columns [c0, c0 + cols): whole quads; none (cols == 0) where the
+     * sampled columns span more than half a row. */
+    uint c0 = 0, cols = 0, cell_rows = 1, cells2 = 0;
+    if (can_2d && edges[0] <= edges[1]) {
+        c0 = (uint)((ulong)edges[0] * HISTO_WIDTH / HISTO_EYE_COL_BUCKETS)
+             & ~3u;
+        uint c1 = (uint)(((ulong)edges[1] + 1) * HISTO_WIDTH
+                         / HISTO_EYE_COL_BUCKETS);
+        c1 = min((c1 + 3) & ~3u, (uint)HISTO_WIDTH);
+        if (2 * (c1 - c0) <= HISTO_WIDTH) {
+            cols = c1 - c0;
+            cell_rows = tile_bins / cols;
+            /* no more than the whole-row cells: the host sized the
+             * scratch for two grids of those */
+            cells2 = min((height + cell_rows - 1) / cell_rows, ncells);
+        }
+    }
+    /* Two grids of cells side by side: whole-row cells (cell1) and, for a
+     * 2-D candidate, cells of cell_rows rows of its columns (cell2). */
+    const uint cells1 = ncells;
+    const uint copies = max(1u, min((uint)HISTO_EYE_COPIES,
+                                    (tile_words - HISTO_EYE_COL_BUCKETS - 2)
+                                        / (cells1 + cells2)));
+    local uint *cell1 = cell;
+    local uint *cell2 = cell + cells1 * copies;
+    local uint *best_key = cell2 + cells2 * copies; /* two words */
+
+    /* Pass 2: samples per cell. */
     for (uint base = lid; base < samples; base += 8 * size) {
-        uint cell[8];
+        uint k1[8], k2[8];
         for (uint j = 0; j < 8; ++j) {
             const uint s = base + j * size;
-            const uint idx = stride ? (s / HISTO_EYE_RUN) * stride
-                                      + s % HISTO_EYE_RUN
-                                    : s;
-            cell[j] = s < samples ? CELL_OF(in[idx]) : ncells;
+            const uint v = s < samples ? in[sample_index(s, stride)] : 0;
+            const uint row = v / HISTO_WIDTH;
+            const uint col = v - row * HISTO_WIDTH;
+            k1[j] = s < samples ? min(v / tile_bins, cells1 - 1) : cells1;
+            k2[j] = s < samples && col - c0 < cols
+                  ? min(row / cell_rows, cells2 - 1) : cells2;
         }
-        for (uint j = 0; j < 8; ++j)
-            if (cell[j] < ncells)
-                atomic_inc(&tile[(lid % copies) * ncells + cell[j]]);
+        for (uint j = 0; j < 8; ++j) {
+            if (k1[j] < cells1)
+                atomic_inc(&cell1[(lid % copies) * cells1 + k1[j]]);
+            if (k2[j] < cells2)
+                atomic_inc(&cell2[(lid % copies) * cells2 + k2[j]]);
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Densest cell, lowest index on ties, in one step: each cell's total
-     * (the replicas summed) goes into one atomic_max as
-     * count << 16 | (0xffff - cell). Counts <= HISTO_EYE_SAMPLES (a few thousand) and cells <= 1024 fit. */
-    for (uint c = lid; c < ncells; c += size) {
-        uint total = tile[c];
-        for (uint k = 1; k < copies; ++k)
-            total += tile[k * ncells + c];
-        tile[c] = total;
+    /* Densest cell of each grid, lowest index on ties, in one step: each
+     * cell's total (the replicas summed) goes into one atomic_max as
+     * count << 16 | (0xffff - cell). Counts <= HISTO_EYE_SAMPLES (a few
+     * thousand) and cells <= 1024 fit. */
+    for (uint c = lid; c < cells1 + cells2; c += size) {
+        const bool first = c < cells1;
+        local uint *grid = first ? cell1 : cell2;
+        const uint k = first ? c : c - cells1;
+        const uint grid_cells = first ? cells1 : cells2;
+        uint total = grid[k];
+        for (uint r = 1; r < copies; ++r)
+            total += grid[r * grid_cells + k];
+        grid[k] = total;
         if (total != 0)
-            atomic_max(best_key, total << 16 | (0xffff - c));
+            atomic_max(&best_key[first ? 0 : 1], total << 16 | (0xffff - k));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-        const uint key = *best_key;
-        const uint best = key != 0 ? 0xffff - (key & 0xffff) : 0;
-        uint c0 = best, c1 = best; /* window = cells [c0, c1) */
-        if (tile[best] >= min_samples) {
-            c1 = best + 1;
-            while (c1 - c0 < max_tiles) {
-                const uint left = c0 > 0 ? tile[c0 - 1] : 0;
-                const uint right = c1 < ncells ? tile[c1] : 0;
-                if (max(left, right) < min_samples)
-                    break;
-                if (left >= right)
-                    --c0;
-                else
-                    ++c1;
-            }
-        }
-        window[0] = c0;
-        window[1] = c1 - c0;
-    }
+    /* Both windows grown at once, by work-items of different warps. */
+    if (lid == 0)
+        grow(cell1, cells1, best_key[0], min_samples, max_tiles, window);
+    if (lid == (size > 32 ? 32 : 0) && cells2 != 0)
+        grow(cell2, cells2, best_key[1], min_samples, max_tiles, window2);
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint tiles = window[1];
-    const uint win_lo = window[0] * tile_bins;
-    const uint win_len = min(tiles * tile_bins, nbins - win_lo);
+    /* The 2-D window where it needs at most half the tiles of whole rows
+     * (each value then costs a row and column split, so saving one tile
+     * in three lost: docs/perf-notes.md v13), or where whole rows find no
+     * window at all. */
+    const bool use_2d = cells2 != 0 && window2[1] != 0
+                     && (window[1] == 0 || 2 * window2[1] <= window[1]);
+    const uint first_cell = use_2d ? window2[0] : window[0];
+    const uint tiles = use_2d ? window2[1] : window[1];
+
+    struct place pl;
+    pl.cols = use_2d ? cols : 0;
+    uint tile_stride; /* bins from one tile to the next in `partial` */
+    uint win_rows = 0;
+    if (!use_2d) {
+        pl.lo = first_cell * tile_bins;
+        pl.len = min(tiles * tile_bins, nbins - pl.lo);
+        tile_stride = tile_bins;
+    } else {
+        const uint r0 = first_cell * cell_rows;
+        pl.lo = r0 * HISTO_WIDTH + c0;
+        win_rows = min(tiles * cell_rows, height - r0);
+        /* bins from the first to one past the last in the window */
+        pl.len = (win_rows - 1) * HISTO_WIDTH + cols;
+        tile_stride = cell_rows * cols;
+    }
     const uint per_batch = max(tiles, 1u);
     /* More batches mean more partial tiles to write and add up: past
      * HISTO_MAX_BATCHES the reduction costs more than the extra groups
@@ -168,10 +384,13 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     if (!forced_batches && tiles != 0)
         batches = min(batches, (uint)HISTO_MAX_BATCHES);
     if (group == 0 && lid == 0) {
-        eye[HISTO_EYE_LO] = win_lo;
-        eye[HISTO_EYE_HI] = win_lo + win_len;
+        eye[HISTO_EYE_LO] = pl.lo;
+        eye[HISTO_EYE_HI] = pl.lo + pl.len;
         eye[HISTO_EYE_TILES] = tiles;
         eye[HISTO_EYE_BATCHES] = batches;
+        eye[HISTO_EYE_COLS] = pl.cols;
+        eye[HISTO_EYE_ROWS] = win_rows;
+        eye[HISTO_EYE_STRIDE] = tile_stride;
     }
     const uint batch = group / per_batch;
     const uint t = group % per_batch;
@@ -179,9 +398,18 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
         return; /* uniform across the group: no barrier is skipped unevenly */
 
     /* --- this group's tile (none when tiles == 0) --- */
-    const uint tile_lo = win_lo + t * tile_bins;
-    const uint tile_len = tiles ? min(tile_bins, win_lo + win_len - tile_lo)
-                                : 0;
+    if (!use_2d) {
+        pl.tile_lo = pl.lo + t * tile_bins;
+        pl.tile_len = tiles ? min(tile_bins, pl.lo + pl.len - pl.tile_lo)
+                            : 0;
+        pl.tile_span = 0;
+    } else {
+        const uint rows = min(cell_rows, win_rows - t * cell_rows);
+        pl.tile_lo = pl.lo + t * cell_rows * HISTO_WIDTH;
+        pl.tile_span = (rows - 1) * HISTO_WIDTH + cols;
+        pl.tile_len = rows * cols;
+    }
+    const uint tile_len = pl.tile_len;
     barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read the cell counts */
     for (uint i = lid; i < (tile_len + 1) / 2; i += size)
         tile[i] = 0;
@@ -200,37 +428,18 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
     /* a group without a tile needs only its own part */
     const uint from_q = tiles ? start_q : duty_lo;
     const uint to_q = tiles ? end_q : duty_hi;
-
-    const uint full_q = n / 4; /* quads lying wholly inside the input */
-    uint sat = ~0u;
-    uint q = from_q + lid;
-    const uint quad_end = min(to_q, full_q);
-    for (; q + 3 * size < quad_end; q += 4 * size) {
-        uint4 v[4];
-        for (uint j = 0; j < 4; ++j)
-            v[j] = vload4(q + j * size, in);
-        for (uint j = 0; j < 4; ++j) {
-            const uint qj = q + j * size;
-            count4(tile, &sat, outer, v[j], tile_lo, tile_len, win_lo,
-                   win_len, qj >= duty_lo && qj < duty_hi);
-        }
-    }
-    for (; q < to_q; q += size) {
-        const bool duty = q >= duty_lo && q < duty_hi;
-        if (q < full_q) {
-            count4(tile, &sat, outer, vload4(q, in), tile_lo, tile_len,
-                   win_lo, win_len, duty);
-        } else {
-            for (uint i = 4 * q; i < n; ++i)
-                count(tile, &sat, outer, in[i], tile_lo, tile_len, win_lo,
-                      win_len, duty);
-        }
-    }
+    if (allow_2d && use_2d)
+        count_slice(in, n, tile, outer, &pl, from_q, to_q, duty_lo, duty_hi,
+                    true);
+    else
+        count_slice(in, n, tile, outer, &pl, from_q, to_q, duty_lo, duty_hi,
+                    false);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     global uchar *dst = partial
-                      + ((ulong)batch * per_batch + t) * tile_bins;
-    /* four bins (two words) per store; tile_bins and dst are multiples of 4 */
+                      + ((ulong)batch * per_batch + t) * tile_stride;
+    /* four bins (two words) per store; tile_stride and dst are multiples
+     * of 4 */
     for (uint i = 4 * lid; i < tile_len; i += 4 * size) {
         if (i + 4 <= tile_len) {
             const uint2 w = vload2(i / 4, tile); /* words i/2, i/2 + 1 */
@@ -244,4 +453,35 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                                     (uint)HISTO_SATURATE);
         }
     }
+}
+
+/* Whole-row windows only: for inputs the host knows cannot take a 2-D
+ * window (eye.c), without its sampling pass, second grid of cells and
+ * second counting loop (they cost 2-8 us an iteration on an H200:
+ * docs/perf-notes.md v13). */
+kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
+                     uint tile_bins, uint tile_words, uint ncells,
+                     uint max_tiles, uint min_samples, uint forced_batches,
+                     local uint *tile, global uchar *restrict partial,
+                     global uint *restrict outer, global uint *restrict eye)
+{
+    local uint small[6];
+    eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, max_tiles,
+                  min_samples, forced_batches, tile, partial, outer, eye,
+                  small, false);
+}
+
+/* Whole-row or 2-D windows, whichever the samples favour. */
+kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
+                        uint tile_bins, uint tile_words, uint ncells,
+                        uint max_tiles, uint min_samples,
+                        uint forced_batches, local uint *tile,
+                        global uchar *restrict partial,
+                        global uint *restrict outer,
+                        global uint *restrict eye)
+{
+    local uint small[6];
+    eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, max_tiles,
+                  min_samples, forced_batches, tile, partial, outer, eye,
+                  small, true);
 }

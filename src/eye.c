@@ -100,6 +100,8 @@ _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN ==
                    && HISTO_EYE_SAMPLES >= 2 * HISTO_EYE_RUN,
                "eye_tile.cl packs sample counts in 16 bits and samples whole "
                "runs at two points at least");
+_Static_assert(HISTO_WORK_GROUP % HISTO_REDUCE_LANES == 0,
+               "reduction groups hold whole window quads");
 _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX,
                "16-bit tile counters need groups of at most 1024 items");
 
@@ -121,6 +123,15 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
                                 &p->group[K_REDUCE],
                                 &p->group_limit[K_REDUCE])) != HISTO_OK)
         return status;
+    /* The reduction's window quads take HISTO_REDUCE_LANES work-items of
+     * one group each. */
+    p->group[K_REDUCE] -= p->group[K_REDUCE] % HISTO_REDUCE_LANES;
+    p->group_limit[K_REDUCE] -= p->group_limit[K_REDUCE] % HISTO_REDUCE_LANES;
+    if (p->group_limit[K_REDUCE] == 0) {
+        histo_error("device '%s' runs groups of fewer than %u work-items",
+                    dev->name, HISTO_REDUCE_LANES);
+        return HISTO_EXIT_DEVICE;
+    }
 
 
     cl_ulong static_local = 0;
@@ -131,12 +142,12 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const cl_ulong reserved = HISTO_LOCAL_HEADROOM + static_local;
     const cl_ulong avail = dev->local_mem > reserved
                          ? dev->local_mem - reserved : 0;
-    /* The tile's words also hold the eye's cell counts and one more word
-     * (eye_tile.cl). */
+    /* The tile's words also hold the eye's column buckets, two grids of
+     * cell counts and two more words (eye_tile.cl). */
     const uint64_t words_avail = avail / sizeof(cl_uint);
-    const uint64_t scratch = 1;
+    const uint64_t scratch = 2 + HISTO_EYE_COL_BUCKETS;
     uint64_t bins = words_avail * 2;
-    if (bins < 64) {
+    if (bins < 64 || words_avail < scratch + 32) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
                     "a tile of counters", dev->name,
                     (unsigned long long)dev->local_mem);
@@ -159,14 +170,15 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     uint64_t cells = ((uint64_t)in->nbins + bins - 1) / bins;
     if (cells > HISTO_EYE_CELLS)
         cells = HISTO_EYE_CELLS;
-    if (cells > words_avail - scratch)
-        cells = words_avail - scratch;
+    /* two grids of cells (whole rows, 2-D) */
+    if (cells > (words_avail - scratch) / 2)
+        cells = (words_avail - scratch) / 2;
     p->ncells = (cl_uint)cells;
     p->max_tiles = (cl_uint)(cells < HISTO_MAX_TILES ? cells
                                                      : HISTO_MAX_TILES);
     uint64_t words = bins / 2;
-    if (words < cells + scratch)
-        words = cells + scratch;
+    if (words < 2 * cells + scratch)
+        words = 2 * cells + scratch;
     p->tile_words = (cl_uint)words;
     p->local_bytes = (size_t)words * sizeof(cl_uint);
 
@@ -213,6 +225,16 @@ fail:
     return status;
 }
 
+/* Whether eye_tile.cl may choose a 2-D window (its can_2d): then the
+ * kernel eye_tile_2d runs, else eye_tile, which has whole rows only. */
+static bool may_use_2d(const struct eye_state *s)
+{
+    const struct histo_input *in = s->input;
+    return in->histo_width % 4 == 0 && in->histo_width >= 8
+        && in->histo_width <= s->plan.tile_bins
+        && in->nvalues >= HISTO_EYE_2D_MIN_VALUES;
+}
+
 static int eye_setup(const struct strategy_env *env, void **opaque)
 {
     int status = HISTO_OK;
@@ -225,6 +247,12 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
                                                &cl_err_));
     if ((status = plan(s, env)) != HISTO_OK)
         goto fail;
+    if (may_use_2d(s)) {
+        clReleaseKernel(s->kernel[K_TILE]);
+        s->kernel[K_TILE] = NULL;
+        CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
+                                                    "eye_tile_2d", &cl_err_));
+    }
 
     const struct eye_plan *p = &s->plan;
     const cl_uint n = (cl_uint)in->nvalues;
@@ -278,7 +306,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
 
     *opaque = s;
@@ -296,17 +323,38 @@ static int eye_upload(void *opaque, cl_command_queue queue,
                                   in);
 }
 
-/* Enqueues kernel k over `groups` work-groups, or over at least `items`
- * work-items when groups is 0. A group larger than the kernel's reported
- * limit that the implementation refuses is lowered to that limit, once,
- * with a note (group_size() says why it is tried). */
+/* Work-items of each kernel for a work-group size. */
+static size_t tile_items(const struct eye_state *s, size_t group)
+{
+    return (size_t)s->plan.groups * group;
+}
+
+/* The reduction: part A, one work-item per quad of bins, then part B,
+ * HISTO_REDUCE_LANES per quad of the largest 2-D window (eye_reduce.cl),
+ * each in whole groups. */
+static size_t reduce_items(const struct eye_state *s, size_t group)
+{
+    const size_t full = s->input->nbins / 4;
+    size_t window = may_use_2d(s) ? (size_t)s->plan.max_tiles
+                                        * s->plan.tile_bins / 4
+                                  : 0;
+    if (window > full)
+        window = full;
+    const size_t part_a = (full > 0 ? (full + group - 1) / group : 1) * group;
+    return part_a
+         + (window * HISTO_REDUCE_LANES + group - 1) / group * group;
+}
+
+/* Enqueues kernel k over items(s, group) work-items. A group larger than
+ * the kernel's reported limit that the implementation refuses is lowered
+ * to that limit, once, with a note (group_size() says why it is tried). */
 static int launch(struct eye_state *s, cl_command_queue queue, int k,
-                  size_t groups, size_t items, cl_event *ev)
+                  size_t (*items)(const struct eye_state *, size_t),
+                  cl_event *ev)
 {
     size_t *group = &s->plan.group[k];
     for (;;) {
-        const size_t global = groups != 0 ? groups * *group
-                            : (items + *group - 1) / *group * *group;
+        const size_t global = items(s, *group);
         const cl_int err = clEnqueueNDRangeKernel(queue, s->kernel[k], 1,
                                                   NULL, &global, group, 0,
                                                   NULL, ev);
@@ -333,16 +381,10 @@ static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
 {
     int status;
     struct eye_state *s = opaque;
-    /* one reduction work-item per HISTO_REDUCE_QUADS quads (at least
-     * one); the kernel strides over the rest */
-    size_t items = (s->input->nbins / 4 + HISTO_REDUCE_QUADS - 1)
-                 / HISTO_REDUCE_QUADS;
-    if (items == 0)
-        items = 1;
-    if ((status = launch(s, queue, K_TILE, s->plan.groups, 0,
-                         &ev[K_TILE])) != HISTO_OK)
+    if ((status = launch(s, queue, K_TILE, tile_items, &ev[K_TILE]))
+        != HISTO_OK)
         return status;
-    return launch(s, queue, K_REDUCE, 0, items, &ev[K_REDUCE]);
+    return launch(s, queue, K_REDUCE, reduce_items, &ev[K_REDUCE]);
 }
 
 static int eye_download(void *opaque, cl_command_queue queue, uint8_t *histo)
@@ -365,8 +407,23 @@ static void eye_rows(const struct eye_state *s, cl_uint *first, cl_uint *last)
     const cl_uint hw = s->input->histo_width;
     const cl_uint lo = s->eye_words[HISTO_EYE_LO];
     const cl_uint hi = s->eye_words[HISTO_EYE_HI];
+    const cl_uint rows = s->eye_words[HISTO_EYE_ROWS];
     *first = lo / hw;
-    *last = hi > lo ? (hi - 1) / hw : *first;
+    if (s->eye_words[HISTO_EYE_COLS] != 0)
+        *last = *first + rows - 1;
+    else
+        *last = hi > lo ? (hi - 1) / hw : *first;
+}
+
+/* The window's columns: first and count (the whole row without a 2-D
+ * window). */
+static void eye_cols(const struct eye_state *s, cl_uint *first, cl_uint *cols)
+{
+    const cl_uint hw = s->input->histo_width;
+    *cols = s->eye_words[HISTO_EYE_COLS];
+    *first = *cols != 0 ? s->eye_words[HISTO_EYE_LO] % hw : 0;
+    if (*cols == 0)
+        *cols = hw;
 }
 
 static void eye_report(const void *opaque, FILE *f)
@@ -376,6 +433,8 @@ static void eye_report(const void *opaque, FILE *f)
     cl_uint first, last;
     eye_rows(s, &first, &last);
     fprintf(f, "config.groups = %u\n", p->groups);
+    fprintf(f, "config.tile_kernel = %s\n",
+            may_use_2d(s) ? "eye_tile_2d" : "eye_tile");
     fprintf(f, "config.batches_forced = %u\n", p->forced_batches);
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
@@ -399,6 +458,9 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
     fprintf(f, "eye.first_row = %u\n", first);
     fprintf(f, "eye.last_row = %u\n", last);
+    eye_cols(s, &first, &last);
+    fprintf(f, "eye.first_col = %u\n", first);
+    fprintf(f, "eye.cols = %u\n", last);
 }
 
 static void eye_summary(const void *opaque, FILE *f)
@@ -411,8 +473,13 @@ static void eye_summary(const void *opaque, FILE *f)
     if (s->eye_words[HISTO_EYE_TILES] == 0)
         fprintf(f, "no eye window (all values through global atomics)");
     else
-        fprintf(f, "eye rows %u-%u in %u tiles", first, last,
-                s->eye_words[HISTO_EYE_TILES]);
+        fprintf(f, "eye rows %u-%u", first, last);
+    cl_uint c0, cols;
+    eye_cols(s, &c0, &cols);
+    if (s->eye_words[HISTO_EYE_TILES] != 0 && cols != s->input->histo_width)
+        fprintf(f, ", columns %u-%u", c0, c0 + cols - 1);
+    if (s->eye_words[HISTO_EYE_TILES] != 0)
+        fprintf(f, " in %u tiles", s->eye_words[HISTO_EYE_TILES]);
 }
 
 const struct strategy eye_strategy = {

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
     t = timer_now();
     if ((status = program_build(context, dev->id, opt.kernel_dir,
                                 strategy->sources, strategy->nsources,
-                                &program)) != HISTO_OK)
+                                input.histo_width, &program)) != HISTO_OK)
         goto fail;
     ph.build_s = timer_now() - t;
 

@@ -50,7 +50,22 @@
 #define HISTO_EYE_HI 1        /* one past the last such bin           */
 #define HISTO_EYE_TILES 2     /* tiles per batch (0: no eye window)   */
 #define HISTO_EYE_BATCHES 3   /* batches the input was split into     */
+#define HISTO_EYE_COLS 4      /* 2-D window: columns (0: whole rows)  */
+#define HISTO_EYE_ROWS 5      /* 2-D window: rows                     */
+#define HISTO_EYE_STRIDE 6    /* bins from one tile to the next       */
 #define HISTO_EYE_WORDS 8
+
+/* 2-D eye window: the samples' columns are counted in
+ * HISTO_EYE_COL_BUCKETS buckets, and the window keeps the buckets left
+ * once fewer than 1/HISTO_EYE_COL_TAIL_INV of the samples are cut from
+ * each side; where that is at most half a row, tiles hold only those
+ * columns (more rows a tile, fewer tiles, fewer re-reads of the input). */
+#define HISTO_EYE_COL_BUCKETS 64u
+#define HISTO_EYE_COL_TAIL_INV 64u
+/* ... and only for inputs of at least this many values: below, counting
+ * is not what an iteration waits for, and the 2-D split of every value
+ * cost more than the tiles it saved (docs/perf-notes.md, v13). */
+#define HISTO_EYE_2D_MIN_VALUES 8388608u
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
  * rejects a 49152-byte dynamic __local argument on a 49152-byte device
@@ -69,11 +84,10 @@
  * 65536 - 255 work-items; this cap is far inside that. */
 #define HISTO_TILE_GROUP_MAX 1024u
 
-/* Quads of bins (4 each) one reduction work-item takes per step, all of
- * their loads issued before their sums; the host launches one work-item
- * per HISTO_REDUCE_QUADS quads. 2 and 4 measured 3-6 us slower than 1 on
- * an H200 (docs/perf-notes.md, v11). */
-#define HISTO_REDUCE_QUADS 1u
+/* Reduction work-items per window quad, each adding every
+ * HISTO_REDUCE_LANES-th batch's partial (eye_reduce.cl). A power of two
+ * dividing HISTO_WORK_GROUP. */
+#define HISTO_REDUCE_LANES 8u
 
 /* cpu strategy: the merge reads the private histograms in lines of
  * 2^HISTO_CPU_LINE_LOG2 bins, one 64-byte cache line of 8-bit counters,

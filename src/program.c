@@ -4,6 +4,8 @@
 #include "params.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,23 +22,65 @@ static const char options[] =
     DEF(HISTO_EYE_RUN)
     DEF(HISTO_EYE_COPIES)
     DEF(HISTO_MAX_BATCHES)
-    DEF(HISTO_REDUCE_QUADS)
+    DEF(HISTO_REDUCE_LANES)
+    DEF(HISTO_WORK_GROUP)
     DEF(HISTO_EYE_LO)
     DEF(HISTO_EYE_HI)
     DEF(HISTO_EYE_TILES)
     DEF(HISTO_EYE_BATCHES)
+    DEF(HISTO_EYE_COLS)
+    DEF(HISTO_EYE_ROWS)
+    DEF(HISTO_EYE_STRIDE)
+    DEF(HISTO_EYE_COL_BUCKETS)
+    DEF(HISTO_EYE_COL_TAIL_INV)
+    DEF(HISTO_EYE_2D_MIN_VALUES)
     DEF(HISTO_CPU_LINE_LOG2)
     DEF(HISTO_CPU_CHUNK)
     DEF(HISTO_CPU_BRANCHY_SHARE);
 
-/* The options above, then $HISTO_CL_OPTIONS when set: extra options for
- * the implementation's compiler (-cl-nv-verbose prints NVIDIA's register
- * report; the build log is then shown even when the build succeeds). */
+/* The options above, the histogram's width (-DHISTO_WIDTH: the kernels
+ * split bins into rows and columns by a constant), then $HISTO_CL_OPTIONS
+ * when set: extra options for the implementation's compiler
+ * (-cl-nv-verbose prints NVIDIA's register report; the build log is then
+ * shown even when the build succeeds). */
 static char *full_options;
 
 const char *program_options(void)
 {
     return full_options != NULL ? full_options : options;
+}
+
+/* NVIDIA's compiler does not know how large the groups will be (OpenCL C
+ * has no launch bounds), and gave the tile kernel 40 registers: a group
+ * of 1024 work-items then takes 40K of an SM's 64K registers and a second
+ * group no longer fits. Where the device takes NVIDIA's compiler options,
+ * registers are capped so that HISTO_CU_THREADS work-items fit an SM (32 on
+ * Hopper; no spills; docs/perf-notes.md v13). Writes "" elsewhere. */
+#define CL_DEVICE_REGISTERS_PER_BLOCK_NV_ 0x4002
+static void register_cap(cl_device_id device, char *out, size_t len)
+{
+    out[0] = '\0';
+    size_t size = 0;
+    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &size)
+            != CL_SUCCESS || size == 0)
+        return;
+    char *ext = malloc(size + 1);
+    if (ext == NULL)
+        return;
+    cl_uint regs = 0;
+    bool nv = false;
+    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, ext, NULL)
+            == CL_SUCCESS) {
+        ext[size] = '\0';
+        nv = strstr(ext, "cl_nv_compiler_options") != NULL
+          && strstr(ext, "cl_nv_device_attribute_query") != NULL;
+    }
+    free(ext);
+    if (!nv || clGetDeviceInfo(device, CL_DEVICE_REGISTERS_PER_BLOCK_NV_,
+                               sizeof regs, &regs, NULL) != CL_SUCCESS)
+        return;
+    if (regs / HISTO_CU_THREADS >= 16)
+        snprintf(out, len, " -cl-nv-maxrregcount=%u", regs / HISTO_CU_THREADS);
 }
 
 static const char *extra_options(void)
@@ -114,7 +158,7 @@ static void print_build_log(cl_program program, cl_device_id device)
 
 int program_build(cl_context context, cl_device_id device,
                   const char *kernel_dir, const char *const *files,
-                  size_t nfiles, cl_program *program)
+                  size_t nfiles, uint32_t histo_width, cl_program *program)
 {
     int status = HISTO_OK;
     char **texts = NULL;
@@ -131,11 +175,16 @@ int program_build(cl_context context, cl_device_id device,
         }
     }
     const char *extra = extra_options();
-    if (extra != NULL && full_options == NULL) {
-        const size_t len = sizeof options + 1 + strlen(extra);
-        HOST_ALLOC(full_options, len);
-        snprintf(full_options, len, "%s %s", options, extra);
-    }
+    char cap[64];
+    register_cap(device, cap, sizeof cap);
+    free(full_options);
+    full_options = NULL;
+    const size_t len = sizeof options + 32 + sizeof cap
+                     + (extra ? strlen(extra) : 0);
+    HOST_ALLOC(full_options, len);
+    snprintf(full_options, len, "%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s",
+             options, histo_width, cap, extra ? " " : "",
+             extra ? extra : "");
     CL_CREATE(*program, clCreateProgramWithSource(
                             context, (cl_uint)nfiles, (const char **)texts,
                             lens, &cl_err_));

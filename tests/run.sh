@@ -255,6 +255,44 @@ if echo "$STRATEGIES" | grep -qw eye; then
         done
     done
 fi
+# 2-D eye windows (the eye's columns only; inputs of >= 8M values): an
+# eye at the centre, at the left and at the right edge, tiles of 16 and 64
+# rows (small tiles make several tiles on any device); every output exact,
+# and the 2-D window must have been taken where whole rows need many tiles.
+# A width that is not a multiple of 4 keeps whole rows.
+if echo "$STRATEGIES" | grep -qw eye; then
+    for spec in "centre:--row-sigma 205 --col-sigma 16:256x8192" \
+                "left:--col-mean 2 --col-sigma 3 --row-sigma 100:256x8192" \
+                "right:--col-mean 253 --col-sigma 3 --row-sigma 100:256x8192" \
+                "odd_width:--col-mean 100 --col-sigma 5 --row-sigma 40:254x4096"; do
+        name=${spec%%:*}
+        rest=${spec#*:}
+        args=${rest%:*}
+        # shellcheck disable=SC2086
+        $GEN -o "$W/eye2d.$name.bin" --seed 3 --image 2900x2900 \
+            --histo "${rest##*:}" $args >/dev/null \
+            && $B/histo-ref "$W/eye2d.$name.bin" "$W/eye2d.$name.ref.bmp" \
+            || { bad "eye2d.$name" "input generation failed"; continue; }
+        for w in 16 64; do
+            id=eye2d.$name.w$w
+            if run_histo --strategy eye --tile-rows "$w" -i "$W/eye2d.$name.bin" \
+                    -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1 \
+               && cmp -s "$W/$id.bmp" "$W/eye2d.$name.ref.bmp"; then
+                ok "$id"
+            else
+                bad "$id" "BMP differs from the reference: $(tail -n 2 "$W/$id.log")"
+            fi
+        done
+        # the narrowest window of the two runs
+        cols=$(sed -n 's/^eye.cols = //p' "$W/eye2d.$name.w16.out" \
+               "$W/eye2d.$name.w64.out" | sort -n | head -n 1)
+        case $name in
+            odd_width) want=254; test "$cols" = "$want" ;;
+            *) want="< 128"; test -n "$cols" && test "$cols" -lt 128 ;;
+        esac && ok "eye2d.$name.columns" \
+            || bad "eye2d.$name.columns" "eye.cols = '$cols', want $want"
+    done
+fi
 if run_histo --strategy cpu --tile-rows 7 -i "$TIN" -o "$W/tile_rows.cpu.bmp" \
         --timing "$W/tile_rows.cpu.out" -- 1 >"$W/tile_rows.cpu.log" 2>&1 \
    && grep -q "strategy cpu has no tiles; --tile-rows ignored" "$W/tile_rows.cpu.log" \
