@@ -215,7 +215,8 @@ static void column_window(local const uint *bucket, local uint *edges,
 static inline void eye_tile_body(global const uint *restrict in, uint n,
                                  uint nbins, uint tile_bins, uint tile_words,
                                  uint ncells, uint max_tiles,
-                                 uint min_samples, uint forced_batches,
+                                 uint min_samples, uint min_samples_2d,
+                                 uint forced_batches,
                                  local uint *tile,
                                  global uchar *restrict partial,
                                  global uint *restrict outer,
@@ -349,7 +350,7 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     if (lid == 0)
         grow(cell1, cells1, best_key[0], min_samples, max_tiles, window);
     if (lid == (size > 32 ? 32 : 0) && cells2 != 0)
-        grow(cell2, cells2, best_key[1], min_samples, max_tiles, window2);
+        grow(cell2, cells2, best_key[1], min_samples_2d, max_tiles, window2);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The 2-D window where it needs at most half the tiles of whole rows
      * (each value then costs a row and column split, so saving one tile
@@ -461,13 +462,15 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
  * docs/perf-notes.md v13). */
 kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                      uint tile_bins, uint tile_words, uint ncells,
-                     uint max_tiles, uint min_samples, uint forced_batches,
+                     uint max_tiles, uint min_samples, uint min_samples_2d,
+                     uint forced_batches,
                      local uint *tile, global uchar *restrict partial,
                      global uint *restrict outer, global uint *restrict eye)
 {
     local uint small[6];
     eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, max_tiles,
-                  min_samples, forced_batches, tile, partial, outer, eye,
+                  min_samples, min_samples_2d, forced_batches, tile, partial,
+                  outer, eye,
                   small, false);
 }
 
@@ -475,13 +478,15 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
 kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
                         uint tile_bins, uint tile_words, uint ncells,
                         uint max_tiles, uint min_samples,
-                        uint forced_batches, local uint *tile,
+                        uint min_samples_2d, uint forced_batches,
+                        local uint *tile,
                         global uchar *restrict partial,
                         global uint *restrict outer,
                         global uint *restrict eye)
 {
     local uint small[6];
     eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, max_tiles,
-                  min_samples, forced_batches, tile, partial, outer, eye,
+                  min_samples, min_samples_2d, forced_batches, tile, partial,
+                  outer, eye,
                   small, true);
 }

@@ -26,6 +26,7 @@ struct eye_plan {
     cl_uint ncells;          /* tile-sized cells the eye is sampled in  */
     cl_uint max_tiles;       /* largest eye window, in tiles            */
     cl_uint min_samples;     /* samples a cell needs to join the window */
+    cl_uint min_samples_2d;  /* the same for a 2-D window's cells       */
     size_t group[K_COUNT];   /* work-group size of each kernel          */
     size_t group_limit[K_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE           */
     size_t local_bytes;      /* dynamic local memory of a tile group    */
@@ -211,6 +212,10 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     p->min_samples = (cl_uint)((samples + inv - 1) / inv);
     if (p->min_samples == 0)
         p->min_samples = 1;
+    p->min_samples_2d = (cl_uint)((samples + HISTO_EYE_2D_SHARE_INV - 1)
+                                  / HISTO_EYE_2D_SHARE_INV);
+    if (p->min_samples_2d == 0)
+        p->min_samples_2d = 1;
 
     /* batches x tiles never exceeds the groups, so neither does this */
     p->partial_bytes = (size_t)groups * bins;
@@ -293,6 +298,8 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->max_tiles, &p->max_tiles));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples, &p->min_samples));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples_2d,
+                           &p->min_samples_2d));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->forced_batches,
                            &p->forced_batches));
     CL_CALL(clSetKernelArg(k, a++, p->local_bytes, NULL));
@@ -443,6 +450,7 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
     fprintf(f, "config.eye_cells = %u\n", p->ncells);
     fprintf(f, "config.eye_min_samples = %u\n", p->min_samples);
+    fprintf(f, "config.eye_min_samples_2d = %u\n", p->min_samples_2d);
     fprintf(f, "config.work_group.eye_tile = %zu\n", p->group[K_TILE]);
     fprintf(f, "config.work_group.eye_reduce = %zu\n", p->group[K_REDUCE]);
     fprintf(f, "config.work_group_limit.eye_tile = %zu\n",

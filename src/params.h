@@ -66,6 +66,11 @@
  * is not what an iteration waits for, and the 2-D split of every value
  * cost more than the tiles it saved (docs/perf-notes.md, v13). */
 #define HISTO_EYE_2D_MIN_VALUES 8388608u
+/* A 2-D window's cells join it while they hold 1/HISTO_EYE_2D_SHARE_INV of
+ * the samples (HISTO_EYE_SHARE_INV for whole rows): its cells are taller,
+ * and 1/8 gave the wide eye 2 tiles instead of 3, 108.8 -> 92.7 us on an
+ * H200 (1/4 the same; docs/perf-notes.md v13). */
+#define HISTO_EYE_2D_SHARE_INV 8u
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
  * rejects a 49152-byte dynamic __local argument on a 49152-byte device
