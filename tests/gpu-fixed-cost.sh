@@ -25,7 +25,7 @@ variant no_zeroing eye_tile.cl 's|i < (tile_len + 1) / 2; i += size)|i < 0; i +=
 variant no_flush eye_tile.cl 's/i < tile_len; i += 4 \* size/i < 0; i += 4 * size/'
 variant after_eye eye_tile.cl 's|^    const uint batch = group / per_batch;|    return;\n    const uint batch = group / per_batch;|'
 variant empty_tile eye_tile.cl '0,/^    const uint lid = get_local_id(0);/s//    return;\n    const uint lid = get_local_id(0);/'
-variant empty_reduce eye_reduce.cl 's|^    const uint q = (uint)get_global_id(0);|    return;\n    const uint q = (uint)get_global_id(0);|'
+variant empty_reduce eye_reduce.cl 's|^    const uint gid = (uint)get_global_id(0);|    return;\n    const uint gid = (uint)get_global_id(0);|'
 
 printf '%-13s %-5s %9s %9s %9s\n' variant input tile_us reduce_us iter_us
 for v in base no_sampling no_zeroing no_flush after_eye empty_tile empty_reduce; do
