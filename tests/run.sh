@@ -406,6 +406,19 @@ for s in $STRATEGIES; do
         run_histo --strategy "$s" --kernels "$W/broken-kernels" -i "$IN" \
         -o "$W/x.bmp" --timing "$W/x.out" -- 1
 done
+# $HISTO_CL_OPTIONS: appended to the build options (recorded in histo.out,
+# the build log shown), and a bad one fails the build loudly.
+if HISTO_CL_OPTIONS="-DHISTO_TEST_EXTRA=1" run_histo -i "$IN" -o "$W/clopt.bmp" \
+        --timing "$W/clopt.out" -- 1 >"$W/clopt.log" 2>&1 \
+   && grep -q "^build.options = .*-DHISTO_WIDTH=[0-9]*u.* -DHISTO_TEST_EXTRA=1$" "$W/clopt.out" \
+   && grep -q "build log" "$W/clopt.log"; then
+    ok cl_options.appended
+else
+    bad cl_options.appended "$(grep build.options "$W/clopt.out" 2>/dev/null | head -c 300)"
+fi
+expect cl_options.bad_option 4 "clBuildProgram" \
+    env HISTO_CL_OPTIONS="-cl-no-such-option" $HISTO --platform "$PLATFORM" \
+    -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 # --tune checks every candidate against the first: a count kernel that
 # drops the last value when there is a single slice (B=1) must be caught,
 # with nothing written, not even the tune cache. Only where B=1 is among
