@@ -10,16 +10,17 @@
  * and, where what is left spans at most half a row, counts a second grid
  * of cells: tile-sized blocks of those columns only (more rows each). The
  * 2-D window is taken where it needs at most half the tiles of whole rows
- * (or whole rows find no window). Each window is grown
- * from the densest cell, one neighbouring cell at a time (the denser side
- * first), while the next cell holds at least min_samples samples and fewer
- * than max_tiles cells are taken: a tile pays for re-reading its batch's
- * input only where it catches enough values, otherwise global atomics are
- * cheaper. Every group computes the same window (no host round trip, no
- * extra kernel); group 0 publishes it in eye[] (layout in params.h) for
- * the reduction. The estimate affects only speed. The densest cell is
- * found with one local atomic_max per cell (barriers cost ~0.4 us each on
- * an H200, a tree took nine); the growth is a short serial walk.
+ * (or whole rows find no window). Each window is grown from the densest
+ * cell, one neighbouring cell at a time (the denser side first), while
+ * the next cell holds at least min_samples (min_samples_2d) samples and
+ * fewer than max_tiles cells are taken: a tile pays for re-reading its
+ * batch's input only where it catches enough values, otherwise global
+ * atomics are cheaper. Every group computes the same window (no host round
+ * trip, no extra kernel); group 0 publishes it in eye[] (layout in
+ * params.h) for the reduction. The estimate affects only speed. The
+ * densest cell is found with one local atomic_max per cell (barriers cost
+ * ~0.4 us each on an H200, a tree took nine); the growth is a short serial
+ * walk.
  *
  * Grid. The groups are re-dealt once the window is known: with T tiles the
  * input splits into B = groups / T batches (or the B given by the host),
