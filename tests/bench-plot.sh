@@ -46,6 +46,8 @@ set output "$png"
 set title "histo: median device time per iteration, by kernel"
 set ylabel "microseconds per iteration"
 set logscale y
+# from 1 us: a GPU kernel of ~10 us must still show as a bar
+set yrange [1:*]
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
