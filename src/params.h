@@ -67,9 +67,10 @@
  * cost more than the tiles it saved (docs/perf-notes.md, v13). */
 #define HISTO_EYE_2D_MIN_VALUES 8388608u
 /* A 2-D window's cells join it while they hold 1/HISTO_EYE_2D_SHARE_INV of
- * the samples (HISTO_EYE_SHARE_INV for whole rows): its cells are taller,
- * and 1/8 gave the wide eye 2 tiles instead of 3, 108.8 -> 92.7 us on an
- * H200 (1/4 the same; docs/perf-notes.md v13). */
+ * the samples (HISTO_EYE_SHARE_INV for whole rows): its cells are taller.
+ * On an H200, 1/8 gave one wide-eye image 2 tiles instead of 3 (108.8 ->
+ * 92.7 us) and left make bench's at 3; 1/4 cut that one to a single tile
+ * (157 us). docs/perf-notes.md v13. */
 #define HISTO_EYE_2D_SHARE_INV 8u
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
