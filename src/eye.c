@@ -68,12 +68,10 @@ static int group_size(cl_kernel kernel, const struct device_info *dev,
     CL_CALL(clGetKernelWorkGroupInfo(kernel, dev->id,
                                      CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                      &kmax, NULL));
-    *limit = kmax < target ? kmax : target;
     *size = target;
     if (*size > dev->max_work_group)
         *size = dev->max_work_group;
-    if (*limit > *size)
-        *limit = *size;
+    *limit = kmax < *size ? kmax : *size;
 fail:
     return status;
 }
@@ -104,7 +102,7 @@ _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN ==
 _Static_assert(HISTO_WORK_GROUP % HISTO_REDUCE_LANES == 0,
                "reduction groups hold whole window quads");
 _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX,
-               "16-bit tile counters need groups of at most 1024 items");
+               "16-bit tile counters hold 255 plus one increment per item");
 
 /* Tiles as large as local memory allows (two 16-bit counters a word),
  * whole rows when a row fits; as many groups as the compute units keep
@@ -414,12 +412,9 @@ static void eye_rows(const struct eye_state *s, cl_uint *first, cl_uint *last)
     const cl_uint hw = s->input->histo_width;
     const cl_uint lo = s->eye_words[HISTO_EYE_LO];
     const cl_uint hi = s->eye_words[HISTO_EYE_HI];
-    const cl_uint rows = s->eye_words[HISTO_EYE_ROWS];
+    /* a 2-D window's last bin lies in its last row too (c0 + cols <= W) */
     *first = lo / hw;
-    if (s->eye_words[HISTO_EYE_COLS] != 0)
-        *last = *first + rows - 1;
-    else
-        *last = hi > lo ? (hi - 1) / hw : *first;
+    *last = hi > lo ? (hi - 1) / hw : *first;
 }
 
 /* The window's columns: first and count (the whole row without a 2-D
