@@ -133,14 +133,17 @@ kernel void eye_reduce(global uint *restrict outer,
         return; /* uniform: whole groups leave */
     const uint win_quads = rows * (cols / 4);
     const uint lid = (uint)get_local_id(0);
-    const uint lane = lid % HISTO_REDUCE_LANES;
     const uint per_group = size / HISTO_REDUCE_LANES;
+    /* lanes of a quad lie per_group work-items apart, so a warp reads one
+     * batch's partials of consecutive quads: whole sectors */
+    const uint lane = lid / per_group;
+    const uint slot = lid - lane * per_group;
     const uint group = (gid - part_a) / size;
     const uint groups = ((uint)get_global_size(0) - part_a) / size;
     /* the loop's bounds are the same for every work-item of a group */
     for (uint base = group * per_group; base < win_quads;
          base += groups * per_group) {
-        const uint wq = base + lid / HISTO_REDUCE_LANES;
+        const uint wq = base + slot;
         const uint r = wq / (cols / 4);
         const uint cq = wq - r * (cols / 4);
         const uint off = r * cols + 4 * cq;
@@ -152,7 +155,7 @@ kernel void eye_reduce(global uint *restrict outer,
         if (lane == 0 && wq < win_quads) {
             uint4 c = lanes[lid];
             for (uint k = 1; k < HISTO_REDUCE_LANES; ++k)
-                c += min(lanes[lid + k], (uint4)(HISTO_SATURATE));
+                c += min(lanes[lid + k * per_group], (uint4)(HISTO_SATURATE));
             vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q, hist);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
