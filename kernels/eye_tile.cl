@@ -5,17 +5,22 @@
  * Eye. Every work-group reads the same HISTO_EYE_SAMPLES values (runs of
  * HISTO_EYE_RUN consecutive values at evenly spaced points: whole memory
  * sectors, shared through the cache by all groups) and counts them per
- * cell, a tile-sized range of bins, in local memory. For large inputs it
- * also counts the samples' columns, cuts the sparse columns at both sides
- * and, where what is left spans at most half a row, counts a second grid
- * of cells: tile-sized blocks of those columns only (more rows each). The
- * 2-D window is taken where it needs at most half the tiles of whole rows
- * (or whole rows find no window). Each window is grown from the densest
- * cell, one neighbouring cell at a time (the denser side first), while
- * the next cell holds at least min_samples (min_samples_2d) samples and
- * fewer than max_tiles cells are taken: a tile pays for re-reading its
- * batch's input only where it catches enough values, otherwise global
- * atomics are cheaper. Every group computes the same window (no host round
+ * cell, a tile-sized range of bins, in local memory. The whole-row window
+ * is grown from the densest cell, one neighbouring cell at a time (the
+ * denser side first), while the next cell holds at least min_samples
+ * samples and fewer than max_tiles cells are taken: a tile pays for
+ * re-reading its batch's input only where it catches enough values,
+ * otherwise global atomics are cheaper. For large inputs every group also
+ * counts the samples' columns, cuts the sparse columns at both sides and,
+ * where what is left spans at most half a row, counts the samples in
+ * those columns per bucket of rows (about 1/HISTO_EYE_ROW_SUB of a tile
+ * of those columns): a 2-D window of t tiles is placed where t tiles'
+ * worth of buckets hold the most samples, and t grows while each tile
+ * more catches min_samples_2d more. Sliding by buckets centres the window
+ * on the eye; a fixed grid of cells made the same eye take 2 or 3 tiles
+ * by where its centre fell (docs/perf-notes.md v14). The 2-D window is
+ * taken where it needs at most half the tiles of whole rows (or whole rows
+ * find no window). Every group computes the same window (no host round
  * trip, no extra kernel); group 0 publishes it in eye[] (layout in
  * params.h) for the reduction. The estimate affects only speed. The
  * densest cell is found with one local atomic_max per cell (barriers cost
@@ -42,7 +47,9 @@
  * share costs a broadcast read once saturated, and a work-item remembers
  * the last counter it found saturated, so a run of equal values (one bin
  * hammered) costs a compare each. Values are read as uint4, four quads
- * per step to keep loads in flight.
+ * per step to keep loads in flight. (8-bit counters, four a word, would
+ * need a compare-and-swap to stop at 255 without carrying into the
+ * neighbour: 3-10x slower on an H100, docs/perf-notes.md v14.)
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][tile][bins of the tile, row by row], for eye_reduce.cl.
@@ -190,6 +197,70 @@ static void grow(local const uint *cell, uint cells, uint key,
     window[1] = k1 - k0;
 }
 
+/* 2-D window candidates from the row buckets (bucket[k]: the samples in
+ * the window's columns and rows [k, k + 1) x bucket_rows; `sub` buckets
+ * fit a tile). run[p] = the samples of the sub buckets from p; then, for
+ * t tiles (t = 1 .. max_t), the densest run of t x sub buckets from any
+ * p, as best2[t - 1] = count << 16 | (0xffff - p) (lowest p on ties).
+ * Sliding by buckets, not a fixed grid of tile-sized cells, centres the
+ * window on the eye wherever it lies. Each work-item takes
+ * HISTO_EYE_SLIDE_SPAN starting buckets and posts one atomic_max per t:
+ * a few dozen on each word instead of one per bucket. */
+#define HISTO_EYE_SLIDE_SPAN 8u
+static void slide(local const uint *bucket, uint buckets, uint sub,
+                  uint max_t, local uint *run, local uint *best2, uint lid,
+                  uint size)
+{
+    for (uint p = lid; p < buckets; p += size) {
+        uint c = 0;
+        for (uint i = p; i < min(p + sub, buckets); ++i)
+            c += bucket[i];
+        run[p] = c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint spans = (buckets + HISTO_EYE_SLIDE_SPAN - 1)
+                     / HISTO_EYE_SLIDE_SPAN;
+    for (uint g = lid; g < spans; g += size) {
+        uint key[HISTO_EYE_2D_MAX_TILES];
+        for (uint t = 0; t < HISTO_EYE_2D_MAX_TILES; ++t)
+            key[t] = 0;
+        const uint p_end = min((g + 1) * HISTO_EYE_SLIDE_SPAN, buckets);
+        for (uint p = g * HISTO_EYE_SLIDE_SPAN; p < p_end; ++p) {
+            uint c = 0;
+            for (uint t = 0; t < HISTO_EYE_2D_MAX_TILES; ++t) {
+                const uint i = p + t * sub;
+                c += i < buckets ? run[i] : 0;
+                key[t] = max(key[t], c << 16 | (0xffff - p));
+            }
+        }
+        for (uint t = 0; t < HISTO_EYE_2D_MAX_TILES; ++t)
+            if (t < max_t)
+                atomic_max(&best2[t], key[t]);
+    }
+}
+
+/* The 2-D window from slide()'s candidates: one tile more while it
+ * catches at least min_samples more samples (at most max_t tiles),
+ * placed where the best run of that many tiles starts, moved up where it
+ * would pass the last row. window[0] = first row, window[1] = tiles (0:
+ * no window). */
+static void pick(local const uint *best2, uint max_t, uint min_samples,
+                 uint bucket_rows, uint cell_rows, uint height,
+                 local uint *window)
+{
+    uint t = 0, taken = 0;
+    while (t < max_t && (best2[t] >> 16) >= taken + min_samples)
+        taken = best2[t++] >> 16;
+    uint r0 = 0;
+    if (t != 0) {
+        const uint rows = min(t * cell_rows, height);
+        r0 = min((0xffff - (best2[t - 1] & 0xffff)) * bucket_rows,
+                 height - rows);
+    }
+    window[0] = r0;
+    window[1] = t;
+}
+
 /* Column window from the samples' column buckets (HISTO_EYE_COL_BUCKETS
  * of W / buckets columns): the buckets left once fewer than `tail`
  * samples are cut from each side. Bucket b's work-item sums the buckets
@@ -224,8 +295,10 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
                                  global uint *restrict eye,
                                  local uint *small, const bool allow_2d)
 {
-    /* first cell and cells of each window; the column buckets' edges */
+    /* first cell (row) and cells (tiles) of each window; the column
+     * buckets' edges; the best 2-D windows of 1, 2, ... tiles */
     local uint *window = small, *window2 = small + 2, *edges = small + 4;
+    local uint *best2 = small + 6;
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
     const uint group = get_group_id(0);
@@ -251,7 +324,9 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     local uint *bucket = tile;
     local uint *cell = tile + HISTO_EYE_COL_BUCKETS;
     const uint scratch = min(tile_words, HISTO_EYE_COL_BUCKETS
-                                         + (can_2d ? 2 : 1) * ncells
+                                         + (ncells + (can_2d
+                                                      ? HISTO_EYE_ROW_BUCKETS
+                                                      : 0))
                                                * HISTO_EYE_COPIES
                                          + 2);
     for (uint i = lid; i < scratch; i += size)
@@ -260,6 +335,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         edges[0] = HISTO_EYE_COL_BUCKETS - 1;
         edges[1] = 0;
     }
+    if (lid < HISTO_EYE_2D_MAX_TILES)
+        best2[lid] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Pass 1 (2-D candidates only): samples per column bucket. All of a
@@ -285,7 +362,7 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     }
     /* Columns [c0, c0 + cols): whole quads; none (cols == 0) where the
      * sampled columns span more than half a row. */
-    uint c0 = 0, cols = 0, cell_rows = 1, cells2 = 0;
+    uint c0 = 0, cols = 0, cell_rows = 1, cells2 = 0, bucket_rows = 1;
     if (can_2d && edges[0] <= edges[1]) {
         c0 = (uint)((ulong)edges[0] * HISTO_WIDTH / HISTO_EYE_COL_BUCKETS)
              & ~3u;
@@ -295,20 +372,30 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         if (2 * (c1 - c0) <= HISTO_WIDTH) {
             cols = c1 - c0;
             cell_rows = tile_bins / cols;
-            /* no more than the whole-row cells: the host sized the
-             * scratch for two grids of those */
-            cells2 = min((height + cell_rows - 1) / cell_rows, ncells);
+            /* row buckets of about 1/HISTO_EYE_ROW_SUB of a tile, or
+             * taller where HISTO_EYE_ROW_BUCKETS would not reach the
+             * last row */
+            bucket_rows = max(max(cell_rows / HISTO_EYE_ROW_SUB, 1u),
+                              (height + HISTO_EYE_ROW_BUCKETS - 1)
+                                  / HISTO_EYE_ROW_BUCKETS);
+            cells2 = min((height + bucket_rows - 1) / bucket_rows,
+                         (uint)HISTO_EYE_ROW_BUCKETS);
         }
     }
-    /* Two grids of cells side by side: whole-row cells (cell1) and, for a
-     * 2-D candidate, cells of cell_rows rows of its columns (cell2). */
+    /* Whole-row cells (cell1) and, for a 2-D candidate, buckets of
+     * bucket_rows rows of its columns (cell2), side by side, then a word
+     * for the densest cell's key. */
     const uint cells1 = ncells;
     const uint copies = max(1u, min((uint)HISTO_EYE_COPIES,
-                                    (tile_words - HISTO_EYE_COL_BUCKETS - 2)
+                                    (tile_words - HISTO_EYE_COL_BUCKETS - 1
+                                     - cells2)
                                         / (cells1 + cells2)));
     local uint *cell1 = cell;
     local uint *cell2 = cell + cells1 * copies;
-    local uint *best_key = cell2 + cells2 * copies; /* two words */
+    local uint *best_key = cell2 + cells2 * copies; /* one word */
+    /* per bucket, the samples of a tile's worth of buckets from it
+     * (slide()) */
+    local uint *run = best_key + 1;
 
     /* Pass 2: samples per cell. */
     for (uint base = lid; base < samples; base += 8 * size) {
@@ -320,7 +407,7 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
             const uint col = v - row * HISTO_WIDTH;
             k1[j] = s < samples ? min(v / tile_bins, cells1 - 1) : cells1;
             k2[j] = s < samples && col - c0 < cols
-                  ? min(row / cell_rows, cells2 - 1) : cells2;
+                  ? min(row / bucket_rows, cells2 - 1) : cells2;
         }
         for (uint j = 0; j < 8; ++j) {
             if (k1[j] < cells1)
@@ -330,8 +417,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Densest cell of each grid, lowest index on ties, in one step: each
-     * cell's total (the replicas summed) goes into one atomic_max as
+    /* The replicas summed; the densest whole-row cell, lowest index on
+     * ties, in one step: each cell's total goes into one atomic_max as
      * count << 16 | (0xffff - cell). Counts <= HISTO_EYE_SAMPLES (a few
      * thousand) and cells <= 1024 fit. */
     for (uint c = lid; c < cells1 + cells2; c += size) {
@@ -343,15 +430,27 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         for (uint r = 1; r < copies; ++r)
             total += grid[r * grid_cells + k];
         grid[k] = total;
-        if (total != 0)
-            atomic_max(&best_key[first ? 0 : 1], total << 16 | (0xffff - k));
+        if (first && total != 0)
+            atomic_max(&best_key[0], total << 16 | (0xffff - k));
+    }
+    /* 2-D windows of at most HISTO_EYE_2D_MAX_TILES tiles (one is taken
+     * only with at most half the tiles of whole rows, which has at most
+     * HISTO_MAX_TILES), and never more than the rows hold */
+    const uint max_tiles2 = min(min(max_tiles,
+                                    (uint)HISTO_EYE_2D_MAX_TILES),
+                                (height + cell_rows - 1) / cell_rows);
+    if (cells2 != 0) {
+        barrier(CLK_LOCAL_MEM_FENCE); /* the buckets are summed */
+        slide(cell2, cells2, max(cell_rows / bucket_rows, 1u), max_tiles2,
+              run, best2, lid, size);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Both windows grown at once, by work-items of different warps. */
+    /* Both windows chosen at once, by work-items of different warps. */
     if (lid == 0)
         grow(cell1, cells1, best_key[0], min_samples, max_tiles, window);
     if (lid == (size > 32 ? 32 : 0) && cells2 != 0)
-        grow(cell2, cells2, best_key[1], min_samples_2d, max_tiles, window2);
+        pick(best2, max_tiles2, min_samples_2d, bucket_rows, cell_rows,
+             height, window2);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The 2-D window where it needs at most half the tiles of whole rows
      * (each value then costs a row and column split, so saving one tile
@@ -359,7 +458,6 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
      * window at all. */
     const bool use_2d = cells2 != 0 && window2[1] != 0
                      && (window[1] == 0 || 2 * window2[1] <= window[1]);
-    const uint first_cell = use_2d ? window2[0] : window[0];
     const uint tiles = use_2d ? window2[1] : window[1];
 
     struct place pl;
@@ -367,11 +465,11 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     uint tile_stride; /* bins from one tile to the next in `partial` */
     uint win_rows = 0;
     if (!use_2d) {
-        pl.lo = first_cell * tile_bins;
+        pl.lo = window[0] * tile_bins;
         pl.len = min(tiles * tile_bins, nbins - pl.lo);
         tile_stride = tile_bins;
     } else {
-        const uint r0 = first_cell * cell_rows;
+        const uint r0 = window2[0];
         pl.lo = r0 * HISTO_WIDTH + c0;
         win_rows = min(tiles * cell_rows, height - r0);
         /* bins from the first to one past the last in the window */
@@ -468,7 +566,7 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                      local uint *tile, global uchar *restrict partial,
                      global uint *restrict outer, global uint *restrict eye)
 {
-    local uint small[6];
+    local uint small[6 + HISTO_EYE_2D_MAX_TILES];
     eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, max_tiles,
                   min_samples, min_samples_2d, forced_batches, tile, partial,
                   outer, eye,
@@ -485,7 +583,7 @@ kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
                         global uint *restrict outer,
                         global uint *restrict eye)
 {
-    local uint small[6];
+    local uint small[6 + HISTO_EYE_2D_MAX_TILES];
     eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, max_tiles,
                   min_samples, min_samples_2d, forced_batches, tile, partial,
                   outer, eye,

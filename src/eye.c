@@ -141,10 +141,12 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const cl_ulong reserved = HISTO_LOCAL_HEADROOM + static_local;
     const cl_ulong avail = dev->local_mem > reserved
                          ? dev->local_mem - reserved : 0;
-    /* The tile's words also hold the eye's column buckets, two grids of
-     * cell counts and two more words (eye_tile.cl). */
+    /* The tile's words also hold the eye's column buckets, a grid of cell
+     * counts, the 2-D window's row buckets twice over and a few more
+     * words (eye_tile.cl). */
     const uint64_t words_avail = avail / sizeof(cl_uint);
-    const uint64_t scratch = 2 + HISTO_EYE_COL_BUCKETS;
+    const uint64_t scratch = 2 + HISTO_EYE_COL_BUCKETS
+                           + 2 * HISTO_EYE_ROW_BUCKETS;
     uint64_t bins = words_avail * 2;
     if (bins < 64 || words_avail < scratch + 32) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
@@ -169,15 +171,14 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     uint64_t cells = ((uint64_t)in->nbins + bins - 1) / bins;
     if (cells > HISTO_EYE_CELLS)
         cells = HISTO_EYE_CELLS;
-    /* two grids of cells (whole rows, 2-D) */
-    if (cells > (words_avail - scratch) / 2)
-        cells = (words_avail - scratch) / 2;
+    if (cells > words_avail - scratch)
+        cells = words_avail - scratch;
     p->ncells = (cl_uint)cells;
     p->max_tiles = (cl_uint)(cells < HISTO_MAX_TILES ? cells
                                                      : HISTO_MAX_TILES);
     uint64_t words = bins / 2;
-    if (words < 2 * cells + scratch)
-        words = 2 * cells + scratch;
+    if (words < cells + scratch)
+        words = cells + scratch;
     p->tile_words = (cl_uint)words;
     p->local_bytes = (size_t)words * sizeof(cl_uint);
 

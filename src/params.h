@@ -72,6 +72,15 @@
  * 92.7 us) and left make bench's at 3; 1/4 cut that one to a single tile
  * (157 us). docs/perf-notes.md v13. */
 #define HISTO_EYE_2D_SHARE_INV 8u
+/* A 2-D window is placed by sliding over buckets of the sampled rows in
+ * its columns, HISTO_EYE_ROW_SUB buckets a tile (at most
+ * HISTO_EYE_ROW_BUCKETS; rows past the last count in it), so that it is
+ * centred on the eye wherever that lies instead of on a fixed grid of
+ * tile-sized cells; it holds at most HISTO_EYE_2D_MAX_TILES tiles (it is
+ * taken only with at most half the tiles of whole rows). */
+#define HISTO_EYE_ROW_SUB 8u
+#define HISTO_EYE_ROW_BUCKETS 256u
+#define HISTO_EYE_2D_MAX_TILES 8u
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
  * rejects a 49152-byte dynamic __local argument on a 49152-byte device

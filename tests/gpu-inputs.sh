@@ -1,5 +1,5 @@
 # tests/gpu-inputs.sh - sourced by the GPU scripts: the issue-5 inputs
-# (the test dataset, test-size, wide eye, uniform, one bin) and their reference BMPs in
+# (the test dataset, test-size, wide eye twice, uniform, one bin) and their reference BMPs in
 # tests/work/gpu, generated in parallel where missing. Sets $w.
 w=tests/work/gpu
 mkdir -p "$w"
@@ -17,10 +17,13 @@ gen_input train --seed 11602 --image 2048x2048 --row-sigma 64 --col-sigma 16 \
     --outliers 5000 &
 gen_input spike --dist onebin --bin 1048704 &
 gen_input wide --image 4096x4096 --row-sigma 205 --col-sigma 16 &
+# make bench's wide eye (tests/bench.sh: seed 5)
+gen_input wide5 --seed 5 --image 4096x4096 --row-sigma 205 --col-sigma 16 \
+    --outliers 5000 &
 gen_input uniform --image 4096x4096 --dist uniform &
 gen_input onebin --image 4096x4096 --dist onebin --bin 1048704 &
 wait
-for name in spec test train spike wide uniform onebin; do
+for name in spec test train spike wide wide5 uniform onebin; do
     [ -s "$w/$name.ref.bmp" ] && [ "$w/$name.ref.bmp" -nt "$w/$name.bin" ] \
         || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" &
 done

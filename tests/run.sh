@@ -259,12 +259,15 @@ fi
 # eye at the centre, at the left and at the right edge, tiles of 16 and 64
 # rows (small tiles make several tiles on any device); every output exact,
 # and the 2-D window must have been taken where whole rows need many tiles.
-# A width that is not a multiple of 4 keeps whole rows.
+# A width that is not a multiple of 4 keeps whole rows. An eye centred on
+# row 3000 (no multiple of the tiles' height) must get a window centred on
+# it, within 1/8 of the window's rows.
 if echo "$STRATEGIES" | grep -qw eye; then
     for spec in "centre:--row-sigma 205 --col-sigma 16:256x8192" \
                 "left:--col-mean 2 --col-sigma 3 --row-sigma 100:256x8192" \
                 "right:--col-mean 253 --col-sigma 3 --row-sigma 100:256x8192" \
-                "odd_width:--col-mean 100 --col-sigma 5 --row-sigma 40:254x4096"; do
+                "odd_width:--col-mean 100 --col-sigma 5 --row-sigma 40:254x4096" \
+                "off_grid:--row-mean 3000 --row-sigma 205 --col-sigma 16:256x8192"; do
         name=${spec%%:*}
         rest=${spec#*:}
         args=${rest%:*}
@@ -291,6 +294,17 @@ if echo "$STRATEGIES" | grep -qw eye; then
             *) want="< 128"; test -n "$cols" && test "$cols" -lt 128 ;;
         esac && ok "eye2d.$name.columns" \
             || bad "eye2d.$name.columns" "eye.cols = '$cols', want $want"
+        [ "$name" = off_grid ] || continue
+        r0=$(sed -n 's/^eye.first_row = //p' "$W/eye2d.$name.w64.out")
+        r1=$(sed -n 's/^eye.last_row = //p' "$W/eye2d.$name.w64.out")
+        # |(r0 + r1) / 2 - 3000| <= (r1 - r0 + 1) / 8, in whole numbers
+        if [ -n "$r0" ] && [ -n "$r1" ] \
+           && off=$((r0 + r1 - 6000)) && [ $((8 * (off < 0 ? -off : off))) \
+                -le $((2 * (r1 - r0 + 1))) ]; then
+            ok "eye2d.$name.centred"
+        else
+            bad "eye2d.$name.centred" "window rows $r0-$r1, want its middle within 1/8 of its rows of 3000"
+        fi
     done
 fi
 if run_histo --strategy cpu --tile-rows 7 -i "$TIN" -o "$W/tile_rows.cpu.bmp" \
