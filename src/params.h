@@ -69,11 +69,12 @@
  * is not what an iteration waits for, and the 2-D split of every value
  * cost more than the tiles it saved (docs/perf-notes.md, v13). */
 #define HISTO_EYE_2D_MIN_VALUES 8388608u
-/* A 2-D window's cells join it while they hold 1/HISTO_EYE_2D_SHARE_INV of
- * the samples (HISTO_EYE_SHARE_INV for whole rows): its cells are taller.
- * On an H200, 1/8 gave one wide-eye image 2 tiles instead of 3 (108.8 ->
- * 92.7 us) and left make bench's at 3; 1/4 cut that one to a single tile
- * (157 us). docs/perf-notes.md v13. */
+/* A 2-D window takes one tile more while that catches at least
+ * 1/HISTO_EYE_2D_SHARE_INV more of the samples (a whole-row window's cells
+ * need HISTO_EYE_SHARE_INV): its tiles are taller. With 1/8 both wide-eye
+ * images take 2 tiles; 1/16 gave them 3 (108 us against 91 on an H100,
+ * docs/perf-notes.md v14); on v13's fixed grid 1/4 left one image a
+ * single tile (157 us on an H200). */
 #define HISTO_EYE_2D_SHARE_INV 8u
 /* A 2-D window is placed by sliding over buckets of the sampled rows in
  * its columns, HISTO_EYE_ROW_SUB buckets a tile (at most
