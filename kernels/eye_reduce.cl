@@ -84,7 +84,7 @@ static uint4 lane_sum(global const uchar *restrict p, uint lane,
 kernel void eye_reduce(global uint *restrict outer,
                        global const uchar *restrict partial,
                        global const uint *restrict eye, uint nbins,
-                       global uchar *restrict hist)
+                       global uchar *restrict hist, uint part_a_groups)
 {
     local uint4 lanes[HISTO_WORK_GROUP];
     const uint lo = eye[HISTO_EYE_LO];
@@ -97,11 +97,10 @@ kernel void eye_reduce(global uint *restrict outer,
     const uint full = nbins / 4; /* quads wholly inside the histogram */
     const uint gid = (uint)get_global_id(0);
     const uint size = (uint)get_local_size(0);
-    const uint part_a = max((full + size - 1) / size, 1u) * size;
+    const uint part_a = part_a_groups * size;
 
     if (gid < part_a) {
-        const uint q = gid;
-        if (q < full) {
+        for (uint q = gid; q < full; q += part_a) {
             /* lo and the window's edges are multiples of 4: a quad is
              * wholly in the window or wholly out */
             const uint d = 4 * q - lo;

@@ -270,6 +270,7 @@ static void column_window(local const uint *bucket, local uint *edges,
 {
     if (lid < HISTO_EYE_COL_BUCKETS) {
         uint left = 0, right = 0;
+#pragma unroll
         for (uint k = 0; k < HISTO_EYE_COL_BUCKETS; ++k) {
             const uint b = bucket[k];
             left += k <= lid ? b : 0;
@@ -329,6 +330,10 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
                                                       : 0))
                                                * HISTO_EYE_COPIES
                                          + 2);
+    /* this work-item's first sample, loaded before the scratch is zeroed
+     * so that its wait overlaps the zeroing and a barrier (both passes
+     * use it) */
+    const uint mine = lid < samples ? in[sample_index(lid, stride)] : 0;
     for (uint i = lid; i < scratch; i += size)
         tile[i] = 0;
     if (lid == 0) {
@@ -346,7 +351,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
             uint b[8];
             for (uint j = 0; j < 8; ++j) {
                 const uint s = base + j * size;
-                const uint v = s < samples ? in[sample_index(s, stride)] : 0;
+                const uint v = s == lid ? mine
+                             : s < samples ? in[sample_index(s, stride)] : 0;
                 b[j] = s < samples
                      ? (uint)((ulong)(v % HISTO_WIDTH) * HISTO_EYE_COL_BUCKETS
                               / HISTO_WIDTH)
@@ -402,7 +408,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         uint k1[8], k2[8];
         for (uint j = 0; j < 8; ++j) {
             const uint s = base + j * size;
-            const uint v = s < samples ? in[sample_index(s, stride)] : 0;
+            const uint v = s == lid ? mine
+                         : s < samples ? in[sample_index(s, stride)] : 0;
             const uint row = v / HISTO_WIDTH;
             const uint col = v - row * HISTO_WIDTH;
             k1[j] = s < samples ? min(v / tile_bins, cells1 - 1) : cells1;

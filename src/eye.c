@@ -30,6 +30,7 @@ struct eye_plan {
     size_t group[K_COUNT];   /* work-group size of each kernel          */
     size_t group_limit[K_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE           */
     size_t local_bytes;      /* dynamic local memory of a tile group    */
+    cl_uint reduce_groups[2]; /* groups of the reduction's parts A, B  */
     size_t partial_bytes;
 };
 
@@ -239,6 +240,30 @@ static bool may_use_2d(const struct eye_state *s)
         && in->nvalues >= HISTO_EYE_2D_MIN_VALUES;
 }
 
+/* Groups of the reduction (eye_reduce.cl): part A, one work-item per quad
+ * of bins, then part B, HISTO_REDUCE_LANES per quad of the largest 2-D
+ * window; each loops over its quads, so neither needs more than
+ * HISTO_REDUCE_GROUPS_PER_CU groups a compute unit (launching thousands
+ * of groups cost microseconds: docs/perf-notes.md v14). Any group size
+ * gives the same result. */
+static void reduce_groups(struct eye_state *s, cl_uint compute_units)
+{
+    const struct eye_plan *p = &s->plan;
+    const uint64_t group = p->group[K_REDUCE];
+    const uint64_t cap = (uint64_t)(compute_units ? compute_units : 1)
+                       * HISTO_REDUCE_GROUPS_PER_CU;
+    const uint64_t full = s->input->nbins / 4;
+    uint64_t window = may_use_2d(s) ? (uint64_t)HISTO_EYE_2D_MAX_TILES
+                                          * p->tile_bins / 4
+                                    : 0;
+    if (window > full)
+        window = full;
+    uint64_t a = (full + group - 1) / group;
+    uint64_t b = (window * HISTO_REDUCE_LANES + group - 1) / group;
+    s->plan.reduce_groups[0] = (cl_uint)(a < 1 ? 1 : a < cap ? a : cap);
+    s->plan.reduce_groups[1] = (cl_uint)(b < cap ? b : cap);
+}
+
 static int eye_setup(const struct strategy_env *env, void **opaque)
 {
     int status = HISTO_OK;
@@ -251,6 +276,7 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
                                                &cl_err_));
     if ((status = plan(s, env)) != HISTO_OK)
         goto fail;
+    reduce_groups(s, env->device->compute_units);
     if (may_use_2d(s)) {
         clReleaseKernel(s->kernel[K_TILE]);
         s->kernel[K_TILE] = NULL;
@@ -313,6 +339,7 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_uint), &p->reduce_groups[0]));
 
     *opaque = s;
     return HISTO_OK;
@@ -335,20 +362,11 @@ static size_t tile_items(const struct eye_state *s, size_t group)
     return (size_t)s->plan.groups * group;
 }
 
-/* The reduction: part A, one work-item per quad of bins, then part B,
- * HISTO_REDUCE_LANES per quad of the largest 2-D window (eye_reduce.cl),
- * each in whole groups. */
+/* The reduction's parts A and B (reduce_groups()). */
 static size_t reduce_items(const struct eye_state *s, size_t group)
 {
-    const size_t full = s->input->nbins / 4;
-    size_t window = may_use_2d(s) ? (size_t)s->plan.max_tiles
-                                        * s->plan.tile_bins / 4
-                                  : 0;
-    if (window > full)
-        window = full;
-    const size_t part_a = (full > 0 ? (full + group - 1) / group : 1) * group;
-    return part_a
-         + (window * HISTO_REDUCE_LANES + group - 1) / group * group;
+    return ((size_t)s->plan.reduce_groups[0] + s->plan.reduce_groups[1])
+         * group;
 }
 
 /* Enqueues kernel k over items(s, group) work-items. A group larger than
@@ -455,6 +473,8 @@ static void eye_report(const void *opaque, FILE *f)
             p->group_limit[K_REDUCE]);
     fprintf(f, "config.global_size.eye_tile = %zu\n",
             (size_t)p->groups * p->group[K_TILE]);
+    fprintf(f, "config.reduce_groups = %u + %u\n", p->reduce_groups[0],
+            p->reduce_groups[1]);
     fprintf(f, "config.partial_bytes = %zu\n", p->partial_bytes);
     fprintf(f, "config.batches = %u\n", s->eye_words[HISTO_EYE_BATCHES]);
     fprintf(f, "eye.tiles_used = %u\n", s->eye_words[HISTO_EYE_TILES]);

@@ -107,6 +107,9 @@
  * HISTO_REDUCE_LANES-th batch's partial (eye_reduce.cl). A power of two
  * dividing HISTO_WORK_GROUP. */
 #define HISTO_REDUCE_LANES 8u
+/* At most this many groups a compute unit for each part of the reduction
+ * (its work-items loop over the quads). */
+#define HISTO_REDUCE_GROUPS_PER_CU 8u
 
 /* cpu strategy: the merge reads the private histograms in lines of
  * 2^HISTO_CPU_LINE_LOG2 bins, one 64-byte cache line of 8-bit counters,
