@@ -516,8 +516,9 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         pl.tile_span = (rows - 1) * HISTO_WIDTH + cols;
         pl.tile_len = rows * cols;
     }
+    /* The scratch is free: the windows were chosen (from it) before the
+     * last barrier and live in small[]. */
     const uint tile_len = pl.tile_len;
-    barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read the cell counts */
     for (uint i = lid; i < (tile_len + 1) / 2; i += size)
         tile[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
