@@ -2,19 +2,22 @@
  * eye_reduce.cl - combine the batches' partial tiles and the out-of-eye
  * histogram into the final 8-bit histogram.
  *
- * Two parts in one launch. Part A, one work-item per quad of bins (the
- * first work-items, in whole groups): a quad reads its out-of-eye counts
- * from `outer` (16 bytes), clears those read non-zero so `outer` is all
- * zero for the next iteration, adds the partials of every batch if it
- * lies in a whole-row window (eight loads in flight), and writes 4 bytes.
- * A 2-D window's quads, scattered one short run per row, would leave most
- * of a warp idle while a few lanes walk the batches: they go to part B,
- * the groups after (launched only when a 2-D window is possible),
- * HISTO_REDUCE_LANES work-items per quad, each adding every
- * HISTO_REDUCE_LANES-th batch's partial; one adds the lanes' sums in
+ * Two parts in one launch. Part A, the first part_a_groups groups, one
+ * work-item per quad of bins at a time (grid-strided): a quad reads its
+ * out-of-eye counts from `outer` (16 bytes), clears those read non-zero
+ * so `outer` is all zero for the next iteration, adds the partials of
+ * every batch if it lies in a whole-row window (eight loads in flight),
+ * and writes 4 bytes. A 2-D window's quads, scattered one short run per
+ * row, would leave most of a warp idle while a few lanes walk the
+ * batches: they go to part B, the groups after (launched only when a 2-D
+ * window is possible), HISTO_REDUCE_LANES work-items per quad, each
+ * adding every HISTO_REDUCE_LANES-th batch's partial; the lanes of a quad
+ * lie a group's size / HISTO_REDUCE_LANES apart, so a warp reads one
+ * batch's partials of consecutive quads; one adds the lanes' sums in
  * local memory and writes the quad (no value inside the window goes to
  * `outer`). Part B deals window quads to its groups in a grid-strided
- * loop (docs/perf-notes.md, v13).
+ * loop. The host launches at most HISTO_REDUCE_GROUPS_PER_CU groups a
+ * compute unit for each part (docs/perf-notes.md, v13 and v14).
  *
  * The window (whole rows from bin lo to hi, or `cols` columns of `rows`
  * rows from bin lo, laid out row by row in `partial`, HISTO_EYE_STRIDE bins

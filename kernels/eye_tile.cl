@@ -320,8 +320,9 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
 #endif
 
     /* --- the eye, in the tile's memory: column buckets, `copies`
-     * replicas of each grid's cell counters (spreading the contention of
-     * dense cells), then two words for the densest cells' keys --- */
+     * replicas of the whole-row cells' and the 2-D row buckets' counters
+     * (spreading the contention of dense cells), a word for the densest
+     * cell's key, then slide()'s sums per bucket --- */
     local uint *bucket = tile;
     local uint *cell = tile + HISTO_EYE_COL_BUCKETS;
     const uint scratch = min(tile_words, HISTO_EYE_COL_BUCKETS
