@@ -108,8 +108,10 @@
  * dividing HISTO_WORK_GROUP. */
 #define HISTO_REDUCE_LANES 8u
 /* At most this many groups a compute unit for each part of the reduction
- * (its work-items loop over the quads). */
-#define HISTO_REDUCE_GROUPS_PER_CU 8u
+ * (its work-items loop over the quads). On an H200, 4 took the wide eye's
+ * reduction 11.3 -> 10.2 us against 8; 16 cost 1 us, 2 cost one bin 2 us
+ * (docs/perf-notes.md v14). */
+#define HISTO_REDUCE_GROUPS_PER_CU 4u
 
 /* cpu strategy: the merge reads the private histograms in lines of
  * 2^HISTO_CPU_LINE_LOG2 bins, one 64-byte cache line of 8-bit counters,
