@@ -105,10 +105,44 @@ _Static_assert(HISTO_WORK_GROUP % HISTO_REDUCE_LANES == 0,
 _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX,
                "16-bit tile counters hold 255 plus one increment per item");
 
+/* Whether eye_tile.cl may choose a 2-D window (its can_2d): then the
+ * kernel eye_tile_2d runs, else eye_tile, which has whole rows only. */
+static bool may_use_2d(const struct eye_state *s)
+{
+    const struct histo_input *in = s->input;
+    return in->histo_width % 4 == 0 && in->histo_width >= 8
+        && in->histo_width <= s->plan.tile_bins
+        && in->nvalues >= HISTO_EYE_2D_MIN_VALUES;
+}
+
+/* Groups of the reduction (eye_reduce.cl): part A, one work-item per quad
+ * of bins, then part B, HISTO_REDUCE_LANES per quad of the largest 2-D
+ * window; each loops over its quads, so neither needs more than
+ * HISTO_REDUCE_GROUPS_PER_CU groups a compute unit (launching thousands
+ * of groups cost microseconds: docs/perf-notes.md v14). Any group size
+ * gives the same result. */
+static void reduce_groups(struct eye_state *s, cl_uint compute_units)
+{
+    struct eye_plan *p = &s->plan;
+    const uint64_t group = p->group[K_REDUCE];
+    const uint64_t cap = (uint64_t)(compute_units ? compute_units : 1)
+                       * HISTO_REDUCE_GROUPS_PER_CU;
+    const uint64_t full = s->input->nbins / 4;
+    uint64_t window = may_use_2d(s) ? (uint64_t)HISTO_EYE_2D_MAX_TILES
+                                          * p->tile_bins / 4
+                                    : 0;
+    if (window > full)
+        window = full;
+    const uint64_t a = (full + group - 1) / group;
+    const uint64_t b = (window * HISTO_REDUCE_LANES + group - 1) / group;
+    p->reduce_groups[0] = (cl_uint)(a < 1 ? 1 : a < cap ? a : cap);
+    p->reduce_groups[1] = (cl_uint)(b < cap ? b : cap);
+}
+
 /* Tiles as large as local memory allows (two 16-bit counters a word),
  * whole rows when a row fits; as many groups as the compute units keep
  * busy, fewer for small inputs; batches follow on the device from the
- * number of tiles the eye needs (or --batches). */
+ * number of tiles the eye needs (or --batches); the reduction's groups. */
 static int plan(struct eye_state *s, const struct strategy_env *env)
 {
     int status = HISTO_OK;
@@ -216,6 +250,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
                                   / HISTO_EYE_2D_SHARE_INV);
     if (p->min_samples_2d == 0)
         p->min_samples_2d = 1;
+    reduce_groups(s, dev->compute_units);
 
     /* batches x tiles never exceeds the groups, so neither does this */
     p->partial_bytes = (size_t)groups * bins;
@@ -230,40 +265,6 @@ fail:
     return status;
 }
 
-/* Whether eye_tile.cl may choose a 2-D window (its can_2d): then the
- * kernel eye_tile_2d runs, else eye_tile, which has whole rows only. */
-static bool may_use_2d(const struct eye_state *s)
-{
-    const struct histo_input *in = s->input;
-    return in->histo_width % 4 == 0 && in->histo_width >= 8
-        && in->histo_width <= s->plan.tile_bins
-        && in->nvalues >= HISTO_EYE_2D_MIN_VALUES;
-}
-
-/* Groups of the reduction (eye_reduce.cl): part A, one work-item per quad
- * of bins, then part B, HISTO_REDUCE_LANES per quad of the largest 2-D
- * window; each loops over its quads, so neither needs more than
- * HISTO_REDUCE_GROUPS_PER_CU groups a compute unit (launching thousands
- * of groups cost microseconds: docs/perf-notes.md v14). Any group size
- * gives the same result. */
-static void reduce_groups(struct eye_state *s, cl_uint compute_units)
-{
-    const struct eye_plan *p = &s->plan;
-    const uint64_t group = p->group[K_REDUCE];
-    const uint64_t cap = (uint64_t)(compute_units ? compute_units : 1)
-                       * HISTO_REDUCE_GROUPS_PER_CU;
-    const uint64_t full = s->input->nbins / 4;
-    uint64_t window = may_use_2d(s) ? (uint64_t)HISTO_EYE_2D_MAX_TILES
-                                          * p->tile_bins / 4
-                                    : 0;
-    if (window > full)
-        window = full;
-    uint64_t a = (full + group - 1) / group;
-    uint64_t b = (window * HISTO_REDUCE_LANES + group - 1) / group;
-    s->plan.reduce_groups[0] = (cl_uint)(a < 1 ? 1 : a < cap ? a : cap);
-    s->plan.reduce_groups[1] = (cl_uint)(b < cap ? b : cap);
-}
-
 static int eye_setup(const struct strategy_env *env, void **opaque)
 {
     int status = HISTO_OK;
@@ -276,7 +277,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
                                                &cl_err_));
     if ((status = plan(s, env)) != HISTO_OK)
         goto fail;
-    reduce_groups(s, env->device->compute_units);
     if (may_use_2d(s)) {
         clReleaseKernel(s->kernel[K_TILE]);
         s->kernel[K_TILE] = NULL;
