@@ -5,6 +5,7 @@
 #include "outfile.h"
 #include "params.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,9 +103,12 @@ int bmp_save(const char *path, const uint8_t *histo, uint32_t width,
     if (status != HISTO_OK)
         return status;
     if (bmp_write(out.f, histo, width, height) != 0) {
-        histo_error("cannot write BMP '%s'", path);
-        outfile_abort(&out);
-        return HISTO_EXIT_OUTPUT;
+        if (!ferror(out.f)) {
+            histo_error("out of host memory writing BMP '%s'", path);
+            outfile_abort(&out);
+            return HISTO_EXIT_OUTPUT;
+        }
+        out.err = errno; /* ENOSPC, EPIPE: commit reports it */
     }
     return outfile_commit(&out);
 }

@@ -7,6 +7,7 @@
 #include "error.h"
 #include "input.h"
 #include "outfile.h"
+#include "paths.h"
 #include "program.h"
 #include "report.h"
 #include "run.h"
@@ -14,7 +15,17 @@
 #include "timer.h"
 #include "tune.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The console summary goes to stdout, unless an output does (-o -,
+ * -o /dev/stdout): the output stays whole there. */
+static FILE *summary_stream(const struct histo_options *opt)
+{
+    return outfile_is_stdout(opt->output) || outfile_is_stdout(opt->timing)
+               ? stderr : stdout;
+}
 
 int main(int argc, char **argv)
 {
@@ -50,9 +61,18 @@ int main(int argc, char **argv)
         return status;
     }
 
-    /* A failed run must not leave an earlier run's files looking current. */
-    if ((status = outfile_remove_stale(opt.output)) != HISTO_OK
-        || (status = outfile_remove_stale(opt.timing)) != HISTO_OK)
+    /* Before anything is removed or read: the files must be distinct,
+     * and the outputs writable kinds of file. A failed run must not leave
+     * an earlier run's files looking current: stale regular files go. */
+    outfile_handle_signals();
+    outfile_defer();
+    char cache[TUNE_PATH_MAX];
+    const bool cached = !opt.no_tune_cache
+                        && tune_cache_path(cache, sizeof cache) == 0;
+    if ((status = paths_check_distinct(&opt, cached ? cache : NULL))
+            != HISTO_OK
+        || (status = outfile_prepare(opt.output, true)) != HISTO_OK
+        || (status = outfile_prepare(opt.timing, true)) != HISTO_OK)
         return status;
 
     t = timer_now();
@@ -92,7 +112,8 @@ int main(int argc, char **argv)
     if (opt.tune) {
         t = timer_now();
         if ((status = tune_run(strategy, &env, opt.iterations, &opt, &key,
-                               &tuning, &knobs, stdout)) != HISTO_OK)
+                               &tuning, &knobs, summary_stream(&opt)))
+                != HISTO_OK)
             goto fail;
         ph.tune_s = timer_now() - t;
     } else {
@@ -139,14 +160,15 @@ int main(int argc, char **argv)
         .tuning = opt.tune ? &tuning : NULL,
         .phases = ph,
     };
-    if ((status = report_write(&report, opt.timing)) != HISTO_OK) {
-        /* Without its report the run is incomplete: take the BMP back. */
-        remove(opt.output);
+    /* The BMP and the report appear together or not at all. */
+    if ((status = report_write(&report, opt.timing)) != HISTO_OK
+        || (status = outfile_publish_all()) != HISTO_OK)
         goto fail;
-    }
-    report_summary(&report, stdout);
+    report_summary(&report, summary_stream(&opt));
 
 fail:
+    if (status != HISTO_OK)
+        outfile_discard_all();
     free(histo);
     run_times_free(&times);
     if (state != NULL)

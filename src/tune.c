@@ -315,15 +315,21 @@ static void make_parents(const char *path)
 
 int tune_cache_store(const char *path, const struct tune_entry *e)
 {
+    /* Read, change and replace under the lock, so concurrent --tune runs
+     * each add their line; without a lock (a device, or none to be had)
+     * the write itself still replaces the file whole. */
+    make_parents(path);
+    const int lock = outfile_lock(path);
     size_t len = 0;
     char *text = slurp(path, &len);
     struct outfile out;
-    make_parents(path);
     int status = outfile_open(&out, path);
     if (status != HISTO_OK) {
         free(text);
+        outfile_unlock(lock);
         return status;
     }
+    out.shared = true;
     bool replaced = false;
     if (text == NULL || len == 0)
         fputs("# histo --tune: the best knobs per device, strategy, "
@@ -350,7 +356,9 @@ int tune_cache_store(const char *path, const struct tune_entry *e)
     }
     if (!replaced)
         tune_format_line(out.f, e);
-    return outfile_commit(&out);
+    status = outfile_commit(&out);
+    outfile_unlock(lock);
+    return status;
 }
 
 void tune_choose(const struct histo_options *opt, const struct tune_key *key,
@@ -643,11 +651,15 @@ int tune_run(const struct strategy *strategy,
             .batches = best->batches,
             .tile_rows = best->tile_rows,
         };
-        if ((status = tune_cache_store(k->cache, &e)) != HISTO_OK) {
+        /* The cache is a convenience; the run's outputs are its job. */
+        if (tune_cache_store(k->cache, &e) != HISTO_OK) {
             fputs("; not stored\n", out);
-            goto fail;
+            histo_error("warning: the tune cache '%s' was not written; the "
+                        "run goes on with the best knobs", k->cache);
+            k->cache[0] = '\0';
+        } else {
+            fprintf(out, "; stored in %s\n", k->cache);
         }
-        fprintf(out, "; stored in %s\n", k->cache);
     }
 fail:
     free(first);

@@ -98,7 +98,8 @@ int tune_cache_lookup(const char *path, const struct tune_key *key,
                       struct tune_entry *e);
 
 /* Replaces e's line in the file, or adds it, keeping every other line;
- * creates the folders; writes a temporary file and renames it into place.
+ * creates the folders; under a lock on PATH.lock (concurrent runs keep
+ * each other's lines) writes a temporary file and renames it into place.
  * Returns 0 or HISTO_EXIT_OUTPUT. */
 int tune_cache_store(const char *path, const struct tune_entry *e);
 
@@ -111,9 +112,9 @@ void tune_choose(const struct histo_options *opt, const struct tune_key *key,
 /* histo --tune: sets the strategy up with each candidate (B, w) on the
  * program in base, runs the iterations, checks every histogram against
  * the first candidate's, prints the table on out, stores the best in the
- * tune cache (unless opt->no_tune_cache) and returns it in knobs.
- * Returns 0, HISTO_EXIT_DEVICE (also when a candidate's histogram
- * differs), HISTO_EXIT_OUTPUT (cache not written) or HISTO_EXIT_INTERNAL. */
+ * tune cache (unless opt->no_tune_cache; a cache that cannot be written
+ * is a warning) and returns it in knobs. Returns 0, HISTO_EXIT_DEVICE
+ * (also when a candidate's histogram differs) or HISTO_EXIT_INTERNAL. */
 int tune_run(const struct strategy *strategy,
              const struct strategy_env *base, unsigned long iterations,
              const struct histo_options *opt, const struct tune_key *key,

@@ -458,8 +458,8 @@ fi
 fi
 expect output.missing_folder 5 "cannot create output" \
     run_histo -i "$IN" -o "$W/no-folder/x.bmp" --timing "$W/x.out" -- 1
-expect output.unwritable_folder 5 "cannot create output" \
-    run_histo -i "$IN" -o /proc/histo-test.bmp --timing "$W/x.out" -- 1
+expect output.folder_is_a_file 5 "Not a directory" \
+    run_histo -i "$IN" -o "$IN/x.bmp" --timing "$W/x.out" -- 1
 # a timing file that cannot be written takes the finished BMP back
 expect output.timing_unwritable 5 "cannot create output" \
     run_histo -i "$IN" -o "$W/x.bmp" --timing "$W/no-folder/x.out" -- 1
@@ -486,6 +486,17 @@ else
     bad cli.list "$(head -c 300 "$W/list.txt")"
 fi
 if $HISTO --help | grep -q "usage: histo"; then ok cli.help; else bad cli.help "no usage text"; fi
+
+# --- what outputs do to the files they name (tests/outputs.sh) ---
+sh tests/outputs.sh >"$W/outputs.log" 2>"$W/outputs.err"
+while read -r verdict rest; do
+    case $verdict in
+        PASS) ok "$rest" ;;
+        FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$W/outputs.log"
+grep -q . "$W/outputs.log" || bad outputs.ran "tests/outputs.sh printed nothing"
+grep "skipped" "$W/outputs.err"
 
 # --- datasets, validator and run harness (tests/harness.sh) ---
 sh tests/harness.sh >"$W/harness.log" 2>"$W/harness.err"

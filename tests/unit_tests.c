@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static int failures;
@@ -589,6 +591,55 @@ static void test_tune_cache_file(void)
           "tune.cache_other_device", "another device matched");
 }
 
+/* Writers in several processes at once: every line survives (the store
+ * locks PATH.lock around its read-modify-write). */
+static void test_tune_cache_concurrent(void)
+{
+    enum { WRITERS = 4, EACH = 25 };
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tune-concurrent.conf", workdir);
+    remove(path);
+    pid_t pids[WRITERS];
+    for (int w = 0; w < WRITERS; ++w) {
+        if ((pids[w] = fork()) == 0) {
+            int failed = 0;
+            for (int k = 0; k < EACH; ++k) {
+                struct tune_entry e = {.batches = (unsigned)w + 1,
+                                       .tile_rows = (unsigned)k};
+                snprintf(e.key.device, sizeof e.key.device, "Writer %d", w);
+                strcpy(e.key.strategy, "eye");
+                e.key.histo_width = 256;
+                e.key.histo_height = 8192;
+                e.key.values_log2 = (unsigned)k;
+                failed |= tune_cache_store(path, &e) != HISTO_OK;
+            }
+            _exit(failed);
+        }
+    }
+    int children_ok = 1;
+    for (int w = 0; w < WRITERS; ++w) {
+        int st = 0;
+        children_ok &= pids[w] > 0 && waitpid(pids[w], &st, 0) == pids[w]
+                       && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    int found = 0;
+    for (int w = 0; w < WRITERS; ++w)
+        for (int k = 0; k < EACH; ++k) {
+            struct tune_key key = {.histo_width = 256, .histo_height = 8192,
+                                   .values_log2 = (unsigned)k};
+            snprintf(key.device, sizeof key.device, "Writer %d", w);
+            strcpy(key.strategy, "eye");
+            struct tune_entry e;
+            found += tune_cache_lookup(path, &key, &e)
+                     && e.batches == (unsigned)w + 1
+                     && e.tile_rows == (unsigned)k;
+        }
+    check(children_ok && found == WRITERS * EACH, "tune.cache_concurrent",
+          "writers ok %d, %d of %d lines found", children_ok, found,
+          WRITERS * EACH);
+    remove(path);
+}
+
 static void test_reference(void)
 {
     enum { N = 700 };
@@ -647,6 +698,7 @@ int main(int argc, char **argv)
     test_tune_parse();
     test_tune_cache_path();
     test_tune_cache_file();
+    test_tune_cache_concurrent();
     test_reference();
     test_strategy_table();
     return failures != 0;
