@@ -3,14 +3,16 @@
  *
  * File layout, all little-endian u32: img_width, img_height, histo_width,
  * histo_height, then img_width * img_height bin indexes, each
- * row * histo_width + column. The file may be gzip-compressed (any name).
+ * row * histo_width + column. The file may be gzip-compressed (any name):
+ * one or more gzip members, each read to its trailer and checked, with
+ * nothing after the last.
  */
 #ifndef HISTO_INPUT_H
 #define HISTO_INPUT_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <zlib.h>
+#include <stdio.h>
 
 /* The device kernels index values and bins with 32-bit integers and step
  * past the end by up to a work-group, so inputs stop at 2^31 values. */
@@ -34,9 +36,9 @@ int input_check_header(const unsigned char header[HISTO_HEADER_BYTES],
  * (message printed) / HISTO_EXIT_INTERNAL (host memory). */
 int input_read(const char *path, struct histo_input *in);
 
-/* The same from an open zlib stream (closed before returning); name is
+/* The same from an open stream, read to its end but not closed; name is
  * used in messages. For callers that do not read from a path (the fuzzer). */
-int input_read_gz(gzFile gz, const char *name, struct histo_input *in);
+int input_read_stream(FILE *file, const char *name, struct histo_input *in);
 
 void input_free(struct histo_input *in);
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/fuzz-corpus.sh GEN DIR - seed corpus for the input fuzzer: small
-# generated inputs, raw and gzip, and a few broken ones.
+# generated inputs, raw and gzip, a multi-member gzip and a few broken ones.
 set -eu
 gen=$1
 dir=$2
@@ -21,3 +21,8 @@ printf 'short' >"$dir/short"
 head -c 40 "$dir/seed5" >"$dir/truncated"
 cat "$dir/seed3" "$dir/seed1" >"$dir/trailing"
 head -c 30 "$dir/seed4.gz" >"$dir/truncated.gz"
+# gzip members: two holding one input, a trailer cut short, bytes after
+head -c 20 "$dir/seed3" | gzip -n >"$dir/members.gz"
+tail -c +21 "$dir/seed3" | gzip -n >>"$dir/members.gz"
+head -c -4 "$dir/seed4.gz" >"$dir/no-trailer.gz"
+{ cat "$dir/seed2.gz"; printf 'x'; } >"$dir/trailing.gz"

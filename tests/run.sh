@@ -404,6 +404,36 @@ expect input.missing_file 3 "cannot open input" \
 printf 'short' >"$W/short.bin"
 expect input.short_header 3 "header is 5 bytes" \
     run_histo -i "$W/short.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+# gzip members are read to their trailers (CRC-32, length) and nothing
+# may follow the last one; gz.bin.gz is a single member.
+gz_size=$(wc -c <"$W/gz.bin.gz")
+for cut in 1 9 1000; do
+    head -c $((gz_size - cut)) "$W/gz.bin.gz" >"$W/cut$cut.gz"
+    expect "input.gzip_cut_$cut" 3 "truncated gzip stream" \
+        run_histo -i "$W/cut$cut.gz" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+done
+cp "$W/gz.bin.gz" "$W/crc.gz"
+crc0=$(od -An -tu1 -j $((gz_size - 8)) -N1 "$W/crc.gz" | tr -d ' ')
+# shellcheck disable=SC2059
+printf "\\$(printf %o $((crc0 ^ 1)))" \
+    | dd of="$W/crc.gz" bs=1 seek=$((gz_size - 8)) conv=notrunc 2>/dev/null
+expect input.gzip_crc_mismatch 3 "gzip trailer CRC mismatch" \
+    run_histo -i "$W/crc.gz" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+{ cat "$W/gz.bin.gz"; printf 'x'; } >"$W/trailing.gz"
+expect input.gzip_trailing_bytes 3 "trailing bytes after the gzip data" \
+    run_histo -i "$W/trailing.gz" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+# two members that together hold the input, and an empty one after them,
+# give the raw input's histogram
+head -c 1000001 "$W/gz.bin" | gzip -n >"$W/members.gz"
+tail -c +1000002 "$W/gz.bin" | gzip -n >>"$W/members.gz"
+printf '' | gzip -n >>"$W/members.gz"
+if run_histo -i "$W/members.gz" -o "$W/members.bmp" --timing "$W/members.out" \
+        -- 1 >"$W/members.log" 2>&1 \
+   && cmp -s "$W/members.bmp" "$W/gz.ref.bmp"; then
+    ok input.gzip_members
+else
+    bad input.gzip_members "$(tail -n 3 "$W/members.log")"
+fi
 expect device.unknown_platform 4 "no OpenCL platform matches" \
     $HISTO --platform "no such platform" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect device.unknown_device 4 "no OpenCL device matches" \

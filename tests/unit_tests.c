@@ -237,6 +237,184 @@ static void test_input_reader(void)
           "input.missing_file", "accepted a missing file");
 }
 
+/* Appends one gzip member holding data[0..len) to out (level 0: stored
+ * blocks, the data verbatim); returns the new length, 0 if it overflowed. */
+static size_t gzip_member(const unsigned char *data, size_t len, int level,
+                          unsigned char *out, size_t used, size_t room)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        return 0;
+    z.next_in = (unsigned char *)data;
+    z.avail_in = (uInt)len;
+    z.next_out = out + used;
+    z.avail_out = (uInt)(room - used);
+    const int ret = deflate(&z, Z_FINISH);
+    used = ret == Z_STREAM_END ? room - z.avail_out : 0;
+    deflateEnd(&z);
+    return used;
+}
+
+static const char *write_bytes(const char *name, const void *buf, size_t len)
+{
+    const char *path = path_in_workdir(name);
+    FILE *f = fopen(path, "wb");
+    fwrite(buf, 1, len, f);
+    fclose(f);
+    return path;
+}
+
+/* Reads path; 1 when it is accepted with exactly the values want. */
+static int reads_as(const char *path, const uint32_t *want, size_t n)
+{
+    struct histo_input in;
+    if (input_read(path, &in) != 0)
+        return 0;
+    const int same = in.nvalues == n
+                  && memcmp(in.values, want, n * sizeof *want) == 0;
+    input_free(&in);
+    return same;
+}
+
+/* Exit status of reading path, and no values left behind on failure. */
+static int read_status(const char *path)
+{
+    struct histo_input in;
+    const int st = input_read(path, &in);
+    if (st == 0)
+        input_free(&in);
+    else if (in.values != NULL)
+        return -1;
+    return st;
+}
+
+/* gzip streams built member by member: each member must be read to its
+ * trailer (CRC-32 and length), several members are one stream, and nothing
+ * but the end of the file may follow the last. */
+static void test_input_gzip_members(void)
+{
+    /* a 4x4 image over a 4x4 histogram: 80 bytes */
+    uint32_t vals[16];
+    unsigned char raw[80];
+    const uint32_t hdr[4] = {4, 4, 4, 4};
+    for (int i = 0; i < 4; ++i)
+        put_le32(raw + 4 * i, hdr[i]);
+    for (int i = 0; i < 16; ++i) {
+        vals[i] = (uint32_t)(i * 7) % 16;
+        put_le32(raw + 16 + 4 * i, vals[i]);
+    }
+    enum { ROOM = 1024 };
+    static unsigned char gz[2][ROOM], file[ROOM];
+    size_t gz_len[2];
+    const char *const kind[2] = {"stored", "deflated"};
+    gz_len[0] = gzip_member(raw, sizeof raw, 0, gz[0], 0, ROOM);
+    gz_len[1] = gzip_member(raw, sizeof raw, 9, gz[1], 0, ROOM);
+    if (!check(gz_len[0] > sizeof raw && gz_len[1] > 18, "input.gzip_build",
+               "zlib made members of %zu and %zu bytes", gz_len[0],
+               gz_len[1]))
+        return;
+    char name[64];
+    const char *p;
+    int st;
+
+    /* a member cut anywhere, its trailer or more: refused */
+    const size_t cuts[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 30};
+    for (int k = 0; k < 2; ++k) {
+        p = write_bytes("cut.gz", gz[k], gz_len[k]);
+        snprintf(name, sizeof name, "input.gzip_%s_whole", kind[k]);
+        check(reads_as(p, vals, 16), name, "a whole member was refused");
+        for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; ++c) {
+            if (cuts[c] + 10 >= gz_len[k])
+                continue;
+            p = write_bytes("cut.gz", gz[k], gz_len[k] - cuts[c]);
+            snprintf(name, sizeof name, "input.gzip_%s_cut_%zu", kind[k],
+                     cuts[c]);
+            st = read_status(p);
+            check(st == HISTO_EXIT_INPUT, name, "last %zu of %zu bytes cut:"
+                  " status %d, expected %d", cuts[c], gz_len[k], st,
+                  HISTO_EXIT_INPUT);
+        }
+    }
+
+    /* one value changed in the stored data (still inside the histogram):
+     * the CRC-32 no longer matches; without the trailer it is unchecked */
+    size_t at = 0;
+    while (at + sizeof raw <= gz_len[0]
+           && memcmp(gz[0] + at, raw, sizeof raw) != 0)
+        ++at;
+    if (check(at + sizeof raw <= gz_len[0], "input.gzip_stored_verbatim",
+              "the values are not stored verbatim in the member")) {
+        memcpy(file, gz[0], gz_len[0]);
+        file[at + 16 + 4 * 5] ^= 1; /* value 5: 3 becomes 2 */
+        st = read_status(write_bytes("flip.gz", file, gz_len[0]));
+        check(st == HISTO_EXIT_INPUT, "input.gzip_crc_mismatch",
+              "status %d, expected %d", st, HISTO_EXIT_INPUT);
+        st = read_status(write_bytes("flip.gz", file, gz_len[0] - 8));
+        check(st == HISTO_EXIT_INPUT, "input.gzip_changed_trailer_cut",
+              "status %d, expected %d", st, HISTO_EXIT_INPUT);
+    }
+    memcpy(file, gz[1], gz_len[1]);
+    file[gz_len[1] - 4] ^= 1; /* ISIZE */
+    st = read_status(write_bytes("isize.gz", file, gz_len[1]));
+    check(st == HISTO_EXIT_INPUT, "input.gzip_length_mismatch",
+          "status %d, expected %d", st, HISTO_EXIT_INPUT);
+
+    /* bytes after the last member that are no gzip member: refused */
+    const struct { const char *name, *bytes; size_t len; } tails[] = {
+        {"input.gzip_trailing_byte", "x", 1},
+        {"input.gzip_trailing_zeros", "\0\0\0\0\0\0\0\0", 8},
+        {"input.gzip_trailing_half_magic", "\x1f", 1},
+        {"input.gzip_trailing_magic_only", "\x1f\x8b", 2},
+        {"input.gzip_trailing_bad_member", "\x1f\x8b\x08\x00garbage!", 12},
+    };
+    for (size_t t = 0; t < sizeof tails / sizeof tails[0]; ++t) {
+        memcpy(file, gz[1], gz_len[1]);
+        memcpy(file + gz_len[1], tails[t].bytes, tails[t].len);
+        st = read_status(write_bytes("tail.gz", file,
+                                     gz_len[1] + tails[t].len));
+        check(st == HISTO_EXIT_INPUT, tails[t].name, "status %d, expected %d",
+              st, HISTO_EXIT_INPUT);
+    }
+
+    /* members that together hold the input, empty ones anywhere: one
+     * stream (a split inside the header, inside a value, at the values) */
+    const size_t splits[] = {7, 23, 16};
+    for (size_t s = 0; s < sizeof splits / sizeof splits[0]; ++s) {
+        const size_t a = splits[s];
+        size_t n = gzip_member(raw, a, 0, file, 0, ROOM);
+        n = n ? gzip_member(raw + a, sizeof raw - a, 9, file, n, ROOM) : 0;
+        snprintf(name, sizeof name, "input.gzip_two_members_%zu", a);
+        check(n > 0 && reads_as(write_bytes("members.gz", file, n), vals, 16),
+              name, "two members, %zu + %zu bytes, were not read as one",
+              a, sizeof raw - a);
+    }
+    size_t n = gzip_member(raw, 0, 6, file, 0, ROOM);
+    n = n ? gzip_member(raw, 40, 6, file, n, ROOM) : 0;
+    n = n ? gzip_member(raw, 0, 6, file, n, ROOM) : 0;
+    n = n ? gzip_member(raw + 40, 40, 6, file, n, ROOM) : 0;
+    n = n ? gzip_member(raw, 0, 6, file, n, ROOM) : 0;
+    check(n > 0 && reads_as(write_bytes("members.gz", file, n), vals, 16),
+          "input.gzip_empty_members", "empty members before, between and"
+          " after the data were not ignored");
+    memcpy(file, gz[1], gz_len[1]);
+    n = gzip_member(raw, 0, 6, file, gz_len[1], ROOM);
+    check(n > 0 && reads_as(write_bytes("members.gz", file, n), vals, 16),
+          "input.gzip_empty_last_member", "refused");
+    /* a second member that holds more than the header promises */
+    n = gzip_member(raw, 4, 6, file, gz_len[1], ROOM);
+    st = n > 0 ? read_status(write_bytes("members.gz", file, n)) : -2;
+    check(st == HISTO_EXIT_INPUT, "input.gzip_member_past_the_values",
+          "status %d, expected %d", st, HISTO_EXIT_INPUT);
+    /* the last member of several cut short */
+    n = gzip_member(raw, 40, 6, file, 0, ROOM);
+    n = n ? gzip_member(raw + 40, 40, 6, file, n, ROOM) : 0;
+    st = n > 4 ? read_status(write_bytes("members.gz", file, n - 4)) : -2;
+    check(st == HISTO_EXIT_INPUT, "input.gzip_second_member_cut",
+          "status %d, expected %d", st, HISTO_EXIT_INPUT);
+}
+
 static int parse(const char *const *words, struct histo_options *opt)
 {
     char *argv[32];
@@ -692,6 +870,7 @@ int main(int argc, char **argv)
     test_bmp_layout();
     test_bmp_unwritable();
     test_input_reader();
+    test_input_gzip_members();
     test_cli();
     test_cli_tune();
     test_tune_values_log2();
