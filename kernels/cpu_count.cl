@@ -33,9 +33,13 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
     global uchar *restrict h;
     uint start, end;
     if (b == 0) {
-        /* 64-byte stores: one per cache line. */
+        /* 64-byte stores: one per cache line. The bound is the last
+         * whole line's end, not i + 64 <= nbins: nbins may be up to
+         * 2^32 - 1, where i + 64 wraps to a small number and the loop
+         * would never end. i stops at whole <= nbins, and ++i at nbins. */
+        const uint whole = nbins & ~63u;
         uint i = 0;
-        for (; i + 64 <= nbins; i += 64)
+        for (; i < whole; i += 64)
             vstore8((ulong8)0, 0, (global ulong *)(hist + i));
         for (; i < nbins; ++i)
             hist[i] = 0;
@@ -44,9 +48,11 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
         end = min(first, n);
     } else {
         h = partial + (b - 1) * stride;
-        /* n <= 2^31 (checked by the host): these bounds fit in uint. */
+        /* n <= 2^31 (checked by the host), so the bounds, clamped to n,
+         * fit in uint; the sums are taken in ulong (start + slice could
+         * reach 2^32). */
         start = (uint)min((ulong)first + (ulong)(b - 1) * slice, (ulong)n);
-        end = min(start + slice, n);
+        end = (uint)min((ulong)start + slice, (ulong)n);
     }
     /* Two loops, chosen per chunk from the share of saturated counters the
      * previous chunk met: a branch on saturation is the fastest while it
@@ -57,6 +63,8 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
      * stores to one byte when one bin is hammered: 3x slower than the
      * sequential loop before the second case took the branch). */
     bool branchy = true;
+    /* i < end <= n <= 2^31: i + HISTO_CPU_CHUNK fits in uint. Values
+     * are < nbins (checked by the host), so h[v] stays in the histogram. */
     for (uint i = start; i < end;) {
         const uint stop = min(i + HISTO_CPU_CHUNK, end);
         uint full = 0;

@@ -32,6 +32,7 @@ static void tail_bins(global uint *restrict outer,
                       uint nbins, uint lo, uint hi, uint batches,
                       ulong stride, global uchar *restrict hist)
 {
+    /* nbins <= 2^32 - 1: bin ends at nbins without wrapping */
     for (uint bin = first; bin < nbins; ++bin) {
         uint c = outer[bin];
         if (c != 0)
@@ -103,9 +104,13 @@ kernel void eye_reduce(global uint *restrict outer,
     const uint part_a = part_a_groups * size;
 
     if (gid < part_a) {
+        /* q < full < 2^30: 4 * q and q + part_a fit in uint */
         for (uint q = gid; q < full; q += part_a) {
             /* lo and the window's edges are multiples of 4: a quad is
-             * wholly in the window or wholly out */
+             * wholly in the window or wholly out. A quad before lo wraps
+             * d to at least 2^32 - lo > nbins - lo: past hi - lo, and in
+             * a 2-D window past rows * W - c0 (its rows end by nbins), so
+             * if r < rows its column is >= W - c0 >= cols: outside. */
             const uint d = 4 * q - lo;
             bool in = d < hi - lo;
             if (cols != 0) {

@@ -101,7 +101,10 @@ static bool in_cols(uint d, uint cols, uint *offset)
 
 /* One value: into the tile, or to `outer` when it lies outside the
  * window and this group is in charge of it. A value left of a 2-D
- * window's columns gets a column offset >= W - c0 >= cols: outside. */
+ * window's columns gets a column offset >= W - c0 >= cols: outside. The
+ * differences are unsigned: a value below the window's (or tile's) first
+ * bin wraps to at least 2^32 - lo, past its end (windows end at or before
+ * nbins <= 2^32 - 1), so one compare tests both sides. */
 static inline void count(local uint *tile, uint *sat, global uint *outer,
                          uint v, const struct place *pl, bool duty,
                          const bool two_d)
@@ -145,6 +148,8 @@ static inline void count_slice(global const uint *restrict in, uint n,
                                const bool two_d)
 {
     const uint size = get_local_size(0);
+    /* n <= 2^31 (checked by the host): q stays below 2^29 + 4 * size,
+     * so q + 3 * size and 4 * q fit in uint. */
     const uint full_q = n / 4; /* quads lying wholly inside the input */
     uint sat = ~0u;
     uint q = from_q + get_local_id(0);
@@ -443,7 +448,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     }
     /* 2-D windows of at most HISTO_EYE_2D_MAX_TILES tiles (one is taken
      * only with at most half the tiles of whole rows, which has at most
-     * HISTO_MAX_TILES), and never more than the rows hold */
+     * HISTO_MAX_TILES), and never more than the rows hold (cell_rows is 1
+     * without a 2-D candidate, else height <= nbins / 8: no wrap) */
     const uint max_tiles2 = min(min(max_tiles,
                                     (uint)HISTO_EYE_2D_MAX_TILES),
                                 (height + cell_rows - 1) / cell_rows);

@@ -89,6 +89,9 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
             first = n;
         slice = (n - first + batches - 2) / (batches - 1);
     }
+    /* Worked out in 64 bits; what is kept in a cl_uint fits: first and
+     * slice <= n <= 2^31, nlines <= 2^26, batches <= CLI_MAX_BATCHES or
+     * the compute units. */
     p->batches = (cl_uint)batches;
     p->first = (cl_uint)first;
     p->slice = (cl_uint)slice;
@@ -103,7 +106,11 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
     p->lines_per_group = (cl_uint)((nlines + groups - 1) / groups);
     p->partial_bytes = p->privates * stride;
 
-    if ((status = device_check_alloc(dev, "input", n * 4)) == 0)
+    /* Checked before anything is allocated, the output histogram first:
+     * a histogram of up to 2^32 - 1 bins passes the input check but not
+     * every device's allocation limit. */
+    if ((status = device_check_alloc(dev, "histogram", in->nbins)) == 0
+        && (status = device_check_alloc(dev, "input", n * 4)) == 0)
         status = device_check_alloc(dev, "private histograms",
                                     p->partial_bytes);
     return status;
@@ -123,6 +130,7 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
         CL_CREATE(s->kernel[k], clCreateKernel(env->program, kernel_names[k],
                                                &cl_err_));
 
+    /* nvalues <= HISTO_MAX_VALUES = 2^31 (input.c): fits in cl_uint. */
     const cl_uint n = (cl_uint)in->nvalues;
     const cl_uint nbins = in->nbins;
     /* One batch has no private histogram; OpenCL has no empty buffers. */

@@ -200,6 +200,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     if (bins < 4)
         bins = 4;
     bins &= ~(uint64_t)3;
+    /* bins <= local memory / 2 bytes, far below 2^32 on any device */
     p->tile_bins = (cl_uint)bins;
     p->tile_rows = (cl_uint)(bins / in->histo_width);
 
@@ -236,6 +237,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         if (groups < p->max_tiles)
             groups = p->max_tiles;
     }
+    /* at most CLI_MAX_BATCHES x HISTO_MAX_TILES, or a few a compute unit */
     p->groups = (cl_uint)groups;
 
     cl_uint inv;
@@ -252,7 +254,11 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         p->min_samples_2d = 1;
     reduce_groups(s, dev->compute_units);
 
-    /* batches x tiles never exceeds the groups, so neither does this */
+    /* batches x tiles never exceeds the groups, so neither does this.
+     * Checked before anything is allocated: a histogram of up to 2^32 - 1
+     * bins passes the input check but not every device's allocation
+     * limit. The output histogram (all_bins bytes) is a quarter of the
+     * out-of-eye one, so these checks cover it too. */
     p->partial_bytes = (size_t)groups * bins;
     if ((status = device_check_alloc(dev, "input",
                                      (uint64_t)in->nvalues * 4)) != 0
@@ -285,6 +291,7 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     }
 
     const struct eye_plan *p = &s->plan;
+    /* nvalues <= HISTO_MAX_VALUES = 2^31 (input.c): fits in cl_uint. */
     const cl_uint n = (cl_uint)in->nvalues;
     const cl_uint nbins = in->nbins;
     /* Bins rounded up to whole quads: the reduction reads and writes four

@@ -38,6 +38,14 @@ int input_check_header(const unsigned char header[HISTO_HEADER_BYTES],
                  in->img_width, in->img_height, nvalues, HISTO_MAX_VALUES);
         return -1;
     }
+    /* read_values() sizes the buffer as nvalues * 4 in size_t: on a host
+     * whose size_t is 32 bits that would wrap above 2^30 values. */
+    if (nvalues > SIZE_MAX / sizeof(uint32_t)) {
+        snprintf(why, why_len, "image %" PRIu32 "x%" PRIu32 " has %" PRIu64
+                 " values, more than this host can address",
+                 in->img_width, in->img_height, nvalues);
+        return -1;
+    }
     const uint64_t nbins = (uint64_t)in->histo_width * in->histo_height;
     if (nbins > UINT32_MAX) {
         snprintf(why, why_len, "histogram %" PRIu32 "x%" PRIu32 " has %"

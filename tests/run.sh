@@ -500,6 +500,62 @@ if [ "$PLATFORM" = "Portable Computing Language" ]; then
         run_histo --batches 65536 -i "$W/gauss.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 fi
 
+# Histograms of up to 2^32 - 1 bins pass the input check, so no loop or
+# index over bins may wrap: with 2^32 - 64 bins (the 20-byte input below,
+# one value 0) cpu_count's clearing loop once stepped i + 64 past 2^32 and
+# never ended. Each run, on every strategy, must end (timeout 60) with the
+# reference's BMP, or with exit status 4 naming the device's allocation
+# limit and no output left (PoCL on a 24 GiB host allows 2 GiB). Neighbours: 2^32 - 1 bins
+# (65535x65537) and 2^32 - 66 (310x13854733, not a multiple of 4 or 64),
+# each with a value in the first and the last bin.
+# le32 N...: each N as four little-endian bytes
+le32() {
+    for v in "$@"; do
+        # shellcheck disable=SC2059
+        printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $((v & 255)) \
+            $((v >> 8 & 255)) $((v >> 16 & 255)) $((v >> 24 & 255)))"
+    done
+}
+le32 1 1 64 67108863 0 >"$W/bins_2p32m64.bin"
+le32 2 1 65535 65537 0 4294967294 >"$W/bins_2p32m1.bin"
+le32 2 1 310 13854733 0 4294967229 >"$W/bins_2p32m66.bin"
+for name in 2p32m64 2p32m1 2p32m66; do
+    in="$W/bins_$name.bin"
+    for s in $STRATEGIES; do
+        id=huge_bins.$s.$name
+        rm -f "$W/x.bmp" "$W/x.out"
+        # run_histo's arguments: timeout runs programs, not functions
+        set -- --platform "$PLATFORM"
+        [ -z "$DEVICE" ] || set -- "$@" --device "$DEVICE"
+        timeout 60 $HISTO "$@" --strategy "$s" -i "$in" -o "$W/x.bmp" \
+            --timing "$W/x.out" -- 1 >"$W/$id.log" 2>&1
+        st=$?
+        if [ "$st" -eq 4 ]; then
+            if ! grep -q "CL_DEVICE_MAX_MEM_ALLOC_SIZE" "$W/$id.log"; then
+                bad "$id" "exit status 4 without naming the limit: $(tail -n 2 "$W/$id.log")"
+            elif [ -e "$W/x.bmp" ] || [ -e "$W/x.out" ]; then
+                bad "$id" "an output file was left behind"
+            else
+                ok "$id"
+            fi
+        elif [ "$st" -ne 0 ]; then
+            [ "$st" -eq 124 ] && st="124 (still running after 60 s)"
+            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+        elif [ -e "$W/bins_$name.ref.bmp" ] \
+             || timeout 300 $REF "$in" "$W/bins_$name.ref.bmp" >/dev/null 2>&1; then
+            if cmp -s "$W/x.bmp" "$W/bins_$name.ref.bmp"; then
+                ok "$id"
+            else
+                bad "$id" "BMP differs from the reference"
+            fi
+        else
+            bad "$id" "the reference could not be computed"
+        fi
+        rm -f "$W/x.bmp" "$W/x.out"
+    done
+    rm -f "$W/bins_$name.ref.bmp"
+done
+
 # a failed run removes an earlier run's outputs
 echo stale >"$W/x.bmp"
 echo stale >"$W/x.out"
