@@ -11,12 +11,21 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Why an entry was skipped: the query that failed and its error. */
+#define DEVICE_SKIP_TEXT 160
+
+/* Strings are allocated and read whole, whatever their length: they are
+ * matched by --platform/--device, written to histo.out and key the tune
+ * cache, so a cut name would match and record something the driver did
+ * not say. A skipped entry keeps its index and its reason; its other
+ * fields may be unset (strings NULL) and nothing selects it. */
 struct device_info {
     cl_device_id id;
-    char name[256];
-    char vendor[256];
-    char version[256];       /* CL_DEVICE_VERSION   */
-    char driver[256];        /* CL_DRIVER_VERSION   */
+    char skipped[DEVICE_SKIP_TEXT]; /* "" when usable                 */
+    char *name;
+    char *vendor;
+    char *version;           /* CL_DEVICE_VERSION   */
+    char *driver;            /* CL_DRIVER_VERSION   */
     cl_device_type type;
     cl_uint compute_units;
     cl_ulong local_mem;      /* bytes; 0 if local memory is not dedicated */
@@ -28,13 +37,18 @@ struct device_info {
 
 struct platform_info {
     cl_platform_id id;
-    char name[256];
-    char vendor[256];
-    char version[256];
-    cl_uint ndevices;
+    char skipped[DEVICE_SKIP_TEXT]; /* "" when usable                 */
+    char *name;
+    char *vendor;
+    char *version;
+    cl_uint ndevices;        /* with the skipped ones                 */
     struct device_info *devices;
 };
 
+/* Platforms and devices keep the indexes OpenCL enumerates them in, the
+ * skipped ones included, so that an index in --list, --platform/--device
+ * and histo.out names the same entry whether or not another entry's
+ * query fails on a given run. */
 struct device_list {
     cl_uint nplatforms;
     struct platform_info *platforms;
@@ -43,7 +57,30 @@ struct device_list {
     cl_uint device;
 };
 
-/* Enumerates every platform and its devices. Returns 0 or an exit status. */
+/* The OpenCL queries that discovery makes, as a table so that the unit
+ * tests can replace them with fakes that fail for one entry. */
+struct device_cl_api {
+    cl_int (CL_API_CALL *get_platform_ids)(cl_uint, cl_platform_id *,
+                                           cl_uint *);
+    cl_int (CL_API_CALL *get_platform_info)(cl_platform_id, cl_platform_info,
+                                            size_t, void *, size_t *);
+    cl_int (CL_API_CALL *get_device_ids)(cl_platform_id, cl_device_type,
+                                         cl_uint, cl_device_id *, cl_uint *);
+    cl_int (CL_API_CALL *get_device_info)(cl_device_id, cl_device_info,
+                                          size_t, void *, size_t *);
+};
+
+/* The OpenCL library's own functions. */
+extern const struct device_cl_api device_cl_opencl;
+
+/* Enumerates every platform and its devices through `api`. A platform or
+ * device whose query fails is skipped, with one warning on stderr, and
+ * the rest are kept. Returns 0, or an exit status: HISTO_EXIT_DEVICE when
+ * no platform is found or no usable device remains. */
+int device_enumerate_with(const struct device_cl_api *api,
+                          struct device_list *list);
+
+/* device_enumerate_with(&device_cl_opencl, list). */
 int device_enumerate(struct device_list *list);
 
 /* Picks a device from the --platform / --device strings (either NULL).

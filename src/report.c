@@ -61,6 +61,10 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "platforms = %u\n", list->nplatforms);
     for (cl_uint p = 0; p < list->nplatforms; ++p) {
         const struct platform_info *pi = &list->platforms[p];
+        if (pi->skipped[0] != '\0') {
+            fprintf(f, "platform.%u.skipped = %s\n", p, pi->skipped);
+            continue;
+        }
         fprintf(f, "platform.%u.name = %s\n", p, pi->name);
         fprintf(f, "platform.%u.vendor = %s\n", p, pi->vendor);
         fprintf(f, "platform.%u.version = %s\n", p, pi->version);
@@ -68,6 +72,11 @@ static void print_devices(FILE *f, const struct device_list *list)
         for (cl_uint d = 0; d < pi->ndevices; ++d) {
             const struct device_info *di = &pi->devices[d];
             const char *pre = "platform";
+            if (di->skipped[0] != '\0') {
+                fprintf(f, "%s.%u.device.%u.skipped = %s\n", pre, p, d,
+                        di->skipped);
+                continue;
+            }
             fprintf(f, "%s.%u.device.%u.name = %s\n", pre, p, d, di->name);
             fprintf(f, "%s.%u.device.%u.type = %s\n", pre, p, d,
                     device_type_name(di->type));
