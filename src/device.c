@@ -99,6 +99,7 @@ static int query_device(const struct device_cl_api *api,
     ASK_VALUE(&r, CL_DEVICE_MAX_COMPUTE_UNITS, d->compute_units);
     ASK_VALUE(&r, CL_DEVICE_LOCAL_MEM_SIZE, d->local_mem);
     ASK_VALUE(&r, CL_DEVICE_LOCAL_MEM_TYPE, d->local_mem_type);
+    ASK_VALUE(&r, CL_DEVICE_ENDIAN_LITTLE, d->little_endian);
     ASK_VALUE(&r, CL_DEVICE_GLOBAL_MEM_SIZE, d->global_mem);
     ASK_VALUE(&r, CL_DEVICE_MAX_MEM_ALLOC_SIZE, d->max_alloc);
     ASK_VALUE(&r, CL_DEVICE_MAX_WORK_GROUP_SIZE, d->max_work_group);
@@ -234,6 +235,16 @@ const char *device_type_name(cl_device_type type)
     return "OTHER";
 }
 
+const char *device_local_mem_name(cl_device_local_mem_type type)
+{
+    switch (type) {
+    case CL_LOCAL: return "local";
+    case CL_GLOBAL: return "global";
+    case CL_NONE: return "none";
+    default: return "unknown";
+    }
+}
+
 static bool contains_nocase(const char *hay, const char *needle)
 {
     const size_t n = strlen(needle);
@@ -316,6 +327,28 @@ static bool is_default_platform(const struct platform_info *p)
         && contains_nocase(p->name, DEFAULT_PLATFORM_NAME);
 }
 
+static bool host_is_little_endian(void)
+{
+    const uint32_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+/* The host copies the input's bin indexes to the device as they lie in
+ * host memory and does not swap them, so the device must share the
+ * host's byte order. */
+static int check_byte_order(const struct device_info *d)
+{
+    const bool host_little = host_is_little_endian();
+    if ((d->little_endian != CL_FALSE) == host_little)
+        return HISTO_OK;
+    histo_error("device '%s' is %s-endian and this host %s-endian: histo "
+                "copies the 32-bit bin indexes in the host's byte order and "
+                "does not swap them; choose another device", d->name,
+                host_little ? "big" : "little",
+                host_little ? "little" : "big");
+    return HISTO_EXIT_DEVICE;
+}
+
 int device_select(struct device_list *list, const char *platform,
                   const char *device)
 {
@@ -335,7 +368,7 @@ int device_select(struct device_list *list, const char *platform,
             if (d >= 0) {
                 list->platform = p;
                 list->device = (cl_uint)d;
-                return HISTO_OK;
+                return check_byte_order(device_selected(list));
             }
         }
     }
@@ -371,9 +404,10 @@ void device_print(FILE *f, const struct device_list *list, bool selected)
                 continue;
             }
             fprintf(f, "  device %u: %s [%s] %u compute units, %llu KiB "
-                       "local memory%s\n", d, di->name,
+                       "local memory (type %s)%s\n", d, di->name,
                     device_type_name(di->type), di->compute_units,
                     (unsigned long long)(di->local_mem / 1024),
+                    device_local_mem_name(di->local_mem_type),
                     mark ? "  <- selected" : "");
         }
     }

@@ -28,8 +28,15 @@ struct device_info {
     char *driver;            /* CL_DRIVER_VERSION   */
     cl_device_type type;
     cl_uint compute_units;
-    cl_ulong local_mem;      /* bytes; 0 if local memory is not dedicated */
+    cl_ulong local_mem;      /* CL_DEVICE_LOCAL_MEM_SIZE, bytes, whatever
+                                the type below (at least 32 KiB on a
+                                full-profile device, even a CPU)        */
+    /* CL_LOCAL: dedicated local memory (a GPU's scratchpad); CL_GLOBAL:
+     * local memory is carved from global memory and cached like it (CPUs,
+     * PoCL); CL_NONE: none (custom devices only). Chooses the default
+     * strategy (strategy.c). */
     cl_device_local_mem_type local_mem_type;
+    cl_bool little_endian;   /* CL_DEVICE_ENDIAN_LITTLE                 */
     cl_ulong global_mem;
     cl_ulong max_alloc;
     size_t max_work_group;
@@ -84,7 +91,9 @@ int device_enumerate_with(const struct device_cl_api *api,
 int device_enumerate(struct device_list *list);
 
 /* Picks a device from the --platform / --device strings (either NULL).
- * Returns 0 or HISTO_EXIT_DEVICE after naming what is available. */
+ * Returns 0, or HISTO_EXIT_DEVICE after naming what is available, or
+ * after saying why the chosen device cannot run histo (a byte order
+ * other than the host's). */
 int device_select(struct device_list *list, const char *platform,
                   const char *device);
 
@@ -95,6 +104,9 @@ device_selected(const struct device_list *list)
 }
 
 const char *device_type_name(cl_device_type type);
+
+/* "local", "global" or "none" for CL_LOCAL, CL_GLOBAL, CL_NONE. */
+const char *device_local_mem_name(cl_device_local_mem_type type);
 
 /* Prints the platforms and devices, marking the selection if any. */
 void device_print(FILE *f, const struct device_list *list, bool selected);

@@ -80,6 +80,8 @@ static void print_devices(FILE *f, const struct device_list *list)
             fprintf(f, "%s.%u.device.%u.name = %s\n", pre, p, d, di->name);
             fprintf(f, "%s.%u.device.%u.type = %s\n", pre, p, d,
                     device_type_name(di->type));
+            fprintf(f, "%s.%u.device.%u.local_mem_type = %s\n", pre, p, d,
+                    device_local_mem_name(di->local_mem_type));
             fprintf(f, "%s.%u.device.%u.selected = %s\n", pre, p, d,
                     p == list->platform && d == list->device ? "yes" : "no");
         }
@@ -96,6 +98,8 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "selected.compute_units = %u\n", d->compute_units);
     fprintf(f, "selected.local_mem_bytes = %llu\n",
             (unsigned long long)d->local_mem);
+    fprintf(f, "selected.local_mem_type = %s\n",
+            device_local_mem_name(d->local_mem_type));
     fprintf(f, "selected.global_mem_bytes = %llu\n",
             (unsigned long long)d->global_mem);
     fprintf(f, "selected.max_alloc_bytes = %llu\n",

@@ -617,17 +617,31 @@ static void test_strategy_table(void)
           "strategy.find", "lookup by name wrong");
     check(strcmp(strategy_names(), "eye, cpu") == 0, "strategy.names",
           "'%s'", strategy_names());
-    struct device_info dev;
-    memset(&dev, 0, sizeof dev);
-    dev.type = CL_DEVICE_TYPE_CPU;
-    const struct strategy *for_cpu = strategy_default(&dev);
-    dev.type = CL_DEVICE_TYPE_GPU;
-    const struct strategy *for_gpu = strategy_default(&dev);
-    dev.type = CL_DEVICE_TYPE_ACCELERATOR;
-    const struct strategy *for_acc = strategy_default(&dev);
-    check(for_cpu == cpu && for_gpu == eye && for_acc == eye,
-          "strategy.default_by_type", "CPU -> %s, GPU -> %s, ACC -> %s",
-          for_cpu->name, for_gpu->name, for_acc->name);
+    /* by local memory, whatever the type: a scratchpad gets eye */
+    static const struct {
+        cl_device_type type;
+        cl_device_local_mem_type mem;
+        const char *want;
+    } cases[] = {
+        {CL_DEVICE_TYPE_CPU, CL_GLOBAL, "cpu"},
+        {CL_DEVICE_TYPE_GPU, CL_LOCAL, "eye"},
+        {CL_DEVICE_TYPE_ACCELERATOR, CL_LOCAL, "eye"},
+        {CL_DEVICE_TYPE_GPU, CL_GLOBAL, "cpu"},
+        {CL_DEVICE_TYPE_CPU, CL_LOCAL, "eye"},
+        {CL_DEVICE_TYPE_ACCELERATOR, CL_NONE, "cpu"},
+        {CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_CPU
+             | CL_DEVICE_TYPE_ACCELERATOR, CL_LOCAL, "eye"},
+    };
+    int bad = -1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && bad < 0; ++i) {
+        struct device_info dev;
+        memset(&dev, 0, sizeof dev);
+        dev.type = cases[i].type;
+        dev.local_mem_type = cases[i].mem;
+        if (strcmp(strategy_default(&dev)->name, cases[i].want) != 0)
+            bad = (int)i;
+    }
+    check(bad < 0, "strategy.default_by_local_mem", "case %d", bad);
     const struct strategy *const all[] = {eye, cpu};
     const char *const shape[] = {"strategy.eye_shape", "strategy.cpu_shape"};
     for (size_t i = 0; i < 2; ++i)
@@ -644,8 +658,18 @@ static void test_strategy_table(void)
 struct fake_device {
     const char *name;
     cl_device_type type;
+    cl_device_local_mem_type mem;
+    int other_byte_order;   /* the byte order the host does not have */
     cl_device_info fail;
 };
+
+static int host_little_endian(void)
+{
+    const unsigned char bytes[4] = {1, 0, 0, 0};
+    uint32_t v;
+    memcpy(&v, bytes, sizeof v);
+    return v == 1;
+}
 
 struct fake_platform {
     const char *name;
@@ -736,8 +760,9 @@ static cl_int CL_API_CALL fake_device_info(cl_device_id id,
         return fake_answer(text, strlen(text) + 1, size, value, size_ret);
     const cl_uint units = 4;
     const cl_ulong local = 32768, global = 1u << 30, alloc = 1u << 28;
-    const cl_device_local_mem_type mem = CL_LOCAL;
     const size_t group = 256;
+    const cl_bool little = (cl_bool)(host_little_endian()
+                                     != d->other_byte_order);
     switch (param) {
     case CL_DEVICE_TYPE:
         return fake_answer(&d->type, sizeof d->type, size, value, size_ret);
@@ -746,7 +771,9 @@ static cl_int CL_API_CALL fake_device_info(cl_device_id id,
     case CL_DEVICE_LOCAL_MEM_SIZE:
         return fake_answer(&local, sizeof local, size, value, size_ret);
     case CL_DEVICE_LOCAL_MEM_TYPE:
-        return fake_answer(&mem, sizeof mem, size, value, size_ret);
+        return fake_answer(&d->mem, sizeof d->mem, size, value, size_ret);
+    case CL_DEVICE_ENDIAN_LITTLE:
+        return fake_answer(&little, sizeof little, size, value, size_ret);
     case CL_DEVICE_GLOBAL_MEM_SIZE:
         return fake_answer(&global, sizeof global, size, value, size_ret);
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
@@ -765,7 +792,8 @@ static const struct device_cl_api fake_cl = {
     .get_device_info = fake_device_info,
 };
 
-/* Two platforms of two GPUs and a CPU each, nothing failing. */
+/* Two platforms of two GPUs and a CPU each, nothing failing, all in the
+ * host's byte order. */
 static void fake_reset(void)
 {
     memset(fake_platforms, 0, sizeof fake_platforms);
@@ -774,12 +802,12 @@ static void fake_reset(void)
     for (cl_uint p = 0; p < FAKE_MAX_PLATFORMS; ++p) {
         fake_platforms[p].name = names[p];
         fake_platforms[p].ndevices = 3;
-        fake_platforms[p].devices[0] =
-            (struct fake_device){"gpu zero", CL_DEVICE_TYPE_GPU, 0};
-        fake_platforms[p].devices[1] =
-            (struct fake_device){"gpu one", CL_DEVICE_TYPE_GPU, 0};
-        fake_platforms[p].devices[2] =
-            (struct fake_device){"cpu two", CL_DEVICE_TYPE_CPU, 0};
+        fake_platforms[p].devices[0] = (struct fake_device){
+            .name = "gpu zero", .type = CL_DEVICE_TYPE_GPU, .mem = CL_LOCAL};
+        fake_platforms[p].devices[1] = (struct fake_device){
+            .name = "gpu one", .type = CL_DEVICE_TYPE_GPU, .mem = CL_LOCAL};
+        fake_platforms[p].devices[2] = (struct fake_device){
+            .name = "cpu two", .type = CL_DEVICE_TYPE_CPU, .mem = CL_GLOBAL};
     }
     fake_nplatforms = 2;
 }
@@ -809,15 +837,10 @@ static void stderr_back(void)
     }
 }
 
-/* Enumerates the fake platforms; their stderr lands in `text` (with its
- * line count in *lines). */
-static int fake_enumerate(struct device_list *list, char *text, size_t size,
-                          int *lines)
+/* The text of a captured stderr (cut to size), its line count in *lines;
+ * the file is removed. */
+static void captured(const char *path, char *text, size_t size, int *lines)
 {
-    const char *path = path_in_workdir("device-stderr.txt");
-    stderr_to(path);
-    const int st = device_enumerate_with(&fake_cl, list);
-    stderr_back();
     long len = 0;
     unsigned char *got = slurp(path, &len);
     text[0] = '\0';
@@ -829,23 +852,45 @@ static int fake_enumerate(struct device_list *list, char *text, size_t size,
         free(got);
     }
     remove(path);
-    return st;
 }
 
-/* device_select with stderr out of the way; "p.d" of the choice, or "-". */
-static int fake_select(struct device_list *list, const char *platform,
-                       const char *device, char choice[16])
+/* Enumerates the fake platforms; their stderr lands in `text` (with its
+ * line count in *lines). */
+static int fake_enumerate(struct device_list *list, char *text, size_t size,
+                          int *lines)
 {
     const char *path = path_in_workdir("device-stderr.txt");
     stderr_to(path);
+    const int st = device_enumerate_with(&fake_cl, list);
+    stderr_back();
+    captured(path, text, size, lines);
+    return st;
+}
+
+/* device_select with its stderr in err[256]; "p.d" of the choice, or
+ * "-". */
+static int fake_select_says(struct device_list *list, const char *platform,
+                            const char *device, char choice[16],
+                            char err[256])
+{
+    const char *path = path_in_workdir("device-stderr.txt");
+    int lines;
+    stderr_to(path);
     const int st = device_select(list, platform, device);
     stderr_back();
-    remove(path);
+    captured(path, err, 256, &lines);
     if (st == 0)
         snprintf(choice, 16, "%u.%u", list->platform, list->device);
     else
         snprintf(choice, 16, "-");
     return st;
+}
+
+static int fake_select(struct device_list *list, const char *platform,
+                       const char *device, char choice[16])
+{
+    char err[256];
+    return fake_select_says(list, platform, device, choice, err);
 }
 
 /* --list's text of the fake platforms. */
@@ -1006,6 +1051,33 @@ static void test_device_long_name(void)
     device_list_free(&list);
 }
 
+/* Each device's local memory type is read; a device of the other byte
+ * order is listed but refused when chosen (exit status 4, a message). */
+static void test_device_memory_and_byte_order(void)
+{
+    struct device_list list;
+    char err[1024], choice[16], says[256];
+    int lines;
+    fake_reset();
+    fake_platforms[1].devices[0].other_byte_order = 1;
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == 0 && lines == 0
+              && list.platforms[0].devices[0].local_mem_type == CL_LOCAL
+              && list.platforms[0].devices[2].local_mem_type == CL_GLOBAL
+              && strcmp(device_local_mem_name(CL_LOCAL), "local") == 0
+              && strcmp(device_local_mem_name(CL_GLOBAL), "global") == 0
+              && strcmp(device_local_mem_name(CL_NONE), "none") == 0,
+          "device.local_mem_type", "status %d: %s", st, err);
+    st = fake_select_says(&list, "1", "0", choice, says);
+    const int refused = st == HISTO_EXIT_DEVICE
+                     && strstr(says, "device 'gpu zero' is ") != NULL
+                     && strstr(says, "-endian and this host ") != NULL;
+    check(refused && fake_select(&list, "1", "1", choice) == 0
+              && strcmp(choice, "1.1") == 0,
+          "device.other_byte_order_refused", "status %d: %s", st, says);
+    device_list_free(&list);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -1026,5 +1098,6 @@ int main(int argc, char **argv)
     test_device_skip_platform();
     test_device_skip_device();
     test_device_long_name();
+    test_device_memory_and_byte_order();
     return failures != 0;
 }
