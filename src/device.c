@@ -6,9 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Without --platform, the embedded CPU implementation is the default: the
+/* Without --platform, the embedded CPU implementation is tried first: the
  * workload must run the same way on any machine that has PoCL. */
 #define DEFAULT_PLATFORM_NAME "Portable Computing Language"
+
+/* The device types, in the order a label of several lists them; the same
+ * words select a type with --device. CL_DEVICE_TYPE_DEFAULT is left out:
+ * it marks the platform's default device, not a kind of device. */
+static const struct {
+    cl_device_type type;
+    const char *word;
+} type_words[] = {
+    {CL_DEVICE_TYPE_GPU, "GPU"},
+    {CL_DEVICE_TYPE_CPU, "CPU"},
+    {CL_DEVICE_TYPE_ACCELERATOR, "ACCELERATOR"},
+    {CL_DEVICE_TYPE_CUSTOM, "CUSTOM"},
+};
+#define NTYPE_WORDS (sizeof type_words / sizeof type_words[0])
 
 const struct device_cl_api device_cl_opencl = {
     .get_platform_ids = clGetPlatformIDs,
@@ -86,6 +100,21 @@ static char *ask_string(struct info_reader *r, cl_uint param,
 #define ASK_VALUE(r, param, field)                                        \
     ask((r), (param), #param, sizeof(field), &(field), NULL)
 
+/* Every type the device reports, "|"-separated ("GPU|CPU|ACCELERATOR"
+ * for Oclgrind), so that --list, histo.out and --device agree on what a
+ * device is; "OTHER" when it reports none of them. */
+static void type_label(cl_device_type type, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t t = 0; t < NTYPE_WORDS; ++t)
+        if ((type & type_words[t].type) && len < size)
+            len += (size_t)snprintf(out + len, size - len, "%s%s",
+                                    len > 0 ? "|" : "", type_words[t].word);
+    if (len == 0)
+        snprintf(out, size, "OTHER");
+}
+
 /* Fills d (its id set); a failed query leaves d->skipped set. */
 static int query_device(const struct device_cl_api *api,
                         struct device_info *d)
@@ -95,7 +124,8 @@ static int query_device(const struct device_cl_api *api,
     d->vendor = ASK_STRING(&r, CL_DEVICE_VENDOR);
     d->version = ASK_STRING(&r, CL_DEVICE_VERSION);
     d->driver = ASK_STRING(&r, CL_DRIVER_VERSION);
-    ASK_VALUE(&r, CL_DEVICE_TYPE, d->type);
+    if (ASK_VALUE(&r, CL_DEVICE_TYPE, d->type))
+        type_label(d->type, d->type_name, sizeof d->type_name);
     ASK_VALUE(&r, CL_DEVICE_MAX_COMPUTE_UNITS, d->compute_units);
     ASK_VALUE(&r, CL_DEVICE_LOCAL_MEM_SIZE, d->local_mem);
     ASK_VALUE(&r, CL_DEVICE_LOCAL_MEM_TYPE, d->local_mem_type);
@@ -224,17 +254,6 @@ int device_enumerate(struct device_list *list)
     return device_enumerate_with(&device_cl_opencl, list);
 }
 
-const char *device_type_name(cl_device_type type)
-{
-    if (type & CL_DEVICE_TYPE_GPU)
-        return "GPU";
-    if (type & CL_DEVICE_TYPE_CPU)
-        return "CPU";
-    if (type & CL_DEVICE_TYPE_ACCELERATOR)
-        return "ACCELERATOR";
-    return "OTHER";
-}
-
 const char *device_local_mem_name(cl_device_local_mem_type type)
 {
     switch (type) {
@@ -279,19 +298,15 @@ static bool same_nocase(const char *a, const char *b)
 }
 
 /* Whether d is what a non-index --device spec names (NULL: any device):
- * a type word, else part of its name. */
+ * a type word, which a device of several types matches for each, else
+ * part of its name. */
 static bool device_matches(const struct device_info *d, const char *spec)
 {
-    static const struct { const char *word; cl_device_type type; } types[] = {
-        {"CPU", CL_DEVICE_TYPE_CPU},
-        {"GPU", CL_DEVICE_TYPE_GPU},
-        {"ACCELERATOR", CL_DEVICE_TYPE_ACCELERATOR},
-    };
     if (spec == NULL)
         return true;
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t)
-        if (same_nocase(spec, types[t].word))
-            return (d->type & types[t].type) != 0;
+    for (size_t t = 0; t < NTYPE_WORDS; ++t)
+        if (same_nocase(spec, type_words[t].word))
+            return (d->type & type_words[t].type) != 0;
     return contains_nocase(d->name, spec);
 }
 
@@ -353,16 +368,16 @@ int device_select(struct device_list *list, const char *platform,
                   const char *device)
 {
     bool any_platform = false;
-    for (int pass = 0; pass < 2; ++pass) {
+    /* With --platform, the platforms it names, in order (one pass).
+     * Without, PoCL first (pass 0) whatever --device asks, so that a run
+     * means the same on every machine that has PoCL; then every platform
+     * in order (pass 1). */
+    for (int pass = platform != NULL ? 1 : 0; pass < 2; ++pass) {
         for (cl_uint p = 0; p < list->nplatforms; ++p) {
             const struct platform_info *pi = &list->platforms[p];
-            if (platform != NULL) {
-                if (!platform_matches(pi, p, platform))
-                    continue;
-            } else if (pass == 0 && device == NULL
-                       && !is_default_platform(pi)) {
-                continue; /* first pass: prefer PoCL when nothing is asked */
-            }
+            if (platform != NULL ? !platform_matches(pi, p, platform)
+                                 : pass == 0 && !is_default_platform(pi))
+                continue;
             any_platform = true;
             const long d = match_device(pi, device);
             if (d >= 0) {
@@ -405,7 +420,7 @@ void device_print(FILE *f, const struct device_list *list, bool selected)
             }
             fprintf(f, "  device %u: %s [%s] %u compute units, %llu KiB "
                        "local memory (type %s)%s\n", d, di->name,
-                    device_type_name(di->type), di->compute_units,
+                    di->type_name, di->compute_units,
                     (unsigned long long)(di->local_mem / 1024),
                     device_local_mem_name(di->local_mem_type),
                     mark ? "  <- selected" : "");

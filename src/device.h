@@ -27,6 +27,7 @@ struct device_info {
     char *version;           /* CL_DEVICE_VERSION   */
     char *driver;            /* CL_DRIVER_VERSION   */
     cl_device_type type;
+    char type_name[32];      /* every type it reports: "GPU|CPU|..."     */
     cl_uint compute_units;
     cl_ulong local_mem;      /* CL_DEVICE_LOCAL_MEM_SIZE, bytes, whatever
                                 the type below (at least 32 KiB on a
@@ -91,9 +92,13 @@ int device_enumerate_with(const struct device_cl_api *api,
 int device_enumerate(struct device_list *list);
 
 /* Picks a device from the --platform / --device strings (either NULL).
- * Returns 0, or HISTO_EXIT_DEVICE after naming what is available, or
- * after saying why the chosen device cannot run histo (a byte order
- * other than the host's). */
+ * --device is an index, a type word (CPU, GPU, ACCELERATOR, CUSTOM: a
+ * device matches each type it reports) or part of a name. Without
+ * --platform, PoCL is tried first, then every platform in order; the
+ * first that has a matching device gives it. Returns 0, or
+ * HISTO_EXIT_DEVICE after naming what is available, or after saying why
+ * the chosen device cannot run histo (a byte order other than the
+ * host's). */
 int device_select(struct device_list *list, const char *platform,
                   const char *device);
 
@@ -102,8 +107,6 @@ device_selected(const struct device_list *list)
 {
     return &list->platforms[list->platform].devices[list->device];
 }
-
-const char *device_type_name(cl_device_type type);
 
 /* "local", "global" or "none" for CL_LOCAL, CL_GLOBAL, CL_NONE. */
 const char *device_local_mem_name(cl_device_local_mem_type type);

@@ -79,7 +79,7 @@ static void print_devices(FILE *f, const struct device_list *list)
             }
             fprintf(f, "%s.%u.device.%u.name = %s\n", pre, p, d, di->name);
             fprintf(f, "%s.%u.device.%u.type = %s\n", pre, p, d,
-                    device_type_name(di->type));
+                    di->type_name);
             fprintf(f, "%s.%u.device.%u.local_mem_type = %s\n", pre, p, d,
                     device_local_mem_name(di->local_mem_type));
             fprintf(f, "%s.%u.device.%u.selected = %s\n", pre, p, d,
@@ -92,7 +92,7 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "selected.platform_name = %s\n",
             list->platforms[list->platform].name);
     fprintf(f, "selected.name = %s\n", d->name);
-    fprintf(f, "selected.type = %s\n", device_type_name(d->type));
+    fprintf(f, "selected.type = %s\n", d->type_name);
     fprintf(f, "selected.version = %s\n", d->version);
     fprintf(f, "selected.driver = %s\n", d->driver);
     fprintf(f, "selected.compute_units = %u\n", d->compute_units);
@@ -180,7 +180,7 @@ void report_summary(const struct report *r, FILE *f)
                "(%s, %s)\n", in->img_width, in->img_height, in->histo_width,
             in->histo_height, t->iterations, t->iterations == 1 ? "" : "s",
             d->name, r->devices->platforms[r->devices->platform].name,
-            device_type_name(d->type));
+            d->type_name);
     fprintf(f, "histo: strategy %s: ", r->strategy->name);
     r->strategy->summary(r->state, f);
     if (r->knobs->from != TUNE_FROM_DEFAULT)

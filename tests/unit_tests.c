@@ -1078,6 +1078,83 @@ static void test_device_memory_and_byte_order(void)
     device_list_free(&list);
 }
 
+/* A device of several types is labelled with all of them, in --list and
+ * in its type_name (histo.out's selected.type), and --device selects it
+ * by each; CL_DEVICE_TYPE_DEFAULT is no type of its own. */
+static void test_device_types(void)
+{
+    struct device_list list;
+    char err[1024], text[2048], choice[16];
+    int lines;
+    fake_reset();
+    fake_nplatforms = 1;
+    fake_platforms[0].ndevices = 3;
+    fake_platforms[0].devices[0] = (struct fake_device){
+        .name = "plain gpu", .mem = CL_LOCAL,
+        .type = CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT};
+    fake_platforms[0].devices[1] = (struct fake_device){
+        .name = "oclgrind-like", .mem = CL_LOCAL,
+        .type = CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_GPU
+              | CL_DEVICE_TYPE_CPU};
+    fake_platforms[0].devices[2] = (struct fake_device){
+        .name = "custom", .type = CL_DEVICE_TYPE_CUSTOM, .mem = CL_NONE};
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    const struct device_info *d = st == 0 ? list.platforms[0].devices : NULL;
+    check(d != NULL && strcmp(d[0].type_name, "GPU") == 0
+              && strcmp(d[1].type_name, "GPU|CPU|ACCELERATOR") == 0
+              && strcmp(d[2].type_name, "CUSTOM") == 0,
+          "device.type_names", "status %d: '%s', '%s', '%s'", st,
+          d ? d[0].type_name : "", d ? d[1].type_name : "",
+          d ? d[2].type_name : "");
+    fake_listing(&list, text, sizeof text);
+    check(strstr(text, "device 1: oclgrind-like [GPU|CPU|ACCELERATOR] ")
+              != NULL, "device.type_names_listed", "--list says: %s", text);
+    int ok = fake_select(&list, NULL, "CPU", choice) == 0
+          && strcmp(choice, "0.1") == 0;
+    ok = ok && fake_select(&list, NULL, "accelerator", choice) == 0
+          && strcmp(choice, "0.1") == 0;
+    ok = ok && fake_select(&list, NULL, "GPU", choice) == 0
+          && strcmp(choice, "0.0") == 0;
+    ok = ok && fake_select(&list, NULL, "custom", choice) == 0
+          && strcmp(choice, "0.2") == 0;
+    check(ok, "device.type_words_select", "last choice %s", choice);
+    device_list_free(&list);
+}
+
+/* Without --platform PoCL is tried first, whatever --device asks; a
+ * platform listed before it gets the choice only when PoCL has no
+ * matching device. */
+static void test_device_prefers_pocl(void)
+{
+    struct device_list list;
+    char err[1024], choice[16];
+    int lines;
+    fake_reset();
+    fake_nplatforms = 3;
+    fake_platforms[0].name = "Other OpenCL";
+    fake_platforms[1].name = "Portable Computing Language";
+    fake_platforms[1].ndevices = 1;
+    fake_platforms[1].devices[0] = (struct fake_device){
+        .name = "pthread-cpu", .type = CL_DEVICE_TYPE_CPU, .mem = CL_GLOBAL};
+    fake_platforms[2].name = "Third OpenCL";
+    const int st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == 0 && fake_select(&list, NULL, "CPU", choice) == 0
+              && strcmp(choice, "1.0") == 0, "device.cpu_prefers_pocl",
+          "status %d, --device CPU chose %s", st, choice);
+    int ok = st == 0 && fake_select(&list, NULL, NULL, choice) == 0
+          && strcmp(choice, "1.0") == 0;
+    ok = ok && fake_select(&list, NULL, "GPU", choice) == 0
+          && strcmp(choice, "0.0") == 0;
+    ok = ok && fake_select(&list, NULL, "1", choice) == 0
+          && strcmp(choice, "0.1") == 0;
+    ok = ok && fake_select(&list, "0", "CPU", choice) == 0
+          && strcmp(choice, "0.2") == 0;
+    ok = ok && fake_select(&list, "Third", "CPU", choice) == 0
+          && strcmp(choice, "2.2") == 0;
+    check(ok, "device.pocl_else_first_match", "last choice %s", choice);
+    device_list_free(&list);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -1099,5 +1176,7 @@ int main(int argc, char **argv)
     test_device_skip_device();
     test_device_long_name();
     test_device_memory_and_byte_order();
+    test_device_types();
+    test_device_prefers_pocl();
     return failures != 0;
 }
