@@ -39,7 +39,8 @@ const struct device_cl_api device_cl_opencl = {
  * reads as a plain list of fields; the caller then skips the entry. */
 struct info_reader {
     const struct device_cl_api *api;
-    cl_platform_id platform; /* its queries when device is NULL */
+    bool of_device;          /* device's queries, else platform's */
+    cl_platform_id platform;
     cl_device_id device;
     char *why;               /* DEVICE_SKIP_TEXT bytes, "" while none failed */
     bool out_of_memory;      /* host memory: fatal, not a skip */
@@ -56,7 +57,7 @@ static bool ask(struct info_reader *r, cl_uint param, const char *param_name,
     if (reader_failed(r))
         return false;
     const cl_int err =
-        r->device != NULL
+        r->of_device
             ? r->api->get_device_info(r->device, param, size, value,
                                       size_ret)
             : r->api->get_platform_info(r->platform, param, size, value,
@@ -64,7 +65,7 @@ static bool ask(struct info_reader *r, cl_uint param, const char *param_name,
     if (err == CL_SUCCESS)
         return true;
     snprintf(r->why, DEVICE_SKIP_TEXT, "%s(%s) failed: %s (%d)",
-             r->device != NULL ? "clGetDeviceInfo" : "clGetPlatformInfo",
+             r->of_device ? "clGetDeviceInfo" : "clGetPlatformInfo",
              param_name, cl_error_name(err), (int)err);
     return false;
 }
@@ -80,7 +81,7 @@ static char *ask_string(struct info_reader *r, cl_uint param,
         return NULL;
     if (size == 0 || size > STRING_MAX) {
         snprintf(r->why, DEVICE_SKIP_TEXT, "%s(%s) gave a size of %zu bytes",
-                 r->device != NULL ? "clGetDeviceInfo" : "clGetPlatformInfo",
+                 r->of_device ? "clGetDeviceInfo" : "clGetPlatformInfo",
                  param_name, size);
         return NULL;
     }
@@ -119,7 +120,8 @@ static void type_label(cl_device_type type, char *out, size_t size)
 static int query_device(const struct device_cl_api *api,
                         struct device_info *d)
 {
-    struct info_reader r = {.api = api, .device = d->id, .why = d->skipped};
+    struct info_reader r = {.api = api, .of_device = true, .device = d->id,
+                            .why = d->skipped};
     d->name = ASK_STRING(&r, CL_DEVICE_NAME);
     d->vendor = ASK_STRING(&r, CL_DEVICE_VENDOR);
     d->version = ASK_STRING(&r, CL_DEVICE_VERSION);
@@ -143,13 +145,14 @@ static int list_devices(const struct device_cl_api *api,
 {
     int status = HISTO_OK;
     cl_device_id *ids = NULL;
-    cl_uint n = 0;
+    cl_uint n = 0, got = 0;
     cl_int err = api->get_device_ids(p->id, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
     if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && n == 0))
         return HISTO_OK;
     if (err == CL_SUCCESS) {
         HOST_ALLOC(ids, n);
-        err = api->get_device_ids(p->id, CL_DEVICE_TYPE_ALL, n, ids, NULL);
+        err = api->get_device_ids(p->id, CL_DEVICE_TYPE_ALL, n, ids, &got);
+        n = got < n ? got : n; /* never more than ids holds */
     }
     if (err != CL_SUCCESS) {
         snprintf(p->skipped, sizeof p->skipped,
