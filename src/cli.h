@@ -26,7 +26,7 @@ struct histo_options {
     unsigned tile_rows;      /* --tile-rows, 0 = as many as fit         */
     bool tune;               /* --tune: measure knobs, store the best   */
     bool no_tune_cache;      /* --no-tune-cache or $HISTO_NO_TUNE_CACHE */
-    const char *strategy;    /* --strategy NAME, NULL = by device type  */
+    const char *strategy;    /* --strategy NAME, NULL = by local memory */
     bool list;               /* --list: show platforms and devices      */
     bool help;               /* --help                                  */
 };

@@ -6,65 +6,246 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Without --platform, the embedded CPU implementation is the default: the
+/* Without --platform, the embedded CPU implementation is tried first: the
  * workload must run the same way on any machine that has PoCL. */
 #define DEFAULT_PLATFORM_NAME "Portable Computing Language"
 
-static int query_device(struct device_info *d)
+/* The device types, in the order a label of several lists them; the same
+ * words select a type with --device. CL_DEVICE_TYPE_DEFAULT is left out:
+ * it marks the platform's default device, not a kind of device. */
+static const struct {
+    cl_device_type type;
+    const char *word;
+} type_words[] = {
+    {CL_DEVICE_TYPE_GPU, "GPU"},
+    {CL_DEVICE_TYPE_CPU, "CPU"},
+    {CL_DEVICE_TYPE_ACCELERATOR, "ACCELERATOR"},
+    {CL_DEVICE_TYPE_CUSTOM, "CUSTOM"},
+};
+#define NTYPE_WORDS (sizeof type_words / sizeof type_words[0])
+
+const struct device_cl_api device_cl_opencl = {
+    .get_platform_ids = clGetPlatformIDs,
+    .get_platform_info = clGetPlatformInfo,
+    .get_device_ids = clGetDeviceIDs,
+    .get_device_info = clGetDeviceInfo,
+};
+
+/* A string longer than this is a broken answer, not a name. */
+#define STRING_MAX 65536u
+
+/* Queries of one platform or one device. The first failure is described
+ * in `why` and every later query is skipped, so that a query function
+ * reads as a plain list of fields; the caller then skips the entry. */
+struct info_reader {
+    const struct device_cl_api *api;
+    bool of_device;          /* device's queries, else platform's */
+    cl_platform_id platform;
+    cl_device_id device;
+    char *why;               /* DEVICE_SKIP_TEXT bytes, "" while none failed */
+    bool out_of_memory;      /* host memory: fatal, not a skip */
+};
+
+static bool reader_failed(const struct info_reader *r)
 {
-    int status = HISTO_OK;
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_NAME, sizeof d->name, d->name,
-                            NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_VENDOR, sizeof d->vendor,
-                            d->vendor, NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_VERSION, sizeof d->version,
-                            d->version, NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DRIVER_VERSION, sizeof d->driver,
-                            d->driver, NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_TYPE, sizeof d->type, &d->type,
-                            NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_MAX_COMPUTE_UNITS,
-                            sizeof d->compute_units, &d->compute_units, NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_LOCAL_MEM_SIZE,
-                            sizeof d->local_mem, &d->local_mem, NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_LOCAL_MEM_TYPE,
-                            sizeof d->local_mem_type, &d->local_mem_type,
-                            NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_GLOBAL_MEM_SIZE,
-                            sizeof d->global_mem, &d->global_mem, NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
-                            sizeof d->max_alloc, &d->max_alloc, NULL));
-    CL_CALL(clGetDeviceInfo(d->id, CL_DEVICE_MAX_WORK_GROUP_SIZE,
-                            sizeof d->max_work_group, &d->max_work_group,
-                            NULL));
-fail:
-    return status;
+    return r->why[0] != '\0' || r->out_of_memory;
 }
 
-static int query_platform(struct platform_info *p)
+static bool ask(struct info_reader *r, cl_uint param, const char *param_name,
+                size_t size, void *value, size_t *size_ret)
+{
+    if (reader_failed(r))
+        return false;
+    const cl_int err =
+        r->of_device
+            ? r->api->get_device_info(r->device, param, size, value,
+                                      size_ret)
+            : r->api->get_platform_info(r->platform, param, size, value,
+                                        size_ret);
+    if (err == CL_SUCCESS)
+        return true;
+    snprintf(r->why, DEVICE_SKIP_TEXT, "%s(%s) failed: %s (%d)",
+             r->of_device ? "clGetDeviceInfo" : "clGetPlatformInfo",
+             param_name, cl_error_name(err), (int)err);
+    return false;
+}
+
+/* A string of any length: its size first, then the string. The buffer
+ * has one byte more than the size, zeroed, so that an answer without its
+ * terminating NUL still ends. NULL when the query failed. */
+static char *ask_string(struct info_reader *r, cl_uint param,
+                        const char *param_name)
+{
+    size_t size = 0;
+    if (!ask(r, param, param_name, 0, NULL, &size))
+        return NULL;
+    if (size == 0 || size > STRING_MAX) {
+        snprintf(r->why, DEVICE_SKIP_TEXT, "%s(%s) gave a size of %zu bytes",
+                 r->of_device ? "clGetDeviceInfo" : "clGetPlatformInfo",
+                 param_name, size);
+        return NULL;
+    }
+    char *s = histo_calloc(size + 1, 1, param_name);
+    if (s == NULL) {
+        r->out_of_memory = true;
+        return NULL;
+    }
+    if (!ask(r, param, param_name, size, s, NULL)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+#define ASK_STRING(r, param) ask_string((r), (param), #param)
+#define ASK_VALUE(r, param, field)                                        \
+    ask((r), (param), #param, sizeof(field), &(field), NULL)
+
+/* Every type the device reports, "|"-separated ("GPU|CPU|ACCELERATOR"
+ * for Oclgrind), so that --list, histo.out and --device agree on what a
+ * device is; "OTHER" when it reports none of them. */
+static void type_label(cl_device_type type, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t t = 0; t < NTYPE_WORDS; ++t)
+        if ((type & type_words[t].type) && len < size)
+            len += (size_t)snprintf(out + len, size - len, "%s%s",
+                                    len > 0 ? "|" : "", type_words[t].word);
+    if (len == 0)
+        snprintf(out, size, "OTHER");
+}
+
+/* Fills d (its id set); a failed query leaves d->skipped set. */
+static int query_device(const struct device_cl_api *api,
+                        struct device_info *d)
+{
+    struct info_reader r = {.api = api, .of_device = true, .device = d->id,
+                            .why = d->skipped};
+    d->name = ASK_STRING(&r, CL_DEVICE_NAME);
+    d->vendor = ASK_STRING(&r, CL_DEVICE_VENDOR);
+    d->version = ASK_STRING(&r, CL_DEVICE_VERSION);
+    d->driver = ASK_STRING(&r, CL_DRIVER_VERSION);
+    if (ASK_VALUE(&r, CL_DEVICE_TYPE, d->type))
+        type_label(d->type, d->type_name, sizeof d->type_name);
+    ASK_VALUE(&r, CL_DEVICE_MAX_COMPUTE_UNITS, d->compute_units);
+    ASK_VALUE(&r, CL_DEVICE_LOCAL_MEM_SIZE, d->local_mem);
+    ASK_VALUE(&r, CL_DEVICE_LOCAL_MEM_TYPE, d->local_mem_type);
+    ASK_VALUE(&r, CL_DEVICE_ENDIAN_LITTLE, d->little_endian);
+    ASK_VALUE(&r, CL_DEVICE_GLOBAL_MEM_SIZE, d->global_mem);
+    ASK_VALUE(&r, CL_DEVICE_MAX_MEM_ALLOC_SIZE, d->max_alloc);
+    ASK_VALUE(&r, CL_DEVICE_MAX_WORK_GROUP_SIZE, d->max_work_group);
+    return r.out_of_memory ? HISTO_EXIT_INTERNAL : HISTO_OK;
+}
+
+/* The platform's device ids into p->devices; a failure sets p->skipped.
+ * A platform without devices is not a failure. */
+static int list_devices(const struct device_cl_api *api,
+                        struct platform_info *p)
 {
     int status = HISTO_OK;
     cl_device_id *ids = NULL;
-    CL_CALL(clGetPlatformInfo(p->id, CL_PLATFORM_NAME, sizeof p->name,
-                              p->name, NULL));
-    CL_CALL(clGetPlatformInfo(p->id, CL_PLATFORM_VENDOR, sizeof p->vendor,
-                              p->vendor, NULL));
-    CL_CALL(clGetPlatformInfo(p->id, CL_PLATFORM_VERSION, sizeof p->version,
-                              p->version, NULL));
-    cl_int err = clGetDeviceIDs(p->id, CL_DEVICE_TYPE_ALL, 0, NULL,
-                                &p->ndevices);
-    if (err == CL_DEVICE_NOT_FOUND) {
-        p->ndevices = 0; /* a platform without devices is not an error */
+    cl_uint n = 0, got = 0;
+    cl_int err = api->get_device_ids(p->id, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+    if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && n == 0))
+        return HISTO_OK;
+    if (err == CL_SUCCESS) {
+        HOST_ALLOC(ids, n);
+        err = api->get_device_ids(p->id, CL_DEVICE_TYPE_ALL, n, ids, &got);
+        n = got < n ? got : n; /* never more than ids holds */
+    }
+    if (err != CL_SUCCESS) {
+        snprintf(p->skipped, sizeof p->skipped,
+                 "clGetDeviceIDs(CL_DEVICE_TYPE_ALL) failed: %s (%d)",
+                 cl_error_name(err), (int)err);
+        goto fail;
+    }
+    HOST_ALLOC(p->devices, n);
+    p->ndevices = n;
+    for (cl_uint d = 0; d < n; ++d)
+        p->devices[d].id = ids[d];
+fail:
+    free(ids);
+    return status;
+}
+
+/* Fills p (its id set) and its devices. A failed platform query leaves
+ * p->skipped set; a failed device query skips that device only. Each
+ * skip is one warning line. */
+static int query_platform(const struct device_cl_api *api, cl_uint index,
+                          struct platform_info *p)
+{
+    int status = HISTO_OK;
+    struct info_reader r = {.api = api, .platform = p->id, .why = p->skipped};
+    p->name = ASK_STRING(&r, CL_PLATFORM_NAME);
+    p->vendor = ASK_STRING(&r, CL_PLATFORM_VENDOR);
+    p->version = ASK_STRING(&r, CL_PLATFORM_VERSION);
+    if (r.out_of_memory)
+        return HISTO_EXIT_INTERNAL;
+    if (!reader_failed(&r) && (status = list_devices(api, p)) != HISTO_OK)
+        return status;
+    if (p->skipped[0] != '\0') {
+        histo_error("warning: platform %u skipped: %s", index, p->skipped);
         return HISTO_OK;
     }
-    CL_CALL(err);
-    HOST_ALLOC(ids, p->ndevices);
-    HOST_ALLOC(p->devices, p->ndevices);
-    CL_CALL(clGetDeviceIDs(p->id, CL_DEVICE_TYPE_ALL, p->ndevices, ids, NULL));
     for (cl_uint d = 0; d < p->ndevices; ++d) {
-        p->devices[d].id = ids[d];
-        if ((status = query_device(&p->devices[d])) != HISTO_OK)
+        struct device_info *di = &p->devices[d];
+        if ((status = query_device(api, di)) != HISTO_OK)
+            return status;
+        if (di->skipped[0] != '\0')
+            histo_error("warning: platform %u device %u skipped: %s", index,
+                        d, di->skipped);
+    }
+    return HISTO_OK;
+}
+
+static cl_uint usable_devices(const struct device_list *list)
+{
+    cl_uint n = 0;
+    for (cl_uint p = 0; p < list->nplatforms; ++p)
+        for (cl_uint d = 0; d < list->platforms[p].ndevices; ++d)
+            n += list->platforms[p].devices[d].skipped[0] == '\0';
+    return n;
+}
+
+int device_enumerate_with(const struct device_cl_api *api,
+                          struct device_list *list)
+{
+    int status = HISTO_OK;
+    cl_platform_id *ids = NULL;
+    cl_uint n = 0, got = 0;
+    memset(list, 0, sizeof *list);
+
+    cl_int err = api->get_platform_ids(0, NULL, &n);
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */
+        || (err == CL_SUCCESS && n == 0)) {
+        histo_error("no OpenCL platform found: install one (PoCL: apt-get "
+                    "install pocl-opencl-icd) or check /etc/OpenCL/vendors");
+        return HISTO_EXIT_DEVICE;
+    }
+    if (err == CL_SUCCESS) {
+        HOST_ALLOC(ids, n);
+        err = api->get_platform_ids(n, ids, &got);
+        n = got < n ? got : n; /* never more than ids holds */
+    }
+    if (err != CL_SUCCESS) {
+        cl_report("clGetPlatformIDs", err, __FILE__, __LINE__);
+        status = HISTO_EXIT_DEVICE;
+        goto fail;
+    }
+    HOST_ALLOC(list->platforms, n);
+    list->nplatforms = n;
+    for (cl_uint p = 0; p < n; ++p) {
+        list->platforms[p].id = ids[p];
+        if ((status = query_platform(api, p, &list->platforms[p]))
+            != HISTO_OK)
             goto fail;
+    }
+    if (usable_devices(list) == 0) {
+        histo_error("no usable OpenCL device: %u platform%s found, with no "
+                    "device or none that answered its queries", n,
+                    n == 1 ? "" : "s");
+        status = HISTO_EXIT_DEVICE;
     }
 fail:
     free(ids);
@@ -73,39 +254,17 @@ fail:
 
 int device_enumerate(struct device_list *list)
 {
-    int status = HISTO_OK;
-    cl_platform_id *ids = NULL;
-    memset(list, 0, sizeof *list);
-
-    cl_int err = clGetPlatformIDs(0, NULL, &list->nplatforms);
-    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || list->nplatforms == 0) {
-        histo_error("no OpenCL platform found: install one (PoCL: apt-get "
-                    "install pocl-opencl-icd) or check /etc/OpenCL/vendors");
-        return HISTO_EXIT_DEVICE;
-    }
-    CL_CALL(err);
-    HOST_ALLOC(ids, list->nplatforms);
-    HOST_ALLOC(list->platforms, list->nplatforms);
-    CL_CALL(clGetPlatformIDs(list->nplatforms, ids, NULL));
-    for (cl_uint p = 0; p < list->nplatforms; ++p) {
-        list->platforms[p].id = ids[p];
-        if ((status = query_platform(&list->platforms[p])) != HISTO_OK)
-            goto fail;
-    }
-fail:
-    free(ids);
-    return status;
+    return device_enumerate_with(&device_cl_opencl, list);
 }
 
-const char *device_type_name(cl_device_type type)
+const char *device_local_mem_name(cl_device_local_mem_type type)
 {
-    if (type & CL_DEVICE_TYPE_GPU)
-        return "GPU";
-    if (type & CL_DEVICE_TYPE_CPU)
-        return "CPU";
-    if (type & CL_DEVICE_TYPE_ACCELERATOR)
-        return "ACCELERATOR";
-    return "OTHER";
+    switch (type) {
+    case CL_LOCAL: return "local";
+    case CL_GLOBAL: return "global";
+    case CL_NONE: return "none";
+    default: return "unknown";
+    }
 }
 
 static bool contains_nocase(const char *hay, const char *needle)
@@ -141,30 +300,31 @@ static bool same_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-/* Index of the device of p that spec names, or -1. */
-static long match_device(const struct platform_info *p, const char *spec)
+/* Whether d is what a non-index --device spec names (NULL: any device):
+ * a type word, which a device of several types matches for each, else
+ * part of its name. */
+static bool device_matches(const struct device_info *d, const char *spec)
 {
     if (spec == NULL)
-        return p->ndevices > 0 ? 0 : -1;
-    if (all_digits(spec)) {
+        return true;
+    for (size_t t = 0; t < NTYPE_WORDS; ++t)
+        if (same_nocase(spec, type_words[t].word))
+            return (d->type & type_words[t].type) != 0;
+    return contains_nocase(d->name, spec);
+}
+
+/* Index of the usable device of p that spec names (NULL: the first), or
+ * -1. A skipped device matches nothing, not even its own index. */
+static long match_device(const struct platform_info *p, const char *spec)
+{
+    if (spec != NULL && all_digits(spec)) {
         const unsigned long i = strtoul(spec, NULL, 10);
-        return i < p->ndevices ? (long)i : -1;
-    }
-    static const struct { const char *word; cl_device_type type; } types[] = {
-        {"CPU", CL_DEVICE_TYPE_CPU},
-        {"GPU", CL_DEVICE_TYPE_GPU},
-        {"ACCELERATOR", CL_DEVICE_TYPE_ACCELERATOR},
-    };
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t) {
-        if (!same_nocase(spec, types[t].word))
-            continue;
-        for (cl_uint d = 0; d < p->ndevices; ++d)
-            if (p->devices[d].type & types[t].type)
-                return (long)d;
-        return -1;
+        return i < p->ndevices && p->devices[i].skipped[0] == '\0' ? (long)i
+                                                                   : -1;
     }
     for (cl_uint d = 0; d < p->ndevices; ++d)
-        if (contains_nocase(p->devices[d].name, spec))
+        if (p->devices[d].skipped[0] == '\0'
+            && device_matches(&p->devices[d], spec))
             return (long)d;
     return -1;
 }
@@ -174,36 +334,69 @@ static bool platform_matches(const struct platform_info *p, cl_uint index,
 {
     if (all_digits(spec))
         return strtoul(spec, NULL, 10) == index;
+    if (p->skipped[0] != '\0')
+        return false; /* its name may be unknown */
     return contains_nocase(p->name, spec) || contains_nocase(p->vendor, spec);
+}
+
+static bool is_default_platform(const struct platform_info *p)
+{
+    return p->skipped[0] == '\0'
+        && contains_nocase(p->name, DEFAULT_PLATFORM_NAME);
+}
+
+static bool host_is_little_endian(void)
+{
+    const uint32_t one = 1;
+    return *(const unsigned char *)&one == 1;
+}
+
+/* The host copies the input's bin indexes to the device as they lie in
+ * host memory and does not swap them, so the device must share the
+ * host's byte order. */
+static int check_byte_order(const struct device_info *d)
+{
+    const bool host_little = host_is_little_endian();
+    if ((d->little_endian != CL_FALSE) == host_little)
+        return HISTO_OK;
+    histo_error("device '%s' is %s-endian and this host %s-endian: histo "
+                "copies the 32-bit bin indexes in the host's byte order and "
+                "does not swap them; choose another device", d->name,
+                host_little ? "big" : "little",
+                host_little ? "little" : "big");
+    return HISTO_EXIT_DEVICE;
 }
 
 int device_select(struct device_list *list, const char *platform,
                   const char *device)
 {
     bool any_platform = false;
-    for (int pass = 0; pass < 2; ++pass) {
+    /* With --platform, the platforms it names, in order (one pass).
+     * Without, PoCL first (pass 0) whatever --device asks, so that a run
+     * means the same on every machine that has PoCL; then every platform
+     * in order (pass 1). */
+    for (int pass = platform != NULL ? 1 : 0; pass < 2; ++pass) {
         for (cl_uint p = 0; p < list->nplatforms; ++p) {
             const struct platform_info *pi = &list->platforms[p];
-            if (platform != NULL) {
-                if (!platform_matches(pi, p, platform))
-                    continue;
-            } else if (pass == 0 && device == NULL
-                       && !contains_nocase(pi->name, DEFAULT_PLATFORM_NAME)) {
-                continue; /* first pass: prefer PoCL when nothing is asked */
-            }
+            if (platform != NULL ? !platform_matches(pi, p, platform)
+                                 : pass == 0 && !is_default_platform(pi))
+                continue;
             any_platform = true;
             const long d = match_device(pi, device);
             if (d >= 0) {
                 list->platform = p;
                 list->device = (cl_uint)d;
-                return HISTO_OK;
+                return check_byte_order(device_selected(list));
             }
         }
     }
     if (platform != NULL && !any_platform)
         histo_error("no OpenCL platform matches '%s'", platform);
+    else if (device == NULL)
+        histo_error("no usable OpenCL device on platform '%s'",
+                    platform ? platform : "any");
     else
-        histo_error("no OpenCL device matches '%s'%s%s", device ? device : "",
+        histo_error("no OpenCL device matches '%s'%s%s", device,
                     platform ? " on platform " : "", platform ? platform : "");
     fputs("histo: available platforms and devices:\n", stderr);
     device_print(stderr, list, false);
@@ -214,16 +407,25 @@ void device_print(FILE *f, const struct device_list *list, bool selected)
 {
     for (cl_uint p = 0; p < list->nplatforms; ++p) {
         const struct platform_info *pi = &list->platforms[p];
+        if (pi->skipped[0] != '\0') {
+            fprintf(f, "platform %u: skipped: %s\n", p, pi->skipped);
+            continue;
+        }
         fprintf(f, "platform %u: %s (%s, %s)\n", p, pi->name, pi->vendor,
                 pi->version);
         for (cl_uint d = 0; d < pi->ndevices; ++d) {
             const struct device_info *di = &pi->devices[d];
             const bool mark = selected && p == list->platform
                            && d == list->device;
+            if (di->skipped[0] != '\0') {
+                fprintf(f, "  device %u: skipped: %s\n", d, di->skipped);
+                continue;
+            }
             fprintf(f, "  device %u: %s [%s] %u compute units, %llu KiB "
-                       "local memory%s\n", d, di->name,
-                    device_type_name(di->type), di->compute_units,
+                       "local memory (type %s)%s\n", d, di->name,
+                    di->type_name, di->compute_units,
                     (unsigned long long)(di->local_mem / 1024),
+                    device_local_mem_name(di->local_mem_type),
                     mark ? "  <- selected" : "");
         }
     }
@@ -231,8 +433,19 @@ void device_print(FILE *f, const struct device_list *list, bool selected)
 
 void device_list_free(struct device_list *list)
 {
-    for (cl_uint p = 0; p < list->nplatforms; ++p)
-        free(list->platforms[p].devices);
+    for (cl_uint p = 0; p < list->nplatforms; ++p) {
+        struct platform_info *pi = &list->platforms[p];
+        for (cl_uint d = 0; d < pi->ndevices; ++d) {
+            free(pi->devices[d].name);
+            free(pi->devices[d].vendor);
+            free(pi->devices[d].version);
+            free(pi->devices[d].driver);
+        }
+        free(pi->devices);
+        free(pi->name);
+        free(pi->vendor);
+        free(pi->version);
+    }
     free(list->platforms);
     memset(list, 0, sizeof *list);
 }

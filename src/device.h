@@ -11,16 +11,33 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Why an entry was skipped: the query that failed and its error. */
+#define DEVICE_SKIP_TEXT 160
+
+/* Strings are allocated and read whole, whatever their length: they are
+ * matched by --platform/--device, written to histo.out and key the tune
+ * cache, so a cut name would match and record something the driver did
+ * not say. A skipped entry keeps its index and its reason; its other
+ * fields may be unset (strings NULL) and nothing selects it. */
 struct device_info {
     cl_device_id id;
-    char name[256];
-    char vendor[256];
-    char version[256];       /* CL_DEVICE_VERSION   */
-    char driver[256];        /* CL_DRIVER_VERSION   */
+    char skipped[DEVICE_SKIP_TEXT]; /* "" when usable                 */
+    char *name;
+    char *vendor;
+    char *version;           /* CL_DEVICE_VERSION   */
+    char *driver;            /* CL_DRIVER_VERSION   */
     cl_device_type type;
+    char type_name[32];      /* every type it reports: "GPU|CPU|..."     */
     cl_uint compute_units;
-    cl_ulong local_mem;      /* bytes; 0 if local memory is not dedicated */
+    cl_ulong local_mem;      /* CL_DEVICE_LOCAL_MEM_SIZE, bytes, whatever
+                                the type below (at least 32 KiB on a
+                                full-profile device, even a CPU)        */
+    /* CL_LOCAL: dedicated local memory (a GPU's scratchpad); CL_GLOBAL:
+     * local memory is carved from global memory and cached like it (CPUs,
+     * PoCL); CL_NONE: none (custom devices only). Chooses the default
+     * strategy (strategy.c). */
     cl_device_local_mem_type local_mem_type;
+    cl_bool little_endian;   /* CL_DEVICE_ENDIAN_LITTLE                 */
     cl_ulong global_mem;
     cl_ulong max_alloc;
     size_t max_work_group;
@@ -28,13 +45,18 @@ struct device_info {
 
 struct platform_info {
     cl_platform_id id;
-    char name[256];
-    char vendor[256];
-    char version[256];
-    cl_uint ndevices;
+    char skipped[DEVICE_SKIP_TEXT]; /* "" when usable                 */
+    char *name;
+    char *vendor;
+    char *version;
+    cl_uint ndevices;        /* with the skipped ones                 */
     struct device_info *devices;
 };
 
+/* Platforms and devices keep the indexes OpenCL enumerates them in, the
+ * skipped ones included, so that an index in --list, --platform/--device
+ * and histo.out names the same entry whether or not another entry's
+ * query fails on a given run. */
 struct device_list {
     cl_uint nplatforms;
     struct platform_info *platforms;
@@ -43,11 +65,40 @@ struct device_list {
     cl_uint device;
 };
 
-/* Enumerates every platform and its devices. Returns 0 or an exit status. */
+/* The OpenCL queries that discovery makes, as a table so that the unit
+ * tests can replace them with fakes that fail for one entry. */
+struct device_cl_api {
+    cl_int (CL_API_CALL *get_platform_ids)(cl_uint, cl_platform_id *,
+                                           cl_uint *);
+    cl_int (CL_API_CALL *get_platform_info)(cl_platform_id, cl_platform_info,
+                                            size_t, void *, size_t *);
+    cl_int (CL_API_CALL *get_device_ids)(cl_platform_id, cl_device_type,
+                                         cl_uint, cl_device_id *, cl_uint *);
+    cl_int (CL_API_CALL *get_device_info)(cl_device_id, cl_device_info,
+                                          size_t, void *, size_t *);
+};
+
+/* The OpenCL library's own functions. */
+extern const struct device_cl_api device_cl_opencl;
+
+/* Enumerates every platform and its devices through `api`. A platform or
+ * device whose query fails is skipped, with one warning on stderr, and
+ * the rest are kept. Returns 0, or an exit status: HISTO_EXIT_DEVICE when
+ * no platform is found or no usable device remains. */
+int device_enumerate_with(const struct device_cl_api *api,
+                          struct device_list *list);
+
+/* device_enumerate_with(&device_cl_opencl, list). */
 int device_enumerate(struct device_list *list);
 
 /* Picks a device from the --platform / --device strings (either NULL).
- * Returns 0 or HISTO_EXIT_DEVICE after naming what is available. */
+ * --device is an index, a type word (CPU, GPU, ACCELERATOR, CUSTOM: a
+ * device matches each type it reports) or part of a name. Without
+ * --platform, PoCL is tried first, then every platform in order; the
+ * first that has a matching device gives it. Returns 0, or
+ * HISTO_EXIT_DEVICE after naming what is available, or after saying why
+ * the chosen device cannot run histo (a byte order other than the
+ * host's). */
 int device_select(struct device_list *list, const char *platform,
                   const char *device);
 
@@ -57,7 +108,8 @@ device_selected(const struct device_list *list)
     return &list->platforms[list->platform].devices[list->device];
 }
 
-const char *device_type_name(cl_device_type type);
+/* "local", "global" or "none" for CL_LOCAL, CL_GLOBAL, CL_NONE. */
+const char *device_local_mem_name(cl_device_local_mem_type type);
 
 /* Prints the platforms and devices, marking the selection if any. */
 void device_print(FILE *f, const struct device_list *list, bool selected);

@@ -61,6 +61,10 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "platforms = %u\n", list->nplatforms);
     for (cl_uint p = 0; p < list->nplatforms; ++p) {
         const struct platform_info *pi = &list->platforms[p];
+        if (pi->skipped[0] != '\0') {
+            fprintf(f, "platform.%u.skipped = %s\n", p, pi->skipped);
+            continue;
+        }
         fprintf(f, "platform.%u.name = %s\n", p, pi->name);
         fprintf(f, "platform.%u.vendor = %s\n", p, pi->vendor);
         fprintf(f, "platform.%u.version = %s\n", p, pi->version);
@@ -68,9 +72,16 @@ static void print_devices(FILE *f, const struct device_list *list)
         for (cl_uint d = 0; d < pi->ndevices; ++d) {
             const struct device_info *di = &pi->devices[d];
             const char *pre = "platform";
+            if (di->skipped[0] != '\0') {
+                fprintf(f, "%s.%u.device.%u.skipped = %s\n", pre, p, d,
+                        di->skipped);
+                continue;
+            }
             fprintf(f, "%s.%u.device.%u.name = %s\n", pre, p, d, di->name);
             fprintf(f, "%s.%u.device.%u.type = %s\n", pre, p, d,
-                    device_type_name(di->type));
+                    di->type_name);
+            fprintf(f, "%s.%u.device.%u.local_mem_type = %s\n", pre, p, d,
+                    device_local_mem_name(di->local_mem_type));
             fprintf(f, "%s.%u.device.%u.selected = %s\n", pre, p, d,
                     p == list->platform && d == list->device ? "yes" : "no");
         }
@@ -81,12 +92,14 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "selected.platform_name = %s\n",
             list->platforms[list->platform].name);
     fprintf(f, "selected.name = %s\n", d->name);
-    fprintf(f, "selected.type = %s\n", device_type_name(d->type));
+    fprintf(f, "selected.type = %s\n", d->type_name);
     fprintf(f, "selected.version = %s\n", d->version);
     fprintf(f, "selected.driver = %s\n", d->driver);
     fprintf(f, "selected.compute_units = %u\n", d->compute_units);
     fprintf(f, "selected.local_mem_bytes = %llu\n",
             (unsigned long long)d->local_mem);
+    fprintf(f, "selected.local_mem_type = %s\n",
+            device_local_mem_name(d->local_mem_type));
     fprintf(f, "selected.global_mem_bytes = %llu\n",
             (unsigned long long)d->global_mem);
     fprintf(f, "selected.max_alloc_bytes = %llu\n",
@@ -167,7 +180,7 @@ void report_summary(const struct report *r, FILE *f)
                "(%s, %s)\n", in->img_width, in->img_height, in->histo_width,
             in->histo_height, t->iterations, t->iterations == 1 ? "" : "s",
             d->name, r->devices->platforms[r->devices->platform].name,
-            device_type_name(d->type));
+            d->type_name);
     fprintf(f, "histo: strategy %s: ", r->strategy->name);
     r->strategy->summary(r->state, f);
     if (r->knobs->from != TUNE_FROM_DEFAULT)

@@ -14,12 +14,16 @@ static const struct strategy *const table[] = {
 
 const struct strategy *strategy_default(const struct device_info *device)
 {
-    /* The published eye design targets scratchpad memories; with an
-     * implicit cache the eye analysis buys nothing and local atomics cost
-     * more than private histograms (docs/perf-notes.md). */
-    if (device->type & CL_DEVICE_TYPE_CPU)
-        return &cpu_strategy;
-    return &eye_strategy;
+    /* The published eye design targets scratchpad memories: dedicated
+     * local memory (CL_LOCAL) whose tiles save global atomics. Where local
+     * memory is global memory behind an implicit cache (CL_GLOBAL, as on
+     * CPUs) the eye analysis buys nothing and local atomics cost more than
+     * private histograms (docs/perf-notes.md); without local memory
+     * (CL_NONE) the eye cannot run at all. The memory, not the device
+     * type, decides: a device may report several types. */
+    if (device->local_mem_type == CL_LOCAL)
+        return &eye_strategy;
+    return &cpu_strategy;
 }
 
 const struct strategy *strategy_find(const char *name)

@@ -64,8 +64,9 @@ int strategy_upload_values(cl_command_queue queue, cl_mem values,
 void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,
                               const cl_mem *mems, size_t nmems);
 
-/* The strategy for a device when none is asked for: cpu for CPU devices
- * (an implicit cache), eye for the rest (scratchpad local memory). */
+/* The strategy for a device when none is asked for, by its local memory
+ * type: eye for dedicated local memory (CL_LOCAL, a scratchpad), cpu for
+ * local memory in cached global memory (CL_GLOBAL) or none (CL_NONE). */
 const struct strategy *strategy_default(const struct device_info *device);
 
 /* The strategy of that name, or NULL. */

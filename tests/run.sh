@@ -322,8 +322,8 @@ report_keys() {
     name=$1 t=$2
     shift 2
     missing=""
-    for key in format selected.name selected.type strategy \
-               strategy.requested config.batches time.input_read_s \
+    for key in format selected.name selected.type selected.local_mem_type \
+               strategy strategy.requested config.batches time.input_read_s \
                time.program_build_s time.upload_s iteration.device.median_us \
                iteration.wall_mean_us time.download_s time.bmp_write_s \
                time.total_s "$@"; do
@@ -348,12 +348,13 @@ for s in $STRATEGIES; do
     esac
 done
 
-# Without --strategy, CPU devices get cpu and the others eye; the option
-# overrides that, and histo.out names what ran.
+# Without --strategy, dedicated local memory (CL_LOCAL) gets eye and local
+# memory in global memory or none gets cpu, whatever the device type; the
+# option overrides that, and histo.out names what ran.
 if run_histo -i "$W/gz.bin" -o "$W/auto.bmp" --timing "$W/auto.out" -- 1 \
         >"$W/auto.log" 2>&1; then
-    want=eye
-    grep -q "^selected.type = CPU$" "$W/auto.out" && want=cpu
+    want=cpu
+    grep -q "^selected.local_mem_type = local$" "$W/auto.out" && want=eye
     if grep -q "^strategy = $want$" "$W/auto.out" \
        && grep -q "^strategy.requested = auto$" "$W/auto.out" \
        && cmp -s "$W/auto.bmp" "$W/gz.ref.bmp"; then

@@ -1,19 +1,22 @@
 /*
  * unit_tests.c - the BMP writer and colour table, the input reader, the
- * command line and the reference loop, each against expectations written
- * out independently of the code under test.
+ * command line, the reference loop and device discovery (against a fake
+ * OpenCL), each against expectations written out independently of the
+ * code under test.
  *
  * Prints one "PASS name" or "FAIL name: why" line per test; tests/run.sh
  * counts them. Exit status: 0 when all pass.
  */
 #include "bmp.h"
 #include "cli.h"
+#include "device.h"
 #include "error.h"
 #include "input.h"
 #include "reference.h"
 #include "strategy.h"
 #include "tune.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -842,17 +845,31 @@ static void test_strategy_table(void)
           "strategy.find", "lookup by name wrong");
     check(strcmp(strategy_names(), "eye, cpu") == 0, "strategy.names",
           "'%s'", strategy_names());
-    struct device_info dev;
-    memset(&dev, 0, sizeof dev);
-    dev.type = CL_DEVICE_TYPE_CPU;
-    const struct strategy *for_cpu = strategy_default(&dev);
-    dev.type = CL_DEVICE_TYPE_GPU;
-    const struct strategy *for_gpu = strategy_default(&dev);
-    dev.type = CL_DEVICE_TYPE_ACCELERATOR;
-    const struct strategy *for_acc = strategy_default(&dev);
-    check(for_cpu == cpu && for_gpu == eye && for_acc == eye,
-          "strategy.default_by_type", "CPU -> %s, GPU -> %s, ACC -> %s",
-          for_cpu->name, for_gpu->name, for_acc->name);
+    /* by local memory, whatever the type: a scratchpad gets eye */
+    static const struct {
+        cl_device_type type;
+        cl_device_local_mem_type mem;
+        const char *want;
+    } cases[] = {
+        {CL_DEVICE_TYPE_CPU, CL_GLOBAL, "cpu"},
+        {CL_DEVICE_TYPE_GPU, CL_LOCAL, "eye"},
+        {CL_DEVICE_TYPE_ACCELERATOR, CL_LOCAL, "eye"},
+        {CL_DEVICE_TYPE_GPU, CL_GLOBAL, "cpu"},
+        {CL_DEVICE_TYPE_CPU, CL_LOCAL, "eye"},
+        {CL_DEVICE_TYPE_ACCELERATOR, CL_NONE, "cpu"},
+        {CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_CPU
+             | CL_DEVICE_TYPE_ACCELERATOR, CL_LOCAL, "eye"},
+    };
+    int bad = -1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && bad < 0; ++i) {
+        struct device_info dev;
+        memset(&dev, 0, sizeof dev);
+        dev.type = cases[i].type;
+        dev.local_mem_type = cases[i].mem;
+        if (strcmp(strategy_default(&dev)->name, cases[i].want) != 0)
+            bad = (int)i;
+    }
+    check(bad < 0, "strategy.default_by_local_mem", "case %d", bad);
     const struct strategy *const all[] = {eye, cpu};
     const char *const shape[] = {"strategy.eye_shape", "strategy.cpu_shape"};
     for (size_t i = 0; i < 2; ++i)
@@ -860,6 +877,510 @@ static void test_strategy_table(void)
                   && all[i]->nsources >= 1,
               shape[i], "%zu kernels, %zu sources", all[i]->nkernels,
               all[i]->nsources);
+}
+
+/* --- device discovery against a fake OpenCL (struct device_cl_api) --- */
+
+/* A fake device answers every query device.c makes; `fail` names the one
+ * query that fails (0: none), with CL_OUT_OF_RESOURCES. */
+struct fake_device {
+    const char *name;
+    cl_device_type type;
+    cl_device_local_mem_type mem;
+    int other_byte_order;   /* the byte order the host does not have */
+    cl_device_info fail;
+};
+
+static int host_little_endian(void)
+{
+    const unsigned char bytes[4] = {1, 0, 0, 0};
+    uint32_t v;
+    memcpy(&v, bytes, sizeof v);
+    return v == 1;
+}
+
+struct fake_platform {
+    const char *name;
+    cl_platform_info fail;  /* 0: none                        */
+    int fail_device_ids;    /* clGetDeviceIDs fails            */
+    cl_uint ndevices;
+    struct fake_device devices[3];
+};
+
+#define FAKE_MAX_PLATFORMS 4
+static struct fake_platform fake_platforms[FAKE_MAX_PLATFORMS];
+static cl_uint fake_nplatforms;
+
+/* Copies an answer of len bytes as the OpenCL queries do: the size to
+ * size_ret, the value when the buffer holds it, else CL_INVALID_VALUE. */
+static cl_int fake_answer(const void *data, size_t len, size_t size,
+                          void *value, size_t *size_ret)
+{
+    if (size_ret != NULL)
+        *size_ret = len;
+    if (value == NULL)
+        return CL_SUCCESS;
+    if (size < len)
+        return CL_INVALID_VALUE;
+    memcpy(value, data, len);
+    return CL_SUCCESS;
+}
+
+static cl_int CL_API_CALL fake_platform_ids(cl_uint n, cl_platform_id *ids,
+                                            cl_uint *count)
+{
+    if (count != NULL)
+        *count = fake_nplatforms;
+    for (cl_uint p = 0; ids != NULL && p < n && p < fake_nplatforms; ++p)
+        ids[p] = (cl_platform_id)(void *)&fake_platforms[p];
+    return fake_nplatforms == 0 ? -1001 /* CL_PLATFORM_NOT_FOUND_KHR */
+                                : CL_SUCCESS;
+}
+
+static cl_int CL_API_CALL fake_platform_info(cl_platform_id id,
+                                             cl_platform_info param,
+                                             size_t size, void *value,
+                                             size_t *size_ret)
+{
+    const struct fake_platform *p = (const struct fake_platform *)(void *)id;
+    if (param == p->fail)
+        return CL_OUT_OF_RESOURCES;
+    const char *text = param == CL_PLATFORM_NAME ? p->name
+                     : param == CL_PLATFORM_VENDOR ? "fake vendor"
+                     : param == CL_PLATFORM_VERSION ? "OpenCL 1.2 fake"
+                     : NULL;
+    if (text == NULL)
+        return CL_INVALID_VALUE;
+    return fake_answer(text, strlen(text) + 1, size, value, size_ret);
+}
+
+static cl_int CL_API_CALL fake_device_ids(cl_platform_id id,
+                                          cl_device_type type, cl_uint n,
+                                          cl_device_id *ids, cl_uint *count)
+{
+    struct fake_platform *p = (struct fake_platform *)(void *)id;
+    if (p->fail_device_ids)
+        return CL_OUT_OF_HOST_MEMORY;
+    if (type != CL_DEVICE_TYPE_ALL)
+        return CL_INVALID_DEVICE_TYPE;
+    if (p->ndevices == 0)
+        return CL_DEVICE_NOT_FOUND;
+    if (count != NULL)
+        *count = p->ndevices;
+    for (cl_uint d = 0; ids != NULL && d < n && d < p->ndevices; ++d)
+        ids[d] = (cl_device_id)(void *)&p->devices[d];
+    return CL_SUCCESS;
+}
+
+static cl_int CL_API_CALL fake_device_info(cl_device_id id,
+                                           cl_device_info param, size_t size,
+                                           void *value, size_t *size_ret)
+{
+    const struct fake_device *d = (const struct fake_device *)(void *)id;
+    if (param == d->fail)
+        return CL_OUT_OF_RESOURCES;
+    const char *text = param == CL_DEVICE_NAME ? d->name
+                     : param == CL_DEVICE_VENDOR ? "fake vendor"
+                     : param == CL_DEVICE_VERSION ? "OpenCL 1.2 fake"
+                     : param == CL_DRIVER_VERSION ? "1.0"
+                     : NULL;
+    if (text != NULL)
+        return fake_answer(text, strlen(text) + 1, size, value, size_ret);
+    const cl_uint units = 4;
+    const cl_ulong local = 32768, global = 1u << 30, alloc = 1u << 28;
+    const size_t group = 256;
+    const cl_bool little = (cl_bool)(host_little_endian()
+                                     != d->other_byte_order);
+    switch (param) {
+    case CL_DEVICE_TYPE:
+        return fake_answer(&d->type, sizeof d->type, size, value, size_ret);
+    case CL_DEVICE_MAX_COMPUTE_UNITS:
+        return fake_answer(&units, sizeof units, size, value, size_ret);
+    case CL_DEVICE_LOCAL_MEM_SIZE:
+        return fake_answer(&local, sizeof local, size, value, size_ret);
+    case CL_DEVICE_LOCAL_MEM_TYPE:
+        return fake_answer(&d->mem, sizeof d->mem, size, value, size_ret);
+    case CL_DEVICE_ENDIAN_LITTLE:
+        return fake_answer(&little, sizeof little, size, value, size_ret);
+    case CL_DEVICE_GLOBAL_MEM_SIZE:
+        return fake_answer(&global, sizeof global, size, value, size_ret);
+    case CL_DEVICE_MAX_MEM_ALLOC_SIZE:
+        return fake_answer(&alloc, sizeof alloc, size, value, size_ret);
+    case CL_DEVICE_MAX_WORK_GROUP_SIZE:
+        return fake_answer(&group, sizeof group, size, value, size_ret);
+    default:
+        return CL_INVALID_VALUE;
+    }
+}
+
+static const struct device_cl_api fake_cl = {
+    .get_platform_ids = fake_platform_ids,
+    .get_platform_info = fake_platform_info,
+    .get_device_ids = fake_device_ids,
+    .get_device_info = fake_device_info,
+};
+
+/* Two platforms of two GPUs and a CPU each, nothing failing, all in the
+ * host's byte order. */
+static void fake_reset(void)
+{
+    memset(fake_platforms, 0, sizeof fake_platforms);
+    static const char *const names[FAKE_MAX_PLATFORMS] = {
+        "Fake Zero", "Fake One", "Fake Two", "Fake Three"};
+    for (cl_uint p = 0; p < FAKE_MAX_PLATFORMS; ++p) {
+        fake_platforms[p].name = names[p];
+        fake_platforms[p].ndevices = 3;
+        fake_platforms[p].devices[0] = (struct fake_device){
+            .name = "gpu zero", .type = CL_DEVICE_TYPE_GPU, .mem = CL_LOCAL};
+        fake_platforms[p].devices[1] = (struct fake_device){
+            .name = "gpu one", .type = CL_DEVICE_TYPE_GPU, .mem = CL_LOCAL};
+        fake_platforms[p].devices[2] = (struct fake_device){
+            .name = "cpu two", .type = CL_DEVICE_TYPE_CPU, .mem = CL_GLOBAL};
+    }
+    fake_nplatforms = 2;
+}
+
+/* What device_enumerate_with (or device_select) wrote on stderr: fd 2 is
+ * pointed at a file for the call. */
+static int saved_stderr = -1;
+
+static void stderr_to(const char *path)
+{
+    fflush(stderr);
+    saved_stderr = dup(2);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+        dup2(fd, 2);
+        close(fd);
+    }
+}
+
+static void stderr_back(void)
+{
+    fflush(stderr);
+    if (saved_stderr >= 0) {
+        dup2(saved_stderr, 2);
+        close(saved_stderr);
+        saved_stderr = -1;
+    }
+}
+
+/* The text of a captured stderr (cut to size), its line count in *lines;
+ * the file is removed. */
+static void captured(const char *path, char *text, size_t size, int *lines)
+{
+    long len = 0;
+    unsigned char *got = slurp(path, &len);
+    text[0] = '\0';
+    *lines = 0;
+    if (got != NULL) {
+        snprintf(text, size, "%.*s", (int)len, (const char *)got);
+        for (long i = 0; i < len; ++i)
+            *lines += got[i] == '\n';
+        free(got);
+    }
+    remove(path);
+}
+
+/* Enumerates the fake platforms; their stderr lands in `text` (with its
+ * line count in *lines). */
+static int fake_enumerate(struct device_list *list, char *text, size_t size,
+                          int *lines)
+{
+    const char *path = path_in_workdir("device-stderr.txt");
+    stderr_to(path);
+    const int st = device_enumerate_with(&fake_cl, list);
+    stderr_back();
+    captured(path, text, size, lines);
+    return st;
+}
+
+/* device_select with its stderr in err[256]; "p.d" of the choice, or
+ * "-". */
+static int fake_select_says(struct device_list *list, const char *platform,
+                            const char *device, char choice[16],
+                            char err[256])
+{
+    const char *path = path_in_workdir("device-stderr.txt");
+    int lines;
+    stderr_to(path);
+    const int st = device_select(list, platform, device);
+    stderr_back();
+    captured(path, err, 256, &lines);
+    if (st == 0)
+        snprintf(choice, 16, "%u.%u", list->platform, list->device);
+    else
+        snprintf(choice, 16, "-");
+    return st;
+}
+
+static int fake_select(struct device_list *list, const char *platform,
+                       const char *device, char choice[16])
+{
+    char err[256];
+    return fake_select_says(list, platform, device, choice, err);
+}
+
+/* --list's text of the fake platforms. */
+static void fake_listing(const struct device_list *list, char *text,
+                         size_t size)
+{
+    const char *path = path_in_workdir("device-list.txt");
+    FILE *f = fopen(path, "w");
+    text[0] = '\0';
+    if (f == NULL)
+        return;
+    device_print(f, list, false);
+    fclose(f);
+    long len = 0;
+    unsigned char *got = slurp(path, &len);
+    if (got != NULL)
+        snprintf(text, size, "%.*s", (int)len, (const char *)got);
+    free(got);
+    remove(path);
+}
+
+/* Nothing failing: every platform and device, no warning. */
+static void test_device_enumerate(void)
+{
+    struct device_list list;
+    char err[1024], choice[16];
+    int lines;
+    fake_reset();
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == 0 && lines == 0 && list.nplatforms == 2
+              && list.platforms[1].ndevices == 3
+              && strcmp(list.platforms[1].name, "Fake One") == 0
+              && strcmp(list.platforms[1].devices[2].name, "cpu two") == 0,
+          "device.enumerate", "status %d, %d stderr lines: %s", st, lines,
+          err);
+    st = fake_select(&list, "1", "2", choice);
+    check(st == 0 && strcmp(choice, "1.2") == 0, "device.select_by_index",
+          "status %d, chose %s", st, choice);
+    device_list_free(&list);
+
+    fake_nplatforms = 0;
+    st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == HISTO_EXIT_DEVICE && strstr(err, "no OpenCL platform found")
+              != NULL, "device.no_platform", "status %d: %s", st, err);
+    device_list_free(&list);
+}
+
+/* One platform's query fails: that platform alone is skipped, with one
+ * warning; it keeps its index, so the others keep theirs. */
+static void test_device_skip_platform(void)
+{
+    struct device_list list;
+    char err[1024], text[2048], choice[16];
+    int lines;
+    fake_reset();
+    fake_nplatforms = 3;
+    fake_platforms[1].fail = CL_PLATFORM_NAME;
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == 0 && lines == 1
+              && strcmp(err, "histo: warning: platform 1 skipped: "
+                             "clGetPlatformInfo(CL_PLATFORM_NAME) failed: "
+                             "CL_OUT_OF_RESOURCES (-5)\n") == 0,
+          "device.skip_platform_warns", "status %d, %d lines: %s", st, lines,
+          err);
+    fake_listing(&list, text, sizeof text);
+    check(strstr(text, "platform 0: Fake Zero") != NULL
+              && strstr(text, "platform 1: skipped: clGetPlatformInfo("
+                              "CL_PLATFORM_NAME) failed") != NULL
+              && strstr(text, "platform 2: Fake Two") != NULL,
+          "device.skip_platform_listed", "--list says: %s", text);
+    int ok = fake_select(&list, "2", "cpu", choice) == 0
+          && strcmp(choice, "2.2") == 0;
+    ok = ok && fake_select(&list, "Two", NULL, choice) == 0
+          && strcmp(choice, "2.0") == 0;
+    ok = ok && fake_select(&list, "1", NULL, choice) == HISTO_EXIT_DEVICE;
+    ok = ok && fake_select(&list, NULL, NULL, choice) == 0
+          && strcmp(choice, "0.0") == 0;
+    check(ok, "device.skip_platform_select", "last choice %s", choice);
+    device_list_free(&list);
+
+    fake_reset();
+    fake_platforms[0].fail_device_ids = 1;
+    st = fake_enumerate(&list, err, sizeof err, &lines);
+    ok = st == 0 && lines == 1
+      && strstr(err, "platform 0 skipped: clGetDeviceIDs(") != NULL
+      && fake_select(&list, NULL, NULL, choice) == 0
+      && strcmp(choice, "1.0") == 0;
+    check(ok, "device.skip_platform_device_ids", "status %d, %d lines: %s",
+          st, lines, err);
+    device_list_free(&list);
+}
+
+/* One device's query fails: that device alone is skipped, with one
+ * warning; its neighbours keep their indexes and stay selectable. */
+static void test_device_skip_device(void)
+{
+    struct device_list list;
+    char err[1024], text[2048], choice[16];
+    int lines;
+    fake_reset();
+    fake_platforms[0].devices[0].fail = CL_DEVICE_MAX_COMPUTE_UNITS;
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == 0 && lines == 1
+              && strcmp(err, "histo: warning: platform 0 device 0 skipped: "
+                             "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS) "
+                             "failed: CL_OUT_OF_RESOURCES (-5)\n") == 0,
+          "device.skip_device_warns", "status %d, %d lines: %s", st, lines,
+          err);
+    fake_listing(&list, text, sizeof text);
+    check(strstr(text, "device 0: skipped: clGetDeviceInfo(") != NULL
+              && strstr(text, "device 1: gpu one") != NULL
+              && strstr(text, "device 2: cpu two") != NULL,
+          "device.skip_device_listed", "--list says: %s", text);
+    int ok = fake_select(&list, "0", NULL, choice) == 0
+          && strcmp(choice, "0.1") == 0;
+    ok = ok && fake_select(&list, "0", "0", choice) == HISTO_EXIT_DEVICE;
+    ok = ok && fake_select(&list, "0", "2", choice) == 0
+          && strcmp(choice, "0.2") == 0;
+    ok = ok && fake_select(&list, "0", "GPU", choice) == 0
+          && strcmp(choice, "0.1") == 0;
+    ok = ok && fake_select(&list, "0", "gpu zero", choice)
+                   == HISTO_EXIT_DEVICE;
+    check(ok, "device.skip_device_select", "last choice %s", choice);
+    device_list_free(&list);
+
+    /* nothing usable left: a clear error */
+    fake_reset();
+    fake_nplatforms = 1;
+    fake_platforms[0].ndevices = 1;
+    fake_platforms[0].devices[0].fail = CL_DEVICE_NAME;
+    st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == HISTO_EXIT_DEVICE && lines == 2
+              && strstr(err, "no usable OpenCL device") != NULL,
+          "device.none_usable", "status %d, %d lines: %s", st, lines, err);
+    device_list_free(&list);
+}
+
+/* A 1000-character name is read whole, and matched past any fixed cut. */
+static void test_device_long_name(void)
+{
+    struct device_list list;
+    char err[1024], choice[16];
+    int lines;
+    char name[1001];
+    memset(name, 'n', 1000);
+    memcpy(name + 990, "LONG-TAIL", 9);
+    name[1000] = '\0';
+    fake_reset();
+    fake_platforms[1].devices[1].name = name;
+    const int st = fake_enumerate(&list, err, sizeof err, &lines);
+    const char *got = st == 0 ? list.platforms[1].devices[1].name : NULL;
+    check(st == 0 && lines == 0 && got != NULL && strcmp(got, name) == 0,
+          "device.long_name", "status %d, name of %zu characters: %s", st,
+          got != NULL ? strlen(got) : 0, err);
+    check(st == 0 && fake_select(&list, NULL, "long-tail", choice) == 0
+              && strcmp(choice, "1.1") == 0,
+          "device.long_name_selects", "chose %s", choice);
+    device_list_free(&list);
+}
+
+/* Each device's local memory type is read; a device of the other byte
+ * order is listed but refused when chosen (exit status 4, a message). */
+static void test_device_memory_and_byte_order(void)
+{
+    struct device_list list;
+    char err[1024], choice[16], says[256];
+    int lines;
+    fake_reset();
+    fake_platforms[1].devices[0].other_byte_order = 1;
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == 0 && lines == 0
+              && list.platforms[0].devices[0].local_mem_type == CL_LOCAL
+              && list.platforms[0].devices[2].local_mem_type == CL_GLOBAL
+              && strcmp(device_local_mem_name(CL_LOCAL), "local") == 0
+              && strcmp(device_local_mem_name(CL_GLOBAL), "global") == 0
+              && strcmp(device_local_mem_name(CL_NONE), "none") == 0,
+          "device.local_mem_type", "status %d: %s", st, err);
+    st = fake_select_says(&list, "1", "0", choice, says);
+    const int refused = st == HISTO_EXIT_DEVICE
+                     && strstr(says, "device 'gpu zero' is ") != NULL
+                     && strstr(says, "-endian and this host ") != NULL;
+    check(refused && fake_select(&list, "1", "1", choice) == 0
+              && strcmp(choice, "1.1") == 0,
+          "device.other_byte_order_refused", "status %d: %s", st, says);
+    device_list_free(&list);
+}
+
+/* A device of several types is labelled with all of them, in --list and
+ * in its type_name (histo.out's selected.type), and --device selects it
+ * by each; CL_DEVICE_TYPE_DEFAULT is no type of its own. */
+static void test_device_types(void)
+{
+    struct device_list list;
+    char err[1024], text[2048], choice[16];
+    int lines;
+    fake_reset();
+    fake_nplatforms = 1;
+    fake_platforms[0].ndevices = 3;
+    fake_platforms[0].devices[0] = (struct fake_device){
+        .name = "plain gpu", .mem = CL_LOCAL,
+        .type = CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT};
+    fake_platforms[0].devices[1] = (struct fake_device){
+        .name = "oclgrind-like", .mem = CL_LOCAL,
+        .type = CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_GPU
+              | CL_DEVICE_TYPE_CPU};
+    fake_platforms[0].devices[2] = (struct fake_device){
+        .name = "custom", .type = CL_DEVICE_TYPE_CUSTOM, .mem = CL_NONE};
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    const struct device_info *d = st == 0 ? list.platforms[0].devices : NULL;
+    check(d != NULL && strcmp(d[0].type_name, "GPU") == 0
+              && strcmp(d[1].type_name, "GPU|CPU|ACCELERATOR") == 0
+              && strcmp(d[2].type_name, "CUSTOM") == 0,
+          "device.type_names", "status %d: '%s', '%s', '%s'", st,
+          d ? d[0].type_name : "", d ? d[1].type_name : "",
+          d ? d[2].type_name : "");
+    fake_listing(&list, text, sizeof text);
+    check(strstr(text, "device 1: oclgrind-like [GPU|CPU|ACCELERATOR] ")
+              != NULL, "device.type_names_listed", "--list says: %s", text);
+    int ok = fake_select(&list, NULL, "CPU", choice) == 0
+          && strcmp(choice, "0.1") == 0;
+    ok = ok && fake_select(&list, NULL, "accelerator", choice) == 0
+          && strcmp(choice, "0.1") == 0;
+    ok = ok && fake_select(&list, NULL, "GPU", choice) == 0
+          && strcmp(choice, "0.0") == 0;
+    ok = ok && fake_select(&list, NULL, "custom", choice) == 0
+          && strcmp(choice, "0.2") == 0;
+    check(ok, "device.type_words_select", "last choice %s", choice);
+    device_list_free(&list);
+}
+
+/* Without --platform PoCL is tried first, whatever --device asks; a
+ * platform listed before it gets the choice only when PoCL has no
+ * matching device. */
+static void test_device_prefers_pocl(void)
+{
+    struct device_list list;
+    char err[1024], choice[16];
+    int lines;
+    fake_reset();
+    fake_nplatforms = 3;
+    fake_platforms[0].name = "Other OpenCL";
+    fake_platforms[1].name = "Portable Computing Language";
+    fake_platforms[1].ndevices = 1;
+    fake_platforms[1].devices[0] = (struct fake_device){
+        .name = "pthread-cpu", .type = CL_DEVICE_TYPE_CPU, .mem = CL_GLOBAL};
+    fake_platforms[2].name = "Third OpenCL";
+    const int st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == 0 && fake_select(&list, NULL, "CPU", choice) == 0
+              && strcmp(choice, "1.0") == 0, "device.cpu_prefers_pocl",
+          "status %d, --device CPU chose %s", st, choice);
+    int ok = st == 0 && fake_select(&list, NULL, NULL, choice) == 0
+          && strcmp(choice, "1.0") == 0;
+    ok = ok && fake_select(&list, NULL, "GPU", choice) == 0
+          && strcmp(choice, "0.0") == 0;
+    ok = ok && fake_select(&list, NULL, "1", choice) == 0
+          && strcmp(choice, "0.1") == 0;
+    ok = ok && fake_select(&list, "0", "CPU", choice) == 0
+          && strcmp(choice, "0.2") == 0;
+    ok = ok && fake_select(&list, "Third", "CPU", choice) == 0
+          && strcmp(choice, "2.2") == 0;
+    check(ok, "device.pocl_else_first_match", "last choice %s", choice);
+    device_list_free(&list);
 }
 
 int main(int argc, char **argv)
@@ -880,5 +1401,12 @@ int main(int argc, char **argv)
     test_tune_cache_concurrent();
     test_reference();
     test_strategy_table();
+    test_device_enumerate();
+    test_device_skip_platform();
+    test_device_skip_device();
+    test_device_long_name();
+    test_device_memory_and_byte_order();
+    test_device_types();
+    test_device_prefers_pocl();
     return failures != 0;
 }
