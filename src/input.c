@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 int input_check_header(const unsigned char header[HISTO_HEADER_BYTES],
@@ -101,8 +102,30 @@ static unsigned long long reader_offset(const struct reader *r)
     return r->read - r->avail;
 }
 
-/* Moves the unused bytes to the chunk's start and reads more behind them
- * (fewer only at the end of the file). Returns 0, or -1 on a read error. */
+/* Reads what the file has ready, up to len bytes, from its descriptor:
+ * a FIFO or a terminal gives what was written so far, so the header can
+ * be checked before the writer has sent the values. Returns the bytes
+ * read (0 only at the end of the file), or -1 on a read error. */
+static long long read_some(struct reader *r, unsigned char *dst, size_t len)
+{
+    ssize_t got;
+    if (len > (size_t)1 << 30)
+        len = (size_t)1 << 30; /* within any read()'s SSIZE_MAX */
+    do
+        got = read(fileno(r->file), dst, len);
+    while (got < 0 && errno == EINTR);
+    if (got < 0) {
+        histo_error("cannot read input '%s': %s", r->name, strerror(errno));
+        return reader_failed(r, HISTO_EXIT_INPUT);
+    }
+    r->read += (size_t)got;
+    if (got == 0)
+        r->eof = true;
+    return got;
+}
+
+/* Moves the unused bytes to the chunk's start and reads what is ready
+ * behind them. Returns 0, or -1 on a read error. */
 static int refill(struct reader *r)
 {
     if (r->eof)
@@ -110,18 +133,11 @@ static int refill(struct reader *r)
     if (r->avail > 0 && r->next != r->chunk)
         memmove(r->chunk, r->next, r->avail);
     r->next = r->chunk;
-    const size_t room = READ_CHUNK - r->avail;
-    const size_t got = fread(r->chunk + r->avail, 1, room, r->file);
-    r->avail += got;
-    r->read += got;
-    if (got < room) {
-        if (ferror(r->file)) {
-            histo_error("cannot read input '%s': %s", r->name,
-                        strerror(errno));
-            return reader_failed(r, HISTO_EXIT_INPUT);
-        }
-        r->eof = true;
-    }
+    const long long got = read_some(r, r->chunk + r->avail,
+                                    READ_CHUNK - r->avail);
+    if (got < 0)
+        return -1;
+    r->avail += (size_t)got;
     return 0;
 }
 
@@ -141,20 +157,12 @@ static long long raw_read(struct reader *r, unsigned char *dst, size_t len)
     memcpy(dst, r->next, done);
     r->next += done;
     r->avail -= done;
-    if (done < len && !r->eof) {
-        /* The rest straight into dst: no copy through the chunk. */
-        const size_t want = len - done;
-        const size_t got = fread(dst + done, 1, want, r->file);
-        r->read += got;
-        done += got;
-        if (got < want) {
-            if (ferror(r->file)) {
-                histo_error("cannot read input '%s': %s", r->name,
-                            strerror(errno));
-                return reader_failed(r, HISTO_EXIT_INPUT);
-            }
-            r->eof = true;
-        }
+    /* The rest straight into dst: no copy through the chunk. */
+    while (done < len && !r->eof) {
+        const long long got = read_some(r, dst + done, len - done);
+        if (got < 0)
+            return -1;
+        done += (size_t)got;
     }
     return (long long)done;
 }
@@ -338,7 +346,8 @@ static int read_values(struct reader *r, struct histo_input *in)
 
 /* The header, the values, then the end of the data: nothing may follow the
  * values, and every gzip member must have been read to its trailer. */
-static int read_input(struct reader *r, struct histo_input *in)
+static int read_input(struct reader *r, struct histo_input *in,
+                      input_size_check check, void *arg)
 {
     unsigned char header[HISTO_HEADER_BYTES];
     char why[256];
@@ -355,7 +364,10 @@ static int read_input(struct reader *r, struct histo_input *in)
         histo_error("input '%s': %s", r->name, why);
         return HISTO_EXIT_INPUT;
     }
-    const int status = read_values(r, in);
+    int status = check != NULL ? check(in, arg) : HISTO_OK;
+    if (status != HISTO_OK)
+        return status;
+    status = read_values(r, in);
     if (status != HISTO_OK)
         return status;
 
@@ -390,13 +402,14 @@ static int decode_values(const char *name, struct histo_input *in)
     return HISTO_OK;
 }
 
-int input_read_stream(FILE *file, const char *name, struct histo_input *in)
+static int read_stream(FILE *file, const char *name, struct histo_input *in,
+                       input_size_check check, void *arg)
 {
     struct reader r;
     memset(in, 0, sizeof *in);
     int status = reader_open(&r, file, name);
     if (status == HISTO_OK)
-        status = read_input(&r, in);
+        status = read_input(&r, in, check, arg);
     reader_close(&r);
     if (status == HISTO_OK)
         status = decode_values(name, in);
@@ -405,7 +418,18 @@ int input_read_stream(FILE *file, const char *name, struct histo_input *in)
     return status;
 }
 
+int input_read_stream(FILE *file, const char *name, struct histo_input *in)
+{
+    return read_stream(file, name, in, NULL, NULL);
+}
+
 int input_read(const char *path, struct histo_input *in)
+{
+    return input_read_checked(path, in, NULL, NULL);
+}
+
+int input_read_checked(const char *path, struct histo_input *in,
+                       input_size_check check, void *arg)
 {
     memset(in, 0, sizeof *in);
     errno = 0;
@@ -415,7 +439,7 @@ int input_read(const char *path, struct histo_input *in)
                     errno ? strerror(errno) : "out of memory");
         return HISTO_EXIT_INPUT;
     }
-    const int status = input_read_stream(file, path, in);
+    const int status = read_stream(file, path, in, check, arg);
     fclose(file);
     return status;
 }

@@ -36,8 +36,18 @@ int input_check_header(const unsigned char header[HISTO_HEADER_BYTES],
  * (message printed) / HISTO_EXIT_INTERNAL (host memory). */
 int input_read(const char *path, struct histo_input *in);
 
-/* The same from an open stream, read to its end but not closed; name is
- * used in messages. For callers that do not read from a path (the fuzzer). */
+/* Called once the header is checked, before any value is read or
+ * decompressed, with the sizes of `in` filled: returns 0 to go on, or an
+ * exit status (after printing why) that input_read_checked returns. */
+typedef int (*input_size_check)(const struct histo_input *in, void *arg);
+
+/* input_read with check(in, arg) between the header and the values. */
+int input_read_checked(const char *path, struct histo_input *in,
+                       input_size_check check, void *arg);
+
+/* The same from an open stream, read to its end through its descriptor
+ * (stdio's buffer is not used) but not closed; name is used in messages.
+ * For callers that do not read from a path (the fuzzer). */
 int input_read_stream(FILE *file, const char *name, struct histo_input *in);
 
 void input_free(struct histo_input *in);

@@ -15,6 +15,7 @@
 #include "timer.h"
 #include "tune.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,27 @@ static FILE *summary_stream(const struct histo_options *opt)
 {
     return outfile_is_stdout(opt->output) || outfile_is_stdout(opt->timing)
                ? stderr : stdout;
+}
+
+/* Whether the input's values and its histogram fit the device: each in
+ * one allocation, both in its memory. The strategies check their other
+ * buffers when they plan them. */
+static int input_fits(const struct histo_input *in, void *arg)
+{
+    const struct device_info *dev = arg;
+    const uint64_t values = (uint64_t)in->nvalues * sizeof(cl_uint);
+    int status = device_check_alloc(dev, "input", values);
+    if (status == HISTO_OK)
+        status = device_check_alloc(dev, "histogram", in->nbins);
+    if (status == HISTO_OK && values + in->nbins > dev->global_mem) {
+        histo_error("the input (%" PRIu64 " bytes) and its histogram (%"
+                    PRIu32 " bytes) need more than the %llu bytes of "
+                    "memory '%s' has (CL_DEVICE_GLOBAL_MEM_SIZE)", values,
+                    in->nbins, (unsigned long long)dev->global_mem,
+                    dev->name);
+        status = HISTO_EXIT_DEVICE;
+    }
+    return status;
 }
 
 int main(int argc, char **argv)
@@ -75,20 +97,27 @@ int main(int argc, char **argv)
         || (status = outfile_prepare(opt.timing, true)) != HISTO_OK)
         return status;
 
+    /* The device first: an input too large for it is refused from its
+     * header, before gigabytes are read or decompressed. */
     t = timer_now();
-    if ((status = input_read(opt.input, &input)) != HISTO_OK)
+    if ((status = device_enumerate(&devices)) != HISTO_OK
+        || (status = device_select(&devices, opt.platform, opt.device))
+               != HISTO_OK)
+        goto fail;
+    ph.setup_s = timer_now() - t;
+    const struct device_info *dev = device_selected(&devices);
+
+    t = timer_now();
+    if ((status = input_read_checked(opt.input, &input, input_fits,
+                                     (void *)dev)) != HISTO_OK)
         goto fail;
     ph.read_s = timer_now() - t;
 
     t = timer_now();
-    if ((status = device_enumerate(&devices)) != HISTO_OK
-        || (status = device_select(&devices, opt.platform, opt.device))
-               != HISTO_OK
-        || (status = device_open(&devices, &context, &queue)) != HISTO_OK)
+    if ((status = device_open(&devices, &context, &queue)) != HISTO_OK)
         goto fail;
-    ph.setup_s = timer_now() - t;
+    ph.setup_s += timer_now() - t;
 
-    const struct device_info *dev = device_selected(&devices);
     strategy = opt.strategy != NULL ? strategy_find(opt.strategy)
                                     : strategy_default(dev);
     t = timer_now();

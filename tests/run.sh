@@ -500,6 +500,26 @@ if [ "$PLATFORM" = "Portable Computing Language" ]; then
     expect device.allocation_too_large 4 "CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
         run_histo --batches 65536 -i "$W/gauss.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 fi
+# An input larger than the device allows is refused from its header,
+# before any value is read: here the header comes through a FIFO whose
+# writer then sends nothing more, so a reader that waited for the values
+# would block until the timeout.
+max_alloc=$(sed -n 's/^selected.max_alloc_bytes = //p' "$W/gz.cpu.out" "$W/gz.eye.out" 2>/dev/null | head -n 1)
+if [ -z "$max_alloc" ] || [ "$max_alloc" -ge 8589934592 ]; then
+    echo "input.too_large_from_header: skipped: the device allows ${max_alloc:-?} bytes, not less than 2^31 values need"
+else
+    rm -f "$W/big.fifo"
+    mkfifo "$W/big.fifo"
+    # 65536 x 32768 values (2^31, 8 GiB) into 256 x 8192 bins
+    { printf '\000\000\001\000\000\200\000\000\000\001\000\000\000\040\000\000'; sleep 60; } >"$W/big.fifo" &
+    writer=$!
+    set -- --platform "$PLATFORM"
+    [ -z "$DEVICE" ] || set -- "$@" --device "$DEVICE"
+    expect input.too_large_from_header 4 "input buffer needs 8589934592 bytes.*CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
+        timeout 30 $HISTO "$@" -i "$W/big.fifo" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+    kill $writer 2>/dev/null
+    wait $writer 2>/dev/null
+fi
 
 # Histograms of up to 2^32 - 1 bins pass the input check, so no loop or
 # index over bins may wrap: with 2^32 - 64 bins (the 20-byte input below,
