@@ -41,7 +41,7 @@ void cli_usage(FILE *f)
 "writes the last result to OUTPUT.bmp.\n"
 "\n"
 "  -i FILE             input file (required)\n"
-"  -o FILE             output BMP (required)\n"
+"  -o FILE             output BMP (required; - for standard output)\n"
 "  --platform P        platform by index or by (part of) its name\n"
 "                      (default $HISTO_PLATFORM, else PoCL if it has a\n"
 "                      device D names, else the first platform with one)\n"
@@ -73,8 +73,12 @@ void cli_usage(FILE *f)
 "  --list              list platforms and devices with their indexes\n"
 "  --help              this text\n"
 "\n"
+"Outputs never replace anything but regular files: devices and FIFOs\n"
+"are written in place, links followed, folders refused; -i, -o, --timing\n"
+"and the tune cache must be different files.\n"
+"\n"
 "Exit status: 0 success, 1 internal error, 2 usage, 3 input, 4 OpenCL\n"
-"device or kernel, 5 output not written.\n", f);
+"device or kernel, 5 output not written, 128+N ended by signal N.\n", f);
 }
 
 /* Whole-string unsigned decimal in [min, max]; no sign, no spaces. */
