@@ -17,6 +17,7 @@ static const struct histo_options defaults = {
     .input = NULL,
     .output = NULL,
     .timing = "histo.out",
+    .raw = NULL,
     .platform = NULL,
     .device = NULL,
     .kernel_dir = HISTO_KERNEL_DIR,
@@ -50,6 +51,8 @@ void cli_usage(FILE *f)
 "                      matches each; default $HISTO_DEVICE, else the\n"
 "                      platform's first)\n"
 "  --timing FILE       configuration and timing report (default histo.out)\n"
+"  --raw FILE          the 8-bit counters, row-major, no header (what is\n"
+"                      validated; histo.out holds their SHA-256 digest)\n"
 "  --strategy S        how the device computes it: eye (the published\n"
 "                      local-memory design, for GPUs), cpu (private\n"
 "                      histograms, for implicit caches) or auto (default:\n"
@@ -74,8 +77,8 @@ void cli_usage(FILE *f)
 "  --help              this text\n"
 "\n"
 "Outputs never replace anything but regular files: devices and FIFOs\n"
-"are written in place, links followed, folders refused; -i, -o, --timing\n"
-"and the tune cache must be different files.\n"
+"are written in place, links followed, folders refused; -i, -o, --timing,\n"
+"--raw and the tune cache must be different files.\n"
 "\n"
 "Exit status: 0 success, 1 internal error, 2 usage, 3 input, 4 OpenCL\n"
 "device or kernel, 5 output not written, 128+N ended by signal N.\n", f);
@@ -154,6 +157,8 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
             target = &opt->output;
         } else if (strcmp(arg, "--timing") == 0) {
             target = &opt->timing;
+        } else if (strcmp(arg, "--raw") == 0) {
+            target = &opt->raw;
         } else if (strcmp(arg, "--platform") == 0) {
             target = &opt->platform;
         } else if (strcmp(arg, "--device") == 0) {

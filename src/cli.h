@@ -18,6 +18,7 @@ struct histo_options {
     const char *input;       /* -i FILE (required)                      */
     const char *output;      /* -o FILE.bmp (required)                  */
     const char *timing;      /* --timing FILE, default "histo.out"      */
+    const char *raw;         /* --raw FILE: the counters, NULL = none   */
     const char *platform;    /* --platform or $HISTO_PLATFORM, NULL=auto */
     const char *device;      /* --device or $HISTO_DEVICE, NULL = auto  */
     const char *kernel_dir;  /* --kernels or $HISTO_KERNEL_DIR          */

@@ -3,6 +3,7 @@
  */
 #include "bmp.h"
 #include "cli.h"
+#include "counts.h"
 #include "device.h"
 #include "error.h"
 #include "input.h"
@@ -94,7 +95,9 @@ int main(int argc, char **argv)
     if ((status = paths_check_distinct(&opt, cached ? cache : NULL))
             != HISTO_OK
         || (status = outfile_prepare(opt.output, true)) != HISTO_OK
-        || (status = outfile_prepare(opt.timing, true)) != HISTO_OK)
+        || (status = outfile_prepare(opt.timing, true)) != HISTO_OK
+        || (opt.raw != NULL
+            && (status = outfile_prepare(opt.raw, true)) != HISTO_OK))
         return status;
 
     /* The device first: an input too large for it is refused from its
@@ -171,6 +174,11 @@ int main(int argc, char **argv)
         goto fail;
     ph.download_s = timer_now() - t;
 
+    char digest[COUNTS_DIGEST_CHARS];
+    counts_digest(histo, input.nbins, digest);
+    if (opt.raw != NULL
+        && (status = counts_save(opt.raw, histo, input.nbins)) != HISTO_OK)
+        goto fail;
     t = timer_now();
     if ((status = bmp_save(opt.output, histo, input.histo_width,
                            input.histo_height)) != HISTO_OK)
@@ -188,8 +196,10 @@ int main(int argc, char **argv)
         .knobs = &knobs,
         .tuning = opt.tune ? &tuning : NULL,
         .phases = ph,
+        .digest = digest,
     };
-    /* The BMP and the report appear together or not at all. */
+    /* The BMP, the report and the raw counters appear together or not at
+     * all. */
     if ((status = report_write(&report, opt.timing)) != HISTO_OK
         || (status = outfile_publish_all()) != HISTO_OK)
         goto fail;

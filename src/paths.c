@@ -46,9 +46,16 @@ int paths_check_distinct(const struct histo_options *opt,
         {.option = "-i", .path = opt->input},
         {.option = "-o", .path = opt->output, .output = true},
         {.option = "--timing", .path = opt->timing, .output = true},
+        {.option = "--raw", .path = opt->raw, .output = true},
         {.option = "the tune cache", .path = tune_cache, .output = true},
     };
-    const size_t n = tune_cache != NULL ? 4 : 3;
+    /* The files this run names, in that order; --raw and the cache are
+     * optional. */
+    size_t n = 3;
+    if (opt->raw != NULL)
+        files[n++] = files[3];
+    if (tune_cache != NULL)
+        files[n++] = files[4];
     int status = HISTO_OK;
     for (size_t i = 0; i < n; ++i)
         identify(&files[i]);
@@ -57,7 +64,8 @@ int paths_check_distinct(const struct histo_options *opt,
             const struct named_file *a = &files[i], *b = &files[j];
             if (!same_file(a, b))
                 continue;
-            if (a->output && b->output && a->exists && j < 3
+            if (a->output && b->output && a->exists
+                && strcmp(b->option, "the tune cache") != 0
                 && S_ISCHR(a->st.st_mode))
                 continue;
             histo_error("%s '%s' and %s '%s' are the same file; writing one "

@@ -1,6 +1,7 @@
 /*
- * paths.h - the files one run names (input, BMP, report, tune cache) must
- * be different files, checked before anything is removed or read.
+ * paths.h - the files one run names (input, BMP, report, raw counters,
+ * tune cache) must be different files, checked before anything is
+ * removed or read.
  */
 #ifndef HISTO_PATHS_H
 #define HISTO_PATHS_H
@@ -8,11 +9,12 @@
 #include "cli.h"
 
 /* Refuses (HISTO_EXIT_USAGE, message naming both options) any two of -i,
- * -o, --timing and the tune cache (NULL when unused) that are the same
- * file: the same device and inode when it exists, else the same path once
- * symbolic links are followed and the folder made canonical. The BMP and
- * the report may share a character device (-o /dev/null --timing
- * /dev/null): writing one cannot destroy the other there. */
+ * -o, --timing, --raw (when given) and the tune cache (NULL when unused)
+ * that are the same file: the same device and inode when it exists, else
+ * the same path once symbolic links are followed and the folder made
+ * canonical. The BMP, the report and the raw counters may share a
+ * character device (-o /dev/null --timing /dev/null): writing one cannot
+ * destroy the other there. */
 int paths_check_distinct(const struct histo_options *opt,
                          const char *tune_cache);
 

@@ -129,6 +129,9 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "input.histogram = %ux%u\n", in->histo_width, in->histo_height);
     fprintf(f, "input.values = %zu\n", in->nvalues);
     fprintf(f, "output.path = %s\n", r->options->output);
+    if (r->options->raw != NULL)
+        fprintf(f, "output.raw_path = %s\n", r->options->raw);
+    fprintf(f, "histogram.digest = %s\n", r->digest);
     fprintf(f, "iterations = %lu\n", t->iterations);
     print_devices(f, r->devices);
     fprintf(f, "strategy = %s\n", r->strategy->name);

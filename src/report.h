@@ -38,6 +38,7 @@ struct report {
     const struct tune_knobs *knobs;
     const struct tune_result *tuning; /* NULL without --tune */
     struct phase_times phases;
+    const char *digest;               /* counts_digest of the result */
 };
 
 /* Writes the timing file atomically; returns 0 or HISTO_EXIT_OUTPUT. */

@@ -9,6 +9,7 @@
  */
 #include "bmp.h"
 #include "cli.h"
+#include "counts.h"
 #include "device.h"
 #include "error.h"
 #include "input.h"
@@ -821,6 +822,53 @@ static void test_tune_cache_concurrent(void)
     remove(path);
 }
 
+/* SHA-256 against the published FIPS 180 examples, around the padding's
+ * block boundary too, and the raw file's bytes. */
+static void test_counts_digest(void)
+{
+    static const struct {
+        const char *text;
+        const char *hex;
+    } known[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; ++i) {
+        char got[COUNTS_DIGEST_CHARS], name[64];
+        counts_digest((const uint8_t *)known[i].text, strlen(known[i].text),
+                      got);
+        snprintf(name, sizeof name, "counts.sha256_%zu_bytes",
+                 strlen(known[i].text));
+        check(strncmp(got, "sha256:", 7) == 0
+                  && strcmp(got + 7, known[i].hex) == 0,
+              name, "got %s", got);
+    }
+    /* one million 'a': many whole blocks */
+    uint8_t *a = malloc(1000000);
+    if (a != NULL) {
+        char got[COUNTS_DIGEST_CHARS];
+        memset(a, 'a', 1000000);
+        counts_digest(a, 1000000, got);
+        check(strcmp(got, "sha256:cdc76e5c9914fb9281a1c7e284d73e67f1809a48"
+                          "a497200e046d39ccc7112cd0") == 0,
+              "counts.sha256_million_a", "got %s", got);
+        free(a);
+    }
+    const uint8_t counts[5] = {0, 1, 254, 255, 7};
+    const char *path = path_in_workdir("counts.raw");
+    long len = 0;
+    unsigned char *back = NULL;
+    if (counts_save(path, counts, sizeof counts) == HISTO_OK)
+        back = slurp(path, &len);
+    check(back != NULL && len == (long)sizeof counts
+              && memcmp(back, counts, sizeof counts) == 0,
+          "counts.raw_file", "%ld bytes back", len);
+    free(back);
+    remove(path);
+}
+
 static void test_reference(void)
 {
     enum { N = 700 };
@@ -1399,6 +1447,7 @@ int main(int argc, char **argv)
     test_tune_cache_path();
     test_tune_cache_file();
     test_tune_cache_concurrent();
+    test_counts_digest();
     test_reference();
     test_strategy_table();
     test_device_enumerate();

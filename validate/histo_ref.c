@@ -1,11 +1,13 @@
 /*
  * histo_ref.c - the sequential reference: reads a 116.histo input, counts
- * it with the plain loop of src/reference.c and writes the BMP. Its output
- * is what every device and strategy must reproduce byte for byte.
+ * it with the plain loop of src/reference.c and writes the BMP and, when
+ * asked, the raw 8-bit counters (row-major, no header, as histo --raw).
+ * Its counters are what every device and strategy must reproduce.
  *
- *   histo-ref INPUT OUTPUT.bmp
+ *   histo-ref INPUT OUTPUT.bmp [OUTPUT.raw]
  */
 #include "bmp.h"
+#include "counts.h"
 #include "error.h"
 #include "input.h"
 #include "reference.h"
@@ -15,8 +17,8 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fputs("usage: histo-ref INPUT OUTPUT.bmp\n", stderr);
+    if (argc != 3 && argc != 4) {
+        fputs("usage: histo-ref INPUT OUTPUT.bmp [OUTPUT.raw]\n", stderr);
         return HISTO_EXIT_USAGE;
     }
     struct histo_input in;
@@ -30,6 +32,8 @@ int main(int argc, char **argv)
     }
     reference_histogram(in.values, in.nvalues, in.nbins, histo);
     status = bmp_save(argv[2], histo, in.histo_width, in.histo_height);
+    if (status == HISTO_OK && argc == 4)
+        status = counts_save(argv[3], histo, in.nbins);
     free(histo);
     input_free(&in);
     return status;
