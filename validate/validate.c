@@ -1,12 +1,25 @@
 /*
- * validate.c - the validator of 116.histo: compares the BMP a run produced
- * with the reference output of its dataset, byte for byte, and names the
- * pixels that differ.
+ * validate.c - the validator of 116.histo: compares the raw counters a
+ * run produced (histo --raw) with the reference counters of its dataset,
+ * and its BMP with the reference BMP, byte for byte, and names the bins
+ * that differ.
  *
- *   histo-validate GOT.bmp EXPECTED.bmp   either file raw or gzip-compressed
- *   histo-validate --stats FILE.bmp       how many bins are empty, counted,
- *                                         saturated
+ *   histo-validate --raw WxH GOT EXPECTED  raw 8-bit counters, W x H of
+ *                                          them, row-major; either file
+ *                                          may be gzip-compressed
+ *   histo-validate GOT.bmp EXPECTED.bmp    BMPs, either may be .gz
+ *   histo-validate --stats FILE.bmp        how many bins are empty,
+ *                                          counted, saturated
  *
+ * The counters are the result: the BMP's colour map gives several counts
+ * one colour (253 and 254 are both red 254), so only the raw comparison
+ * sees an off-by-one near saturation; the BMP comparison checks the BMP
+ * writer.
+ *
+ * For counters: "PASS: ..." on stdout, or "FAIL: N of M bins differ"
+ * followed by the first differing bins in order, each as
+ * (row, column) bin B: got COUNT, expected COUNT.
+ * For BMPs:
  * Prints "PASS: ..." on stdout, or "FAIL: N of M pixels differ" followed by
  * the first differing pixels in histogram order, each as
  * (row, column): got COUNT (red R), expected COUNT (red R). Row 0 is the
@@ -383,15 +396,114 @@ static int stats(const struct bmp_image *img)
     return odd > 0 ? VALIDATE_BAD_FILE : VALIDATE_PASS;
 }
 
+/* Loads exactly n raw counters (raw or gzip-compressed): fewer or more
+ * bytes in the file is VALIDATE_BAD_FILE. */
+static int counts_load(const char *path, size_t n, unsigned char **out)
+{
+    *out = NULL;
+    errno = 0;
+    gzFile gz = gzopen(path, "rb");
+    if (gz == NULL) {
+        complain(path, "cannot open: %s",
+                 errno != 0 ? strerror(errno) : "out of memory");
+        return errno != 0 ? VALIDATE_BAD_FILE : VALIDATE_MEMORY;
+    }
+    int status = VALIDATE_BAD_FILE;
+    unsigned char *buf = malloc(n + 1);
+    if (buf == NULL) {
+        complain(path, "out of memory for %zu bytes", n);
+        status = VALIDATE_MEMORY;
+        goto fail;
+    }
+    /* One byte more than expected tells a longer file. */
+    const long long got = read_fully(gz, path, buf, n + 1);
+    if (got < 0)
+        goto fail;
+    if ((size_t)got != n) {
+        complain(path, "%s counters: the file holds %s%lld bytes, the "
+                 "histogram %zu bins", (size_t)got < n ? "too few"
+                 : "too many", (size_t)got > n ? "more than " : "",
+                 (size_t)got > n ? (long long)n : got, n);
+        goto fail;
+    }
+    *out = buf;
+    buf = NULL;
+    status = VALIDATE_PASS;
+fail:
+    free(buf);
+    gzclose(gz);
+    return status;
+}
+
+static int compare_counts(const char *got_path, const char *want_path,
+                          uint32_t w, uint32_t h)
+{
+    const size_t n = (size_t)w * h;
+    unsigned char *got = NULL, *want = NULL;
+    int status = counts_load(got_path, n, &got);
+    if (status == VALIDATE_PASS)
+        status = counts_load(want_path, n, &want);
+    if (status != VALIDATE_PASS)
+        goto done;
+    uint64_t diffs = 0;
+    for (size_t i = 0; i < n; ++i)
+        diffs += got[i] != want[i];
+    if (diffs == 0) {
+        printf("PASS: %s matches %s (%" PRIu32 "x%" PRIu32 " counters)\n",
+               got_path, want_path, w, h);
+        goto done;
+    }
+    printf("FAIL: %" PRIu64 " of %zu bins differ\n", diffs, n);
+    unsigned shown = 0;
+    for (size_t i = 0; i < n && shown < VALIDATE_SHOWN; ++i)
+        if (got[i] != want[i]) {
+            printf("  (row %zu, column %zu) bin %zu: got %u, expected %u\n",
+                   i / w, i % w, i, got[i], want[i]);
+            ++shown;
+        }
+    if (diffs > shown)
+        printf("  ... and %" PRIu64 " more\n", diffs - shown);
+    status = VALIDATE_FAIL;
+done:
+    free(got);
+    free(want);
+    return status;
+}
+
+/* "WxH" with both sides in 1..2^32-1 and a product that fits size_t. */
+static int parse_shape(const char *text, uint32_t *w, uint32_t *h)
+{
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long a = strtoull(text, &end, 10);
+    if (end == text || *end != 'x' || errno != 0 || a == 0 || a > UINT32_MAX)
+        return -1;
+    const char *rest = end + 1;
+    const unsigned long long b = strtoull(rest, &end, 10);
+    if (end == rest || *end != '\0' || errno != 0 || b == 0 || b > UINT32_MAX
+        || a * b > SIZE_MAX - 1 || text[0] == '-' || rest[0] == '-')
+        return -1;
+    *w = (uint32_t)a;
+    *h = (uint32_t)b;
+    return 0;
+}
+
 static int usage(void)
 {
-    fputs("usage: histo-validate GOT.bmp EXPECTED.bmp  (either may be .gz)\n"
+    fputs("usage: histo-validate --raw WxH GOT EXPECTED  (either may be .gz)\n"
+          "       histo-validate GOT.bmp EXPECTED.bmp  (either may be .gz)\n"
           "       histo-validate --stats FILE.bmp\n", stderr);
     return VALIDATE_USAGE;
 }
 
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "--raw") == 0) {
+        uint32_t w, h;
+        if (parse_shape(argv[2], &w, &h) != 0)
+            return usage();
+        return compare_counts(argv[3], argv[4], w, h);
+    }
     if (argc != 3)
         return usage();
     struct bmp_image a, b = {0};
