@@ -8,9 +8,10 @@
  * draws that fall outside the histogram are drawn again.
  *
  *   histo-gen -o FILE [--gzip] [--image WxH] [--histo WxH] [--seed N]
- *             [--dist gauss|twoeye|uniform|onebin|sweep]
+ *             [--dist gauss|twoeye|uniform|onebin|sweep|counts]
  *             [--row-mean R] [--row-sigma S] [--col-mean C] [--col-sigma S]
  *             [--second-row R] [--outliers PPM] [--bin B] [--span K]
+ *             [--counts B:N,B:N,...]
  *
  * gauss:   one eye at (row-mean, col-mean); PPM per million values are
  *          uniform over the whole histogram instead.
@@ -20,6 +21,9 @@
  * sweep:   value i is bin B + (i mod K), K = --span (default: all bins,
  *          B then wrapping around): each of the K bins gets the same count
  *          (+-1) whatever the size.
+ * counts:  bin B gets exactly N values for each B:N of --counts, in an
+ *          order shuffled by the seed; the image must hold the sum of the
+ *          N exactly. For tests that need known counts per bin.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -36,6 +40,8 @@ struct gen {
     int64_t row_mean, row_sigma, col_mean, col_sigma, second_row;
     uint32_t outliers_ppm, bin;
     uint64_t span; /* sweep: bins covered, 0 = all */
+    const char *counts;   /* counts: "B:N,B:N,..."            */
+    uint32_t *planned;    /* counts: every value, shuffled    */
 };
 
 /* splitmix64: small, fast, and the same everywhere. */
@@ -87,6 +93,8 @@ static uint32_t draw(const struct gen *g, uint64_t *s, uint64_t i)
         return (uint32_t)below(s, nbins);
     if (strcmp(g->dist, "onebin") == 0)
         return g->bin;
+    if (strcmp(g->dist, "counts") == 0)
+        return g->planned[i];
     if (strcmp(g->dist, "sweep") == 0)
         return g->span != 0 ? (uint32_t)(g->bin + i % g->span)
                             : (uint32_t)((g->bin + i) % nbins);
@@ -125,6 +133,58 @@ static int parse_size(const char *text, uint32_t *w, uint32_t *h)
         return -1;
     *w = (uint32_t)a;
     *h = (uint32_t)b;
+    return 0;
+}
+
+/* Expands --counts into g->planned (n values) and shuffles it
+ * (Fisher-Yates with the seed). Returns 0, or -1 with why set. */
+static int plan_counts(struct gen *g, uint64_t n, uint64_t nbins,
+                       const char **why)
+{
+    if (g->counts == NULL) {
+        *why = "--dist counts needs --counts B:N,...";
+        return -1;
+    }
+    if (n > (UINT64_C(1) << 28)) {
+        *why = "--dist counts takes at most 2^28 values";
+        return -1;
+    }
+    g->planned = malloc((size_t)n * sizeof *g->planned + 1);
+    if (g->planned == NULL) {
+        *why = "out of memory";
+        return -1;
+    }
+    uint64_t have = 0;
+    for (const char *p = g->counts; *p != '\0';) {
+        char *end;
+        errno = 0;
+        const unsigned long long bin = strtoull(p, &end, 10);
+        if (end == p || *end != ':' || bin >= nbins || errno != 0) {
+            *why = "bad --counts: expected B:N,... with B a bin";
+            return -1;
+        }
+        p = end + 1;
+        const unsigned long long count = strtoull(p, &end, 10);
+        if (end == p || (*end != ',' && *end != '\0') || errno != 0
+            || count > n - have) {
+            *why = "bad --counts, or more values than the image holds";
+            return -1;
+        }
+        for (unsigned long long k = 0; k < count; ++k)
+            g->planned[have++] = (uint32_t)bin;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (have != n) {
+        *why = "--counts adds up to fewer values than the image holds";
+        return -1;
+    }
+    uint64_t state = g->seed;
+    for (uint64_t i = n; i > 1; --i) {
+        const uint64_t j = below(&state, i);
+        const uint32_t t = g->planned[i - 1];
+        g->planned[i - 1] = g->planned[j];
+        g->planned[j] = t;
+    }
     return 0;
 }
 
@@ -174,6 +234,8 @@ int main(int argc, char **argv)
             g.dist = v, bad = v == NULL;
         else if (strcmp(a, "--seed") == 0)
             bad = parse_u64(v, &g.seed);
+        else if (strcmp(a, "--counts") == 0)
+            g.counts = v, bad = v == NULL;
         else if ((bad = parse_u64(v, &x)) != 0 || x > INT32_MAX)
             return usage(v == NULL ? "option needs a value"
                                    : "bad or unknown option");
@@ -200,7 +262,7 @@ int main(int argc, char **argv)
         i += takes;
     }
     static const char *const dists[] = {"gauss", "twoeye", "uniform",
-                                        "onebin", "sweep"};
+                                        "onebin", "sweep", "counts"};
     int known = 0;
     for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d)
         known |= strcmp(g.dist, dists[d]) == 0;
@@ -217,6 +279,12 @@ int main(int argc, char **argv)
         g.col_mean = g.histo_w / 2;
     if (g.second_row < 0)
         g.second_row = g.histo_h / 4;
+    const char *why = NULL;
+    if (strcmp(g.dist, "counts") == 0
+        && plan_counts(&g, (uint64_t)g.img_w * g.img_h, nbins, &why) != 0) {
+        free(g.planned);
+        return usage(why);
+    }
 
     gzFile gz = NULL;
     FILE *f = NULL;
@@ -227,6 +295,7 @@ int main(int argc, char **argv)
     if (gz == NULL && f == NULL) {
         fprintf(stderr, "histo-gen: cannot create '%s': %s\n", g.out,
                 strerror(errno));
+        free(g.planned);
         return 1;
     }
     unsigned char buf[4096];
@@ -247,6 +316,7 @@ int main(int argc, char **argv)
         }
     }
     failed |= gz != NULL ? gzclose(gz) != Z_OK : fclose(f) != 0;
+    free(g.planned);
     if (failed) {
         fprintf(stderr, "histo-gen: cannot write '%s'\n", g.out);
         remove(g.out);
