@@ -59,8 +59,9 @@ printf '%-8s %9s %-26s %-5s %5s %5s %10s %10s %10s %8s %10s %8s %s\n' \
 status=0
 for name in $INPUTS; do
     in=$(input_file "$name") || { status=1; continue; }
-    [ -s "$W/$name.ref.bmp" ] && [ "$W/$name.ref.bmp" -nt "$in" ] \
-        || $B/histo-ref "$in" "$W/$name.ref.bmp" || { status=1; continue; }
+    [ -s "$W/$name.ref.raw" ] && [ "$W/$name.ref.raw" -nt "$in" ] \
+        || $B/histo-ref "$in" "$W/$name.ref.bmp" "$W/$name.ref.raw" \
+        || { status=1; continue; }
     ref_us=$($B/ref-bench "$in" "$MIN_SECONDS" | sed -n 's/^reference.median_us = //p')
     # size the run: ten iterations first, then enough for MIN_SECONDS
     ./histo "$@" -i "$in" -o "$W/$name.bmp" --timing "$W/$name.probe.out" -- 10 \
@@ -69,9 +70,11 @@ for name in $INPUTS; do
     its=$(awk -v s="$MIN_SECONDS" -v p="$per" 'BEGIN { n = int(s * 1e6 / p) + 1;
         if (n < 10) n = 10; if (n > 1000000) n = 1000000; print n }')
     out=$W/$name.out
-    ./histo "$@" -i "$in" -o "$W/$name.bmp" --timing "$out" -- "$its" \
+    ./histo "$@" -i "$in" -o "$W/$name.bmp" --raw "$W/$name.raw" --timing "$out" -- "$its" \
         >/dev/null 2>"$W/$name.err" || { cat "$W/$name.err" >&2; status=1; continue; }
-    if cmp -s "$W/$name.bmp" "$W/$name.ref.bmp"; then check=byte-exact
+    # byte-exact: the raw counters, then the BMP
+    if cmp -s "$W/$name.raw" "$W/$name.ref.raw" \
+       && cmp -s "$W/$name.bmp" "$W/$name.ref.bmp"; then check=byte-exact
     else check=DIFFERS; status=1; fi
     values=$(key "$out" input.values)
     iter=$(key "$out" iteration.device.median_us)

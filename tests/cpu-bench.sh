@@ -65,7 +65,7 @@ for size in $SIZES; do
     esac
     # shellcheck disable=SC2086
     [ -s "$in" ] || build/histo-gen -o "$in" $args || exit 1
-    build/histo-ref "$in" "$W/$size.ref.bmp" || exit 1
+    build/histo-ref "$in" "$W/$size.ref.bmp" "$W/$size.ref.raw" || exit 1
     build/ref-bench "$in" "$MIN_SECONDS" >"$W/$size.ref.txt" || exit 1
     ref=$(key "$W/$size.ref.txt" reference.median_us)
     for s in $STRATEGIES; do
@@ -86,13 +86,14 @@ for size in $SIZES; do
         r=0
         while [ $r -lt "$REPEAT" ]; do
             r=$((r + 1))
-            if ! run_histo --strategy "$s" -i "$in" -o "$t.bmp" \
+            if ! run_histo --strategy "$s" -i "$in" -o "$t.bmp" --raw "$t.raw" \
                     --timing "$t.$r.out" -- "$iters" >"$t.log" 2>&1; then
                 echo "$size $s: histo failed: $(tail -n 3 "$t.log")"
                 exact=failed
                 break
             fi
-            cmp -s "$t.bmp" "$W/$size.ref.bmp" || exact=no
+            cmp -s "$t.raw" "$W/$size.ref.raw" && cmp -s "$t.bmp" "$W/$size.ref.bmp" \
+                || exact=no
             echo "$(key "$t.$r.out" iteration.device.median_us) $r" >>"$t.runs"
         done
         [ $exact = yes ] || { status=1; [ $exact = failed ] && continue; }

@@ -32,10 +32,11 @@ for share in ${SHARES:-16}; do
     for name in test wide uniform onebin; do
         tag="$name.s$share"
         HISTO_EYE_SHARE_INV=$share ./histo --platform "$platform" --device "$device" \
-            -i "$w/$name.bin" -o "$w/$tag.bmp" --timing "$out/$tag.out" \
+            -i "$w/$name.bin" -o "$w/$tag.bmp" --raw "$w/$tag.raw" --timing "$out/$tag.out" \
             -- "$iterations" >"$out/$tag.log" 2>&1
         rc=$?
-        check=$(cmp -s "$w/$tag.bmp" "$w/$name.ref.bmp" && echo byte-exact || echo "DIFFERS rc=$rc")
+        check=$(cmp -s "$w/$tag.raw" "$w/$name.ref.raw" && cmp -s "$w/$tag.bmp" "$w/$name.ref.bmp" \
+                && echo byte-exact || echo "DIFFERS rc=$rc")
         get() { sed -n "s/^$1 = //p" "$out/$tag.out"; }
         printf '%-8s %5s %6s %6s %5s %9s %9s %9s %9s %s\n' "$name" "$share" \
             "$(get config.groups)" "$(get config.batches)" "$(get eye.tiles_used)" \

@@ -1,5 +1,5 @@
 # tests/gpu-inputs.sh - sourced by the GPU scripts: the issue-5 inputs
-# (the test dataset, test-size, wide eye twice, uniform, one bin) and their reference BMPs in
+# (the test dataset, test-size, wide eye twice, uniform, one bin) and their reference BMPs and raw counters in
 # tests/work/gpu, generated in parallel where missing. Sets $w.
 w=tests/work/gpu
 mkdir -p "$w"
@@ -24,7 +24,7 @@ gen_input uniform --image 4096x4096 --dist uniform &
 gen_input onebin --image 4096x4096 --dist onebin --bin 1048704 &
 wait
 for name in spec test train spike wide wide5 uniform onebin; do
-    [ -s "$w/$name.ref.bmp" ] && [ "$w/$name.ref.bmp" -nt "$w/$name.bin" ] \
-        || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" &
+    [ -s "$w/$name.ref.raw" ] && [ "$w/$name.ref.raw" -nt "$w/$name.bin" ] \
+        || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" "$w/$name.ref.raw" &
 done
 wait

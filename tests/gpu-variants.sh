@@ -38,14 +38,15 @@ for b in $bins; do
     exe=${b#*:}
     for name in ${INPUTS:-spec test wide uniform onebin}; do
         $exe --platform "$platform" --device "$device" --strategy eye \
-            -i "$w/$name.bin" -o "$w/v.bmp" --timing "$w/v.out" -- "$its" \
+            -i "$w/$name.bin" -o "$w/v.bmp" --raw "$w/v.raw" --timing "$w/v.out" -- "$its" \
             >/dev/null 2>"$w/v.err" || { echo "$tag $name: $(tail -n 1 "$w/v.err")"; continue; }
         get() { sed -n "s/^$1 = //p" "$w/v.out"; }
         printf '%-12s %-8s %5s %5s %6s %9s %9s %9s %s\n' "$tag" "$name" \
             "$(get config.work_group.eye_tile)" "$(get config.batches)" "$(get eye.tiles_used)" \
             "$(get kernel.eye_tile.median_us)" "$(get kernel.eye_reduce.median_us)" \
             "$(get iteration.device.median_us)" \
-            "$(cmp -s "$w/v.bmp" "$w/$name.ref.bmp" && echo byte-exact || echo DIFFERS)"
+            "$(cmp -s "$w/v.raw" "$w/$name.ref.raw" && cmp -s "$w/v.bmp" "$w/$name.ref.bmp" \
+               && echo byte-exact || echo DIFFERS)"
     done
 done
 done
