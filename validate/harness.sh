@@ -63,8 +63,11 @@ load() {
     d_iterations=$(need "$conf" iterations) || exit 1
     d_command=$(need "$conf" command) || exit 1
     d_output=$(need "$conf" output) || exit 1
+    d_raw=$(need "$conf" raw) || exit 1
     d_timing=$(need "$conf" timing) || exit 1
     d_reference=$(need "$conf" reference) || exit 1
+    d_reference_raw=$(need "$conf" reference_raw) || exit 1
+    d_reference_raw_sha=$(need "$conf" reference_raw_sha256) || exit 1
     d_image=$(need "$conf" image) || exit 1
     d_histogram=$(need "$conf" histogram) || exit 1
 }
@@ -75,12 +78,18 @@ check_spec() {
     bad=""
     case " $d_command " in *" -i $d_input "*) ;; *) bad="$bad input" ;; esac
     case " $d_command " in *" -o $d_output "*) ;; *) bad="$bad output" ;; esac
+    case " $d_command " in *" --raw $d_raw "*) ;; *) bad="$bad raw" ;; esac
     case " $d_command " in *" --timing $d_timing "*) ;; *) bad="$bad timing" ;; esac
     case "$d_command" in *" -- $d_iterations") ;; *) bad="$bad iterations" ;; esac
     case " $d_gen " in *" --image $d_image "*) ;; *) bad="$bad image" ;; esac
     case " $d_gen " in *" --histo $d_histogram "*) ;; *) bad="$bad histogram" ;; esac
     case $d_command in ./histo\ *) ;; *) bad="$bad command(must start with ./histo)" ;; esac
-    [ -z "$bad" ] || die "$conf: the command or generator_args disagree with:$bad"
+    # The digest in histo.out is lowercase hex; so must the Spec's be.
+    case $d_reference_raw_sha in
+        *[!0-9a-f]*) bad="$bad reference_raw_sha256(not lowercase hex)" ;;
+    esac
+    [ ${#d_reference_raw_sha} -eq 64 ] || bad="$bad reference_raw_sha256(not 64 digits)"
+    [ -z "$bad" ] || die "$conf: the command, generator_args or reference keys disagree with:$bad"
 }
 
 # sha256 of the uncompressed content of FILE.
@@ -227,8 +236,8 @@ run() {
     done
 
     run_dir=$(dirname "$d_output")
-    mkdir -p "$run_dir" "$(dirname "$d_timing")" results || exit 1
-    rm -f "$d_output" "$d_timing"
+    mkdir -p "$run_dir" "$(dirname "$d_raw")" "$(dirname "$d_timing")" results || exit 1
+    rm -f "$d_output" "$d_raw" "$d_timing"
     echo "$size" >results/last-run
     log=$run_dir/histo.log
     echo "$NAME $size: $shown"
@@ -287,24 +296,44 @@ revalidate() {
     [ "$v_result" = PASS ]
 }
 
+# reference SIZE: the dataset's reference BMP and raw counters from the
+# sequential program, gzip-compressed. A file whose content is unchanged is
+# kept as it is (another gzip may compress the same bytes differently). The
+# counters' sha256 must be the Spec's reference_raw_sha256: when it is not,
+# the files are still written and the step fails, printing the new value.
 reference() {
     dataset "$1" || exit 1
     [ -x "$REFPROG" ] || die "$REFPROG is missing: run make"
+    [ -x "$VALIDATOR" ] || die "$VALIDATOR is missing: run make"
     tmp=build/reference-$1.bmp
-    echo "$NAME $1: $REFPROG $d_input $tmp" >&2
-    "$REFPROG" "$d_input" "$tmp" || die "$REFPROG failed for $1"
-    mkdir -p "$(dirname "$d_reference")" || exit 1
-    # -n: no name or time stamp, so the same BMP gives the same file.
-    gzip -n -9 -c "$tmp" >"$d_reference.tmp" || die "gzip failed"
-    if [ -r "$d_reference" ] && "$VALIDATOR" "$tmp" "$d_reference" >/dev/null 2>&1; then
-        echo "$NAME $1: $d_reference unchanged" >&2
-        rm -f "$d_reference.tmp"
-    else
-        mv -f "$d_reference.tmp" "$d_reference" || exit 1
-        echo "$NAME $1: $d_reference written" >&2
-    fi
-    rm -f "$tmp"
+    tmp_raw=build/reference-$1.raw
+    echo "$NAME $1: $REFPROG $d_input $tmp $tmp_raw" >&2
+    "$REFPROG" "$d_input" "$tmp" "$tmp_raw" || die "$REFPROG failed for $1"
+    publish "$tmp" "$d_reference" "$VALIDATOR"
+    publish "$tmp_raw" "$d_reference_raw" "$VALIDATOR" --raw "$d_histogram"
+    got=$(content_sha256 "$tmp_raw")
+    rm -f "$tmp" "$tmp_raw"
     "$VALIDATOR" --stats "$d_reference"
+    if [ "$got" != "$d_reference_raw_sha" ]; then
+        die "the counters in $d_reference_raw have sha256 $got, but $conf says reference_raw_sha256 = $d_reference_raw_sha: put the new value there"
+    fi
+    echo "$NAME $1: $d_reference_raw sha256 matches $conf" >&2
+}
+
+# publish NEW DEST COMPARE...: gzip -n -9 NEW into DEST unless COMPARE (a
+# validator command line) finds DEST's content already equal to NEW's.
+publish() {
+    new=$1 dest=$2
+    shift 2
+    mkdir -p "$(dirname "$dest")" || exit 1
+    if [ -r "$dest" ] && "$@" "$new" "$dest" >/dev/null 2>&1; then
+        echo "$NAME $size: $dest unchanged" >&2
+        return 0
+    fi
+    # -n: no name or time stamp, so the same content gives the same file.
+    gzip -n -9 -c "$new" >"$dest.tmp" || die "gzip failed"
+    mv -f "$dest.tmp" "$dest" || exit 1
+    echo "$NAME $size: $dest written" >&2
 }
 
 usage() {
