@@ -47,6 +47,7 @@ DATASETS=$(need "$BENCH" datasets) || exit 1
 VALIDATOR=$(need "$BENCH" validator) || exit 1
 GEN=$(need "$BENCH" generator) || exit 1
 REFPROG=$(need "$BENCH" reference_program) || exit 1
+DIGEST_KEY=$(need "$BENCH" digest_key) || exit 1
 
 # load SIZE: reads Spec/SIZE.conf into the d_* variables.
 load() {
@@ -160,25 +161,61 @@ json_num() {
     esac
 }
 
-# verdict SIZE: runs the validator on the dataset's output; sets
-# v_result (PASS/FAIL), v_why and v_status; prints the validator's lines.
+# verdict SIZE: validates the run's files against the dataset's references
+# in three checks, all of which must hold (Spec/benchmark.conf's
+# validation rule): the raw counters byte for byte (the result itself),
+# the BMP byte for byte (the BMP writer), and the timing file's digest
+# against reference_raw_sha256 (what histo says it counted). Sets v_result
+# (PASS/FAIL) and v_why (each failed check, "; " between them); the
+# validator's lines, which name the first differing bins, are printed.
 verdict() {
     v_why=""
-    if [ ! -r "$d_reference" ]; then
-        v_result=FAIL v_why="no reference $d_reference (make references SIZE=$1)"
-        v_status=1
+    for f in "$d_reference_raw" "$d_reference"; do
+        [ -r "$f" ] || add_why "no reference $f (make references SIZE=$1)"
+    done
+    if [ -n "$v_why" ]; then
+        v_result=FAIL
         echo "harness: $v_why" >&2
         return
     fi
     [ -x "$VALIDATOR" ] || die "$VALIDATOR is missing: run make"
-    "$VALIDATOR" "$d_output" "$d_reference"
-    v_status=$?
-    case $v_status in
-        0) v_result=PASS ;;
-        1) v_result=FAIL v_why="output differs from $d_reference" ;;
-        3) v_result=FAIL v_why="output missing, unreadable or not a valid BMP" ;;
-        *) v_result=FAIL v_why="$VALIDATOR failed (exit status $v_status)" ;;
+
+    "$VALIDATOR" --raw "$d_histogram" "$d_raw" "$d_reference_raw"
+    case $? in
+        0) ;;
+        1) add_why "raw counters differ from $d_reference_raw" ;;
+        3) add_why "raw counters $d_raw missing, unreadable or not $d_histogram counters" ;;
+        *) add_why "$VALIDATOR --raw failed" ;;
     esac
+
+    "$VALIDATOR" "$d_output" "$d_reference"
+    case $? in
+        0) ;;
+        1) add_why "BMP differs from $d_reference" ;;
+        3) add_why "BMP $d_output missing, unreadable or not a valid BMP" ;;
+        *) add_why "$VALIDATOR failed on the BMP" ;;
+    esac
+
+    digest=$(timing "$DIGEST_KEY")
+    want="sha256:$d_reference_raw_sha"
+    if [ -z "$digest" ]; then
+        add_why "no $DIGEST_KEY in $d_timing"
+    elif [ "$digest" != "$want" ]; then
+        add_why "$DIGEST_KEY in $d_timing is $digest, expected $want (reference_raw_sha256)"
+    else
+        echo "PASS: $DIGEST_KEY in $d_timing is reference_raw_sha256"
+    fi
+
+    if [ -z "$v_why" ]; then
+        v_result=PASS
+    else
+        v_result=FAIL
+    fi
+}
+
+# add_why TEXT: one more reason the run fails.
+add_why() {
+    v_why="${v_why:+$v_why; }$1"
 }
 
 # result_line SIZE: the one line a run or re-validation ends with.
@@ -246,7 +283,6 @@ run() {
     if [ "$histo_status" -ne 0 ]; then
         sed 's/^/  /' "$log" | tail -n 20
         v_result=FAIL v_why="histo exited with status $histo_status"
-        v_status=1
     else
         verdict "$size"
     fi
@@ -264,6 +300,12 @@ run() {
         printf '"benchmark":%s,"dataset":%s,' "$(json_str "$NAME")" "$(json_str "$size")"
         printf '"result":%s,' "$(json_str "$v_result")"
         printf '"why":%s,' "$(json_str "$v_why")"
+        digest=$(timing "$DIGEST_KEY")
+        if [ -n "$digest" ]; then
+            printf '"digest":%s,' "$(json_str "$digest")"
+        else
+            printf '"digest":null,'
+        fi
         printf '"platform":%s,' "$(json_str "$(timing selected.platform_name)")"
         printf '"device":%s,' "$(json_str "$(timing selected.name)")"
         printf '"device_type":%s,' "$(json_str "$(timing selected.type)")"
