@@ -4,8 +4,9 @@
 # "FAIL name: why" per test and no summary: tests/run.sh counts the lines.
 #
 # Expected results come from the Spec's committed checksums, from bytes
-# this script changes itself at positions it computes, and from the
-# committed reference outputs; never from the code under test.
+# this script changes itself at positions it computes, from the colour
+# formula of README.md worked out here in awk, and from the committed
+# reference outputs; never from the code under test.
 # Only the test dataset is generated here (train and ref are checked by
 # make run); one test-size run goes through make run on the default device.
 set -u
@@ -74,11 +75,44 @@ for d in $datasets; do
     esac
 done
 
+# --- raw references: the committed counters are the Spec's (sha256 of
+# the uncompressed bytes, by gzip and sha256sum alone), one byte per bin of
+# the dataset's histogram, and their 255s are the saturated bins the Spec
+# records for the BMP ---
+for d in $datasets; do
+    raw=$(spec "$d" reference_raw)
+    want=$(spec "$d" reference_raw_sha256)
+    shape=$(spec "$d" histogram)
+    if [ ! -r "$raw" ]; then
+        bad "reference.$d.raw_sha256" "cannot read $raw"
+        continue
+    fi
+    got=$(gzip -dc "$raw" | sha256sum | sed 's/ .*//')
+    if [ "$got" = "$want" ]; then
+        ok "reference.$d.raw_sha256"
+    else
+        bad "reference.$d.raw_sha256" "$raw holds counters with sha256 $got, Spec/$d.conf says $want"
+    fi
+    n=$(gzip -dc "$raw" | wc -c)
+    sat=$(gzip -dc "$raw" | tr -cd '\377' | wc -c)
+    if [ "$n" -eq $((${shape%x*} * ${shape#*x})) ] \
+        && [ "$sat" -eq "$(spec "$d" reference_saturated_bins)" ]; then
+        ok "reference.$d.raw_shape_saturated"
+    else
+        bad "reference.$d.raw_shape_saturated" "$n bytes for a $shape histogram, $sat at 255"
+    fi
+done
+
 # --- validator ---
 REF=$(spec test reference)
+REF_RAW=$(spec test reference_raw)
+HIST=$(spec test histogram)
 gzip -dc "$REF" >"$W/ref.bmp"
-HEIGHT=8192
-STRIDE=768 # 256 pixels * 3 bytes, already a multiple of 4
+gzip -dc "$REF_RAW" >"$W/ref.raw"
+HWIDTH=${HIST%x*}
+HEIGHT=${HIST#*x}
+NBINS=$((HWIDTH * HEIGHT))
+STRIDE=$((HWIDTH * 3)) # BMP row bytes: a multiple of 4 for 256 pixels
 
 # check NAME WANT_STATUS PATTERN GOT EXPECTED: the validator's exit status
 # and a line of its output (stdout and stderr) matching PATTERN.
@@ -139,6 +173,66 @@ check validate.missing_reference 3 "cannot open" "$W/ref.bmp" "$W/nope.bmp.gz"
 head -c 1000 "$REF" >"$W/cut.bmp.gz"
 check validate.truncated_gzip 3 "histo-validate: $W/cut.bmp.gz" "$W/ref.bmp" "$W/cut.bmp.gz"
 
+# setbyte FILE OFFSET BYTE: writes one byte in place.
+setbyte() {
+    printf "\\$(printf '%03o' "$3")" \
+        | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+
+# red COUNT: the BMP's red value of a count, by README.md's formula
+# (0 is black; else (unsigned)(255 * f), f = cbrt(1 + 63 v / 255) / 4).
+red() {
+    awk -v v="$1" 'BEGIN { if (v == 0) print 0;
+        else print int(255 * exp(log(1 + 63 * v / 255) / 3) / 4) }'
+}
+
+# check_raw NAME WANT_STATUS PATTERN GOT EXPECTED: as check, for the
+# counters of the test histogram.
+check_raw() {
+    name=$1 want=$2 pattern=$3
+    $VALIDATE --raw "$HIST" "$4" "$5" >"$W/$name.log" 2>&1
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        bad "$name" "exit status $got, expected $want: $(head -c 300 "$W/$name.log")"
+    elif ! grep -q -- "$pattern" "$W/$name.log"; then
+        bad "$name" "output lacks '$pattern': $(head -c 300 "$W/$name.log")"
+    else
+        ok "$name"
+    fi
+}
+
+# The first bin of the test reference that counts 253, found by od; row
+# and column from the histogram's width. 253 and 254 have one colour, so
+# a count one too high there leaves the BMP as it was.
+B253=$(od -An -v -tu1 -w1 "$W/ref.raw" | awk '$1 == 253 { print NR - 1; exit }')
+if [ -n "$B253" ]; then
+    R253=$((B253 / HWIDTH)) C253=$((B253 % HWIDTH))
+    ref_red=$(od -An -tu1 -j $((54 + (HEIGHT - 1 - R253) * STRIDE + 3 * C253 + 2)) \
+        -N 1 "$W/ref.bmp" | tr -d ' ')
+    if [ "$(red 253)" -eq "$(red 254)" ] && [ "$ref_red" -eq "$(red 253)" ]; then
+        ok validate.colour_253_is_254
+    else
+        bad validate.colour_253_is_254 "red(253) $(red 253), red(254) $(red 254), reference BMP has $ref_red at bin $B253"
+    fi
+else
+    bad validate.colour_253_is_254 "no bin of $REF_RAW counts 253"
+    B253=0 R253=0 C253=0
+fi
+
+check_raw validate.raw_identical 0 "^PASS" "$W/ref.raw" "$REF_RAW"
+cp "$W/ref.raw" "$W/raw253.raw"
+setbyte "$W/raw253.raw" "$B253" 254
+check_raw validate.raw_253_to_254 1 \
+    "^  (row $R253, column $C253) bin $B253: got 254, expected 253$" \
+    "$W/raw253.raw" "$REF_RAW"
+grep -q "^FAIL: 1 of $NBINS bins differ$" "$W/validate.raw_253_to_254.log" \
+    && ok validate.raw_253_count \
+    || bad validate.raw_253_count "$(head -c 300 "$W/validate.raw_253_to_254.log")"
+head -c $((NBINS - 1)) "$W/ref.raw" >"$W/short.raw"
+check_raw validate.raw_short 3 "too few counters" "$W/short.raw" "$REF_RAW"
+{ cat "$W/ref.raw"; printf '\000'; } >"$W/long.raw"
+check_raw validate.raw_long 3 "too many counters" "$W/long.raw" "$REF_RAW"
+
 # A 16x16 histogram is a valid BMP of the wrong shape.
 $GEN -o "$W/small.bin" --image 10x10 --histo 16x16 2>/dev/null \
     && $B/histo-ref "$W/small.bin" "$W/small.bmp" 2>/dev/null
@@ -197,26 +291,84 @@ if grep -q '^{"time":"[^"]*","benchmark":"116.histo","dataset":"test","result":"
 else
     bad harness.results_json "no PASS record in $LOG"
 fi
+if tail -n 1 "$LOG" 2>/dev/null | grep -q "\"result\":\"PASS\",.*\"digest\":\"sha256:$(spec test reference_raw_sha256)\","; then
+    ok harness.results_json_digest
+else
+    bad harness.results_json_digest "the last record lacks the reference's digest: $(tail -n 1 "$LOG" 2>/dev/null | head -c 300)"
+fi
 
-# make validate: one changed byte in the run's BMP fails, naming the pixel.
-OUT=$(spec test output)
-if [ -f "$OUT" ]; then
-    cp "$OUT" "$W/run-output.bmp"
-    poke "$OUT" 4096 128 7
-    $MAKE_CMD --no-print-directory validate >"$W/validate.log" 2>&1
+# validate_fails NAME WHY PATTERN: make validate fails, its result line
+# ends in "| FAIL (WHY)" exactly (so no other check failed) and a line of
+# its output matches PATTERN.
+validate_fails() {
+    $MAKE_CMD --no-print-directory validate >"$W/$1.log" 2>&1
     st=$?
-    if [ "$st" -ne 0 ] && grep -q "(row 4096, column 128): got red 7" "$W/validate.log" \
-        && grep -q "^116.histo test | .* | FAIL (output differs" "$W/validate.log"; then
-        ok harness.validate_names_pixel
+    line=$(grep '^116.histo test | ' "$W/$1.log" | tail -n 1)
+    case $line in
+        *"| FAIL ($2)") ends=yes ;;
+        *) ends=no ;;
+    esac
+    if [ "$st" -ne 0 ] && [ "$ends" = yes ] && grep -q -- "$3" "$W/$1.log"; then
+        ok "$1"
     else
-        bad harness.validate_names_pixel "status $st: $(head -c 400 "$W/validate.log")"
+        bad "$1" "status $st: $(head -c 600 "$W/$1.log")"
     fi
+}
+
+OUT=$(spec test output)
+RAW=$(spec test raw)
+TIMING=$(spec test timing)
+if [ -f "$OUT" ] && [ -f "$RAW" ] && [ -f "$TIMING" ]; then
+    cp "$OUT" "$W/run-output.bmp"
+    cp "$RAW" "$W/run-output.raw"
+    cp "$TIMING" "$W/run-output.out"
+
+    # One changed byte in the run's BMP fails, naming the pixel; the
+    # counters and the digest still pass.
+    poke "$OUT" 4096 128 7
+    validate_fails harness.validate_names_pixel "BMP differs from $REF" \
+        "(row 4096, column 128): got red 7"
     cp "$W/run-output.bmp" "$OUT"
+
+    # A count one too high where the reference has 253: the counters fail
+    # and name the bin, while the BMP comparison alone passes. The BMP
+    # those counters make is the run's BMP with the bin's pixel in the
+    # colour of 254 (the formula above), the same byte it already holds.
+    setbyte "$RAW" "$B253" 254
+    poke "$OUT" "$R253" "$C253" "$(red 254)"
+    validate_fails harness.validate_raw_253 "raw counters differ from $REF_RAW" \
+        "^  (row $R253, column $C253) bin $B253: got 254, expected 253$"
+    if $VALIDATE "$OUT" "$REF" >"$W/bmp253.log" 2>&1 \
+        && grep -q "^PASS: $OUT matches" "$W/harness.validate_raw_253.log"; then
+        ok harness.validate_raw_253_bmp_passes
+    else
+        bad harness.validate_raw_253_bmp_passes "$(head -c 400 "$W/bmp253.log")"
+    fi
+    cp "$W/run-output.raw" "$RAW"
+    cp "$W/run-output.bmp" "$OUT"
+
+    # Counters one byte short fail (the validator says why).
+    head -c $((NBINS - 1)) "$W/run-output.raw" >"$RAW"
+    validate_fails harness.validate_raw_short \
+        "raw counters $RAW missing, unreadable or not $HIST counters" "too few counters"
+    cp "$W/run-output.raw" "$RAW"
+
+    # A digest in histo.out other than the reference's fails: the last hex
+    # digit of the Spec's value changed (0 becomes 1, anything else 0).
+    sha=$(spec test reference_raw_sha256)
+    case $sha in *0) other=${sha%?}1 ;; *) other=${sha%?}0 ;; esac
+    sed "s/^histogram.digest = .*/histogram.digest = sha256:$other/" \
+        "$W/run-output.out" >"$TIMING"
+    validate_fails harness.validate_digest \
+        "histogram.digest in $TIMING is sha256:$other, expected sha256:$sha (reference_raw_sha256)" \
+        "^PASS: $RAW matches"
+    cp "$W/run-output.out" "$TIMING"
+
     if $MAKE_CMD --no-print-directory validate SIZE=test >"$W/validate2.log" 2>&1; then
         ok harness.validate_restored
     else
         bad harness.validate_restored "$(head -c 400 "$W/validate2.log")"
     fi
 else
-    bad harness.validate_names_pixel "no $OUT after the run"
+    bad harness.validate_names_pixel "no $OUT, $RAW or $TIMING after the run"
 fi

@@ -47,6 +47,7 @@ DATASETS=$(need "$BENCH" datasets) || exit 1
 VALIDATOR=$(need "$BENCH" validator) || exit 1
 GEN=$(need "$BENCH" generator) || exit 1
 REFPROG=$(need "$BENCH" reference_program) || exit 1
+DIGEST_KEY=$(need "$BENCH" digest_key) || exit 1
 
 # load SIZE: reads Spec/SIZE.conf into the d_* variables.
 load() {
@@ -63,8 +64,11 @@ load() {
     d_iterations=$(need "$conf" iterations) || exit 1
     d_command=$(need "$conf" command) || exit 1
     d_output=$(need "$conf" output) || exit 1
+    d_raw=$(need "$conf" raw) || exit 1
     d_timing=$(need "$conf" timing) || exit 1
     d_reference=$(need "$conf" reference) || exit 1
+    d_reference_raw=$(need "$conf" reference_raw) || exit 1
+    d_reference_raw_sha=$(need "$conf" reference_raw_sha256) || exit 1
     d_image=$(need "$conf" image) || exit 1
     d_histogram=$(need "$conf" histogram) || exit 1
 }
@@ -75,12 +79,18 @@ check_spec() {
     bad=""
     case " $d_command " in *" -i $d_input "*) ;; *) bad="$bad input" ;; esac
     case " $d_command " in *" -o $d_output "*) ;; *) bad="$bad output" ;; esac
+    case " $d_command " in *" --raw $d_raw "*) ;; *) bad="$bad raw" ;; esac
     case " $d_command " in *" --timing $d_timing "*) ;; *) bad="$bad timing" ;; esac
     case "$d_command" in *" -- $d_iterations") ;; *) bad="$bad iterations" ;; esac
     case " $d_gen " in *" --image $d_image "*) ;; *) bad="$bad image" ;; esac
     case " $d_gen " in *" --histo $d_histogram "*) ;; *) bad="$bad histogram" ;; esac
     case $d_command in ./histo\ *) ;; *) bad="$bad command(must start with ./histo)" ;; esac
-    [ -z "$bad" ] || die "$conf: the command or generator_args disagree with:$bad"
+    # The digest in histo.out is lowercase hex; so must the Spec's be.
+    case $d_reference_raw_sha in
+        *[!0-9a-f]*) bad="$bad reference_raw_sha256(not lowercase hex)" ;;
+    esac
+    [ ${#d_reference_raw_sha} -eq 64 ] || bad="$bad reference_raw_sha256(not 64 digits)"
+    [ -z "$bad" ] || die "$conf: the command, generator_args or reference keys disagree with:$bad"
 }
 
 # sha256 of the uncompressed content of FILE.
@@ -151,25 +161,61 @@ json_num() {
     esac
 }
 
-# verdict SIZE: runs the validator on the dataset's output; sets
-# v_result (PASS/FAIL), v_why and v_status; prints the validator's lines.
+# verdict SIZE: validates the run's files against the dataset's references
+# in three checks, all of which must hold (Spec/benchmark.conf's
+# validation rule): the raw counters byte for byte (the result itself),
+# the BMP byte for byte (the BMP writer), and the timing file's digest
+# against reference_raw_sha256 (what histo says it counted). Sets v_result
+# (PASS/FAIL) and v_why (each failed check, "; " between them); the
+# validator's lines, which name the first differing bins, are printed.
 verdict() {
     v_why=""
-    if [ ! -r "$d_reference" ]; then
-        v_result=FAIL v_why="no reference $d_reference (make references SIZE=$1)"
-        v_status=1
+    for f in "$d_reference_raw" "$d_reference"; do
+        [ -r "$f" ] || add_why "no reference $f (make references SIZE=$1)"
+    done
+    if [ -n "$v_why" ]; then
+        v_result=FAIL
         echo "harness: $v_why" >&2
         return
     fi
     [ -x "$VALIDATOR" ] || die "$VALIDATOR is missing: run make"
-    "$VALIDATOR" "$d_output" "$d_reference"
-    v_status=$?
-    case $v_status in
-        0) v_result=PASS ;;
-        1) v_result=FAIL v_why="output differs from $d_reference" ;;
-        3) v_result=FAIL v_why="output missing, unreadable or not a valid BMP" ;;
-        *) v_result=FAIL v_why="$VALIDATOR failed (exit status $v_status)" ;;
+
+    "$VALIDATOR" --raw "$d_histogram" "$d_raw" "$d_reference_raw"
+    case $? in
+        0) ;;
+        1) add_why "raw counters differ from $d_reference_raw" ;;
+        3) add_why "raw counters $d_raw missing, unreadable or not $d_histogram counters" ;;
+        *) add_why "$VALIDATOR --raw failed" ;;
     esac
+
+    "$VALIDATOR" "$d_output" "$d_reference"
+    case $? in
+        0) ;;
+        1) add_why "BMP differs from $d_reference" ;;
+        3) add_why "BMP $d_output missing, unreadable or not a valid BMP" ;;
+        *) add_why "$VALIDATOR failed on the BMP" ;;
+    esac
+
+    digest=$(timing "$DIGEST_KEY")
+    want="sha256:$d_reference_raw_sha"
+    if [ -z "$digest" ]; then
+        add_why "no $DIGEST_KEY in $d_timing"
+    elif [ "$digest" != "$want" ]; then
+        add_why "$DIGEST_KEY in $d_timing is $digest, expected $want (reference_raw_sha256)"
+    else
+        echo "PASS: $DIGEST_KEY in $d_timing is reference_raw_sha256"
+    fi
+
+    if [ -z "$v_why" ]; then
+        v_result=PASS
+    else
+        v_result=FAIL
+    fi
+}
+
+# add_why TEXT: one more reason the run fails.
+add_why() {
+    v_why="${v_why:+$v_why; }$1"
 }
 
 # result_line SIZE: the one line a run or re-validation ends with.
@@ -227,8 +273,8 @@ run() {
     done
 
     run_dir=$(dirname "$d_output")
-    mkdir -p "$run_dir" "$(dirname "$d_timing")" results || exit 1
-    rm -f "$d_output" "$d_timing"
+    mkdir -p "$run_dir" "$(dirname "$d_raw")" "$(dirname "$d_timing")" results || exit 1
+    rm -f "$d_output" "$d_raw" "$d_timing"
     echo "$size" >results/last-run
     log=$run_dir/histo.log
     echo "$NAME $size: $shown"
@@ -237,7 +283,6 @@ run() {
     if [ "$histo_status" -ne 0 ]; then
         sed 's/^/  /' "$log" | tail -n 20
         v_result=FAIL v_why="histo exited with status $histo_status"
-        v_status=1
     else
         verdict "$size"
     fi
@@ -255,6 +300,12 @@ run() {
         printf '"benchmark":%s,"dataset":%s,' "$(json_str "$NAME")" "$(json_str "$size")"
         printf '"result":%s,' "$(json_str "$v_result")"
         printf '"why":%s,' "$(json_str "$v_why")"
+        digest=$(timing "$DIGEST_KEY")
+        if [ -n "$digest" ]; then
+            printf '"digest":%s,' "$(json_str "$digest")"
+        else
+            printf '"digest":null,'
+        fi
         printf '"platform":%s,' "$(json_str "$(timing selected.platform_name)")"
         printf '"device":%s,' "$(json_str "$(timing selected.name)")"
         printf '"device_type":%s,' "$(json_str "$(timing selected.type)")"
@@ -287,24 +338,44 @@ revalidate() {
     [ "$v_result" = PASS ]
 }
 
+# reference SIZE: the dataset's reference BMP and raw counters from the
+# sequential program, gzip-compressed. A file whose content is unchanged is
+# kept as it is (another gzip may compress the same bytes differently). The
+# counters' sha256 must be the Spec's reference_raw_sha256: when it is not,
+# the files are still written and the step fails, printing the new value.
 reference() {
     dataset "$1" || exit 1
     [ -x "$REFPROG" ] || die "$REFPROG is missing: run make"
+    [ -x "$VALIDATOR" ] || die "$VALIDATOR is missing: run make"
     tmp=build/reference-$1.bmp
-    echo "$NAME $1: $REFPROG $d_input $tmp" >&2
-    "$REFPROG" "$d_input" "$tmp" || die "$REFPROG failed for $1"
-    mkdir -p "$(dirname "$d_reference")" || exit 1
-    # -n: no name or time stamp, so the same BMP gives the same file.
-    gzip -n -9 -c "$tmp" >"$d_reference.tmp" || die "gzip failed"
-    if [ -r "$d_reference" ] && "$VALIDATOR" "$tmp" "$d_reference" >/dev/null 2>&1; then
-        echo "$NAME $1: $d_reference unchanged" >&2
-        rm -f "$d_reference.tmp"
-    else
-        mv -f "$d_reference.tmp" "$d_reference" || exit 1
-        echo "$NAME $1: $d_reference written" >&2
-    fi
-    rm -f "$tmp"
+    tmp_raw=build/reference-$1.raw
+    echo "$NAME $1: $REFPROG $d_input $tmp $tmp_raw" >&2
+    "$REFPROG" "$d_input" "$tmp" "$tmp_raw" || die "$REFPROG failed for $1"
+    publish "$tmp" "$d_reference" "$VALIDATOR"
+    publish "$tmp_raw" "$d_reference_raw" "$VALIDATOR" --raw "$d_histogram"
+    got=$(content_sha256 "$tmp_raw")
+    rm -f "$tmp" "$tmp_raw"
     "$VALIDATOR" --stats "$d_reference"
+    if [ "$got" != "$d_reference_raw_sha" ]; then
+        die "the counters in $d_reference_raw have sha256 $got, but $conf says reference_raw_sha256 = $d_reference_raw_sha: put the new value there"
+    fi
+    echo "$NAME $1: $d_reference_raw sha256 matches $conf" >&2
+}
+
+# publish NEW DEST COMPARE...: gzip -n -9 NEW into DEST unless COMPARE (a
+# validator command line) finds DEST's content already equal to NEW's.
+publish() {
+    new=$1 dest=$2
+    shift 2
+    mkdir -p "$(dirname "$dest")" || exit 1
+    if [ -r "$dest" ] && "$@" "$new" "$dest" >/dev/null 2>&1; then
+        echo "$NAME $size: $dest unchanged" >&2
+        return 0
+    fi
+    # -n: no name or time stamp, so the same content gives the same file.
+    gzip -n -9 -c "$new" >"$dest.tmp" || die "gzip failed"
+    mv -f "$dest.tmp" "$dest" || exit 1
+    echo "$NAME $size: $dest written" >&2
 }
 
 usage() {
