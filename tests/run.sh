@@ -441,15 +441,31 @@ expect device.unknown_device 4 "no OpenCL device matches" \
     $HISTO --platform "$PLATFORM" --device "no such device" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect device.missing_kernels 4 "cannot open kernel source" \
     run_histo --kernels "$W/no-kernels" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+# A broken line at the end of every kernel file: the build fails, and its
+# log names each file as --kernels gives it, at the broken line (FILE:LINE:),
+# not the runtime's temporary copy of the sources. The line differs on
+# every run, so no kernel cache can hold a build of these sources.
 mkdir -p "$W/broken-kernels"
 for f in kernels/*.cl; do
     cp "$f" "$W/broken-kernels/"
-    echo "this is not OpenCL C;" >>"$W/broken-kernels/${f#kernels/}"
+    echo "this is not OpenCL C $$ $(date +%s);" >>"$W/broken-kernels/${f#kernels/}"
 done
 for s in $STRATEGIES; do
     expect "device.$s.build_failure_log" 4 "build log" \
         run_histo --strategy "$s" --kernels "$W/broken-kernels" -i "$IN" \
         -o "$W/x.bmp" --timing "$W/x.out" -- 1
+    # A strategy's kernel files are named after it (cpu_*.cl, eye_*.cl).
+    missing=""
+    for f in "$W/broken-kernels/${s}"_*.cl; do
+        at="$f:$(wc -l <"$f" | tr -d ' '):"
+        grep -qF -- "$at" "$W/device.$s.build_failure_log.stderr" \
+            || missing="$missing $at"
+    done
+    if [ -z "$missing" ]; then
+        ok "device.$s.build_log_names_kernel_lines"
+    else
+        bad "device.$s.build_log_names_kernel_lines" "log lacks$missing: $(grep -m 2 "error:" "$W/device.$s.build_failure_log.stderr")"
+    fi
 done
 # $HISTO_CL_OPTIONS: appended to the build options (recorded in histo.out,
 # the build log shown), and a bad one fails the build loudly.
