@@ -169,6 +169,37 @@ if echo "$STRATEGIES" | grep -qw eye; then
         bad tune.eye_tries_tile_rows "no candidate with w > 0"
     fi
 fi
+# --tune copies the input to the device once, for every candidate and the
+# run after: counted in PoCL's debug log (POCL_DEBUG=events names each
+# command; histo writes no other buffer), so PoCL only.
+if [ "$PLATFORM" = "Portable Computing Language" ]; then
+    for s in $STRATEGIES; do
+        id=tune.one_upload.$s
+        (
+            POCL_DEBUG=events
+            export POCL_DEBUG
+            run_histo --tune --no-tune-cache --strategy "$s" -i "$TIN" \
+                -o "$W/$id.bmp" --timing "$W/$id.out" -- 1
+        ) >"$W/$id.log" 2>"$W/$id.err"
+        st=$?
+        n=$(sed -n 's/^histo: tune: .*, \([0-9]*\) candidates, .*/\1/p' \
+            "$W/$id.log")
+        writes=$(cat "$W/$id.log" "$W/$id.err" | grep -c "type: write_buffer")
+        if [ "$st" -ne 0 ]; then
+            bad "$id" "exit status $st: $(grep -v INFO "$W/$id.err" | tail -n 3)"
+        elif [ "${n:-0}" -lt 2 ]; then
+            bad "$id" "fewer than 2 candidates: $(head -n 1 "$W/$id.log")"
+        elif [ "$writes" -eq 0 ]; then
+            bad "$id" "no write_buffer in PoCL's debug log: cannot count uploads; update this test"
+        elif [ "$writes" -ne 1 ]; then
+            bad "$id" "$writes input uploads for $n candidates and the run, not 1"
+        elif ! cmp -s "$W/$id.bmp" "$W/tune.ref.bmp"; then
+            bad "$id" "BMP differs from the reference"
+        else
+            ok "$id"
+        fi
+    done
+fi
 
 # later runs use the cached knobs unless told not to
 for s in $STRATEGIES; do
@@ -324,7 +355,8 @@ report_keys() {
     missing=""
     for key in format selected.name selected.type selected.local_mem_type \
                strategy strategy.requested config.batches time.input_read_s \
-               time.program_build_s time.upload_s iteration.device.median_us \
+               time.program_build_s time.upload_s time.strategy_setup_s \
+               iteration.device.median_us \
                iteration.wall_mean_us time.download_s time.bmp_write_s \
                time.total_s "$@"; do
         grep -q "^$key = " "$t" 2>/dev/null || missing="$missing $key"
