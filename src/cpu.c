@@ -136,9 +136,9 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
     /* One batch has no private histogram; OpenCL has no empty buffers. */
     const size_t partial_bytes = p->partial_bytes > 0
                                ? (size_t)p->partial_bytes : 64;
-    CL_CREATE(s->values, clCreateBuffer(env->context, CL_MEM_READ_ONLY,
-                                        in->nvalues * sizeof(cl_uint), NULL,
-                                        &cl_err_));
+    /* The caller's input buffer, held until release. */
+    CL_CALL(clRetainMemObject(env->values));
+    s->values = env->values;
     CL_CREATE(s->partial, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                          partial_bytes, NULL, &cl_err_));
     CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
@@ -174,14 +174,6 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
 fail:
     cpu_release(s);
     return status;
-}
-
-static int cpu_upload(void *opaque, cl_command_queue queue,
-                      const struct histo_input *in)
-{
-    /* also completes setup's first fills */
-    return strategy_upload_values(queue, ((struct cpu_state *)opaque)->values,
-                                  in);
 }
 
 static int cpu_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
@@ -246,7 +238,6 @@ const struct strategy cpu_strategy = {
     .kernels = kernel_names,
     .nkernels = K_NUM,
     .setup = cpu_setup,
-    .upload = cpu_upload,
     .enqueue = cpu_enqueue,
     .download = cpu_download,
     .report = cpu_report,

@@ -297,9 +297,9 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     /* Bins rounded up to whole quads: the reduction reads and writes four
      * at a time. */
     const size_t quad_bins = ((size_t)nbins + 3) & ~(size_t)3;
-    CL_CREATE(s->values, clCreateBuffer(env->context, CL_MEM_READ_ONLY,
-                                        in->nvalues * sizeof(cl_uint), NULL,
-                                        &cl_err_));
+    /* The caller's input buffer, held until release. */
+    CL_CALL(clRetainMemObject(env->values));
+    s->values = env->values;
     CL_CREATE(s->eye, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                      HISTO_EYE_WORDS * sizeof(cl_uint), NULL,
                                      &cl_err_));
@@ -353,14 +353,6 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
 fail:
     eye_release(s);
     return status;
-}
-
-static int eye_upload(void *opaque, cl_command_queue queue,
-                      const struct histo_input *in)
-{
-    /* also completes setup's first fill of `outer` */
-    return strategy_upload_values(queue, ((struct eye_state *)opaque)->values,
-                                  in);
 }
 
 /* Work-items of each kernel for a work-group size. */
@@ -521,7 +513,6 @@ const struct strategy eye_strategy = {
     .kernels = kernel_names,
     .nkernels = K_COUNT,
     .setup = eye_setup,
-    .upload = eye_upload,
     .enqueue = eye_enqueue,
     .download = eye_download,
     .report = eye_report,

@@ -92,19 +92,25 @@ static const char *extra_options(void)
     return extra != NULL && extra[0] != '\0' ? extra : NULL;
 }
 
-/* Reads a whole text file; returns NULL after printing why. */
-static char *read_source(const char *dir, const char *name, size_t *len)
+/* The path of a kernel file as the user finds it: the kernels folder
+ * joined with the file name. NULL after printing why. */
+static char *source_path(const char *dir, const char *name)
 {
     const size_t plen = strlen(dir) + 1 + strlen(name) + 1;
     char *path = malloc(plen);
-    char *text = NULL;
-    FILE *f = NULL;
     if (path == NULL) {
         histo_error("out of host memory loading kernel '%s'", name);
         return NULL;
     }
     snprintf(path, plen, "%s/%s", dir, name);
-    f = fopen(path, "rb");
+    return path;
+}
+
+/* Reads a whole text file; returns NULL after printing why. */
+static char *read_source(const char *path, size_t *len)
+{
+    char *text = NULL;
+    FILE *f = fopen(path, "rb");
     if (f == NULL) {
         histo_error("cannot open kernel source '%s': %s (set --kernels or "
                     "HISTO_KERNEL_DIR to the kernels folder)", path,
@@ -138,7 +144,35 @@ static char *read_source(const char *dir, const char *name, size_t *len)
 done:
     if (f != NULL)
         fclose(f);
-    free(path);
+    return text;
+}
+
+/* "\n#line 1 \"PATH\"\n", put before a file's source so that the
+ * compiler's messages name the project's file and line, not the
+ * runtime's temporary copy of the sources (PoCL's kcache/tempfile_*.cl).
+ * The leading newline ends the previous file's last line should it lack
+ * one. '"' and '\\' are escaped as in a C string literal; control
+ * characters, which a #line name cannot hold, become '?'. NULL after
+ * printing why. */
+static char *line_directive(const char *path, size_t *len)
+{
+    static const char head[] = "\n#line 1 \"", tail[] = "\"\n";
+    const size_t plen = strlen(path);
+    char *text = malloc(sizeof head + 2 * plen + sizeof tail);
+    if (text == NULL) {
+        histo_error("out of host memory loading kernel '%s'", path);
+        return NULL;
+    }
+    size_t n = sizeof head - 1;
+    memcpy(text, head, n);
+    for (size_t i = 0; i < plen; ++i) {
+        const unsigned char c = (unsigned char)path[i];
+        if (c == '"' || c == '\\')
+            text[n++] = '\\';
+        text[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    memcpy(text + n, tail, sizeof tail);
+    *len = n + sizeof tail - 1;
     return text;
 }
 
@@ -168,11 +202,25 @@ int program_build(cl_context context, cl_device_id device,
     size_t *lens = NULL;
     *program = NULL;
 
-    HOST_ALLOC(texts, nfiles);
-    HOST_ALLOC(lens, nfiles);
+    /* Two strings a file: its #line directive, then its text. */
+    const size_t nstrings = 2 * nfiles;
+    HOST_ALLOC(texts, nstrings);
+    HOST_ALLOC(lens, nstrings);
     for (size_t i = 0; i < nfiles; ++i) {
-        texts[i] = read_source(kernel_dir, files[i], &lens[i]);
-        if (texts[i] == NULL) {
+        char *path = source_path(kernel_dir, files[i]);
+        if (path == NULL) {
+            status = HISTO_EXIT_INTERNAL;
+            goto fail;
+        }
+        texts[2 * i] = line_directive(path, &lens[2 * i]);
+        if (texts[2 * i] == NULL) {
+            free(path);
+            status = HISTO_EXIT_INTERNAL;
+            goto fail;
+        }
+        texts[2 * i + 1] = read_source(path, &lens[2 * i + 1]);
+        free(path);
+        if (texts[2 * i + 1] == NULL) {
             status = HISTO_EXIT_DEVICE;
             goto fail;
         }
@@ -189,7 +237,7 @@ int program_build(cl_context context, cl_device_id device,
              options, histo_width, cap, extra ? " " : "",
              extra ? extra : "");
     CL_CREATE(*program, clCreateProgramWithSource(
-                            context, (cl_uint)nfiles, (const char **)texts,
+                            context, (cl_uint)nstrings, (const char **)texts,
                             lens, &cl_err_));
     const cl_int err = clBuildProgram(*program, 1, &device,
                                       program_options(), NULL, NULL);
@@ -209,7 +257,7 @@ fail:
         clReleaseProgram(*program);
     *program = NULL;
 done:
-    for (size_t i = 0; texts != NULL && i < nfiles; ++i)
+    for (size_t i = 0; texts != NULL && i < 2 * nfiles; ++i)
         free(texts[i]);
     free(texts);
     free(lens);

@@ -148,6 +148,7 @@ int report_write(const struct report *r, const char *path)
     if (r->tuning != NULL)
         fprintf(f, "time.tune_s = %.6f\n", ph->tune_s);
     fprintf(f, "time.upload_s = %.6f\n", ph->upload_s);
+    fprintf(f, "time.strategy_setup_s = %.6f\n", ph->strategy_setup_s);
     fprintf(f, "time.iterations_wall_s = %.6f\n", t->wall_s);
     fprintf(f, "time.download_s = %.6f\n", ph->download_s);
     fprintf(f, "time.bmp_write_s = %.6f\n", ph->bmp_s);

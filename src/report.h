@@ -22,7 +22,9 @@ struct phase_times {
     double setup_s;     /* platforms, devices, context, queue    */
     double build_s;     /* kernel sources to program             */
     double tune_s;      /* histo --tune's candidates, 0 without  */
-    double upload_s;    /* buffers, arguments and input copy     */
+    double upload_s;    /* input values: device buffer and copy  */
+    double strategy_setup_s; /* the run's strategy: plan, buffers,
+                                arguments, first fills            */
     double download_s;  /* histogram read back                   */
     double bmp_s;       /* BMP written                           */
     double total_s;     /* start of main to BMP written          */

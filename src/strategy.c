@@ -46,15 +46,41 @@ const char *strategy_names(void)
     return names;
 }
 
-int strategy_upload_values(cl_command_queue queue, cl_mem values,
-                           const struct histo_input *in)
+int strategy_values_upload(cl_context context, cl_command_queue queue,
+                           const struct device_info *device,
+                           const struct histo_input *in, cl_mem *values)
 {
     int status = HISTO_OK;
-    CL_CALL(clEnqueueWriteBuffer(queue, values, CL_TRUE, 0,
-                                 in->nvalues * sizeof(cl_uint), in->values, 0,
-                                 NULL, NULL));
-    CL_CALL(clFinish(queue));
+    const size_t bytes = in->nvalues * sizeof(cl_uint);
+    *values = NULL;
+    if ((status = device_check_alloc(device, "input", bytes)) != HISTO_OK)
+        return status;
+    CL_CREATE(*values, clCreateBuffer(context, CL_MEM_READ_ONLY, bytes, NULL,
+                                      &cl_err_));
+    CL_CALL(clEnqueueWriteBuffer(queue, *values, CL_TRUE, 0, bytes,
+                                 in->values, 0, NULL, NULL));
+    return HISTO_OK;
 fail:
+    if (*values != NULL)
+        clReleaseMemObject(*values);
+    *values = NULL;
+    return status;
+}
+
+int strategy_setup(const struct strategy *strategy,
+                   const struct strategy_env *env, void **state)
+{
+    int status = HISTO_OK;
+    *state = NULL;
+    if ((status = strategy->setup(env, state)) != HISTO_OK) {
+        *state = NULL;
+        return status;
+    }
+    CL_CALL(clFinish(env->queue));
+    return HISTO_OK;
+fail:
+    strategy->release(*state);
+    *state = NULL;
     return status;
 }
 

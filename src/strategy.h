@@ -6,6 +6,12 @@
  * strategy must give the same bytes as reference.c for every valid input.
  * The run loop (run.c) only sees this interface: it enqueues one iteration
  * at a time and times the events each iteration returns, one per kernel.
+ *
+ * The input values reach the device once (strategy_values_upload): that
+ * buffer belongs to the caller, which hands it to every setup, so histo
+ * --tune sets the strategy up once per candidate without copying the
+ * input again. A strategy only reads it; everything it computes from the
+ * input lives in its own state and starts anew with every setup.
  */
 #ifndef HISTO_STRATEGY_H
 #define HISTO_STRATEGY_H
@@ -25,6 +31,8 @@ struct strategy_env {
     cl_program program;
     const struct device_info *device;
     const struct histo_input *input;
+    cl_mem values;      /* input->values on the device (read only),
+                           from strategy_values_upload               */
     unsigned batches;   /* --batches, 0 = the strategy decides          */
     unsigned tile_rows; /* rows per local tile at most, 0 = as many as
                            local memory holds (strategies with tiles) */
@@ -37,11 +45,10 @@ struct strategy {
     size_t nsources;
     const char *const *kernels;   /* kernel names, in launch order     */
     size_t nkernels;
-    /* Plans from the device and input, creates kernels and buffers. */
+    /* Plans from the device and input, creates kernels and buffers,
+     * retains env->values for as long as the state lives; may enqueue
+     * fills on env->queue (strategy_setup waits for them). */
     int (*setup)(const struct strategy_env *env, void **state);
-    /* Copies the input values to the device (blocking). */
-    int (*upload)(void *state, cl_command_queue queue,
-                  const struct histo_input *input);
     /* Enqueues one whole iteration; events[k] belongs to kernels[k]. */
     int (*enqueue)(void *state, cl_command_queue queue, cl_event *events);
     /* Reads the final histogram (nbins bytes) back (blocking). */
@@ -53,12 +60,20 @@ struct strategy {
     void (*release)(void *state);
 };
 
-/* Shared by the strategies' setup/upload/release. */
+/* Creates the read-only buffer of the input values on the device and
+ * copies them into it (blocking), after checking the device's allocation
+ * limit. The caller releases *values. Returns 0 or an exit status. */
+int strategy_values_upload(cl_context context, cl_command_queue queue,
+                           const struct device_info *device,
+                           const struct histo_input *input, cl_mem *values);
 
-/* Copies the input values into `values` (blocking) and finishes the
- * queue, so the fills enqueued by setup are done as well. */
-int strategy_upload_values(cl_command_queue queue, cl_mem values,
-                           const struct histo_input *input);
+/* strategy->setup, then waits for the fills it enqueued, so that the
+ * first timed iteration does not pay for them. On a failure *state is
+ * NULL and nothing is left to release. Returns 0 or an exit status. */
+int strategy_setup(const struct strategy *strategy,
+                   const struct strategy_env *env, void **state);
+
+/* Shared by the strategies' release. */
 
 /* Releases the kernels and buffers that exist (NULLs are skipped). */
 void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,

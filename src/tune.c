@@ -3,7 +3,8 @@
  * (see tune.h).
  *
  * histo --tune times every candidate (B, w) with the same program, input
- * and iteration count, one strategy setup each, and keeps the lowest
+ * and iteration count, one strategy setup each on the input values
+ * uploaded once for all of them and the run after, and keeps the lowest
  * median device time per iteration: medians, because the first iterations
  * of a setup and the odd preempted one on a shared CPU device would skew a
  * mean. Every candidate must give the same bytes; one that does not is a
@@ -424,10 +425,11 @@ static long report_value(const struct strategy *strategy, const void *state,
     return v;
 }
 
-/* Sets up, uploads, runs, downloads and releases one candidate; fills its
- * times and the histogram. Returns 0 or an exit status; *in_setup tells a
- * failed setup (a candidate the strategy refuses, e.g. too large for the
- * device) from a failure after it. */
+/* Sets up, runs, downloads and releases one candidate on the input
+ * values already on the device (base->values); fills its times and the
+ * histogram. Returns 0 or an exit status; *in_setup tells a failed setup
+ * (a candidate the strategy refuses, e.g. too large for the device, or
+ * whose new buffers the device cannot fill) from a failure after it. */
 static int measure(const struct strategy *strategy,
                    const struct strategy_env *base, unsigned long iterations,
                    struct tune_candidate *c, uint8_t *histo, bool *in_setup)
@@ -437,15 +439,14 @@ static int measure(const struct strategy *strategy,
     void *state = NULL;
     env.batches = c->batches;
     env.tile_rows = c->tile_rows;
-    int status = strategy->setup(&env, &state);
+    int status = strategy_setup(strategy, &env, &state);
     *in_setup = status != HISTO_OK;
     if (status != HISTO_OK)
         return status;
     /* One untimed iteration first: runtimes like PoCL compile a kernel
      * for its launch sizes when it is first enqueued. */
-    if ((status = strategy->upload(state, env.queue, env.input)) != HISTO_OK
-        || (status = run_iterations(strategy, state, env.queue, 1, &times))
-               != HISTO_OK)
+    if ((status = run_iterations(strategy, state, env.queue, 1, &times))
+            != HISTO_OK)
         goto done;
     run_times_free(&times);
     if ((status = run_iterations(strategy, state, env.queue, iterations,

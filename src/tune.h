@@ -110,7 +110,8 @@ void tune_choose(const struct histo_options *opt, const struct tune_key *key,
                  const struct strategy *strategy, struct tune_knobs *knobs);
 
 /* histo --tune: sets the strategy up with each candidate (B, w) on the
- * program in base, runs the iterations, checks every histogram against
+ * program and input values in base (uploaded once, shared by every
+ * candidate), runs the iterations, checks every histogram against
  * the first candidate's, prints the table on out, stores the best in the
  * tune cache (unless opt->no_tune_cache; a cache that cannot be written
  * is a warning) and returns it in knobs. Returns 0, HISTO_EXIT_DEVICE

@@ -271,6 +271,37 @@ if echo "$STRATEGIES" | grep -qw eye; then
         bad tune.eye_tries_tile_rows "no candidate with w > 0"
     fi
 fi
+# --tune copies the input to the device once, for every candidate and the
+# run after: counted in PoCL's debug log (POCL_DEBUG=events names each
+# command; histo writes no other buffer), so PoCL only.
+if [ "$PLATFORM" = "Portable Computing Language" ]; then
+    for s in $STRATEGIES; do
+        id=tune.one_upload.$s
+        (
+            POCL_DEBUG=events
+            export POCL_DEBUG
+            run_histo --tune --no-tune-cache --strategy "$s" -i "$TIN" \
+                -o "$W/$id.bmp" --timing "$W/$id.out" -- 1
+        ) >"$W/$id.log" 2>"$W/$id.err"
+        st=$?
+        n=$(sed -n 's/^histo: tune: .*, \([0-9]*\) candidates, .*/\1/p' \
+            "$W/$id.log")
+        writes=$(cat "$W/$id.log" "$W/$id.err" | grep -c "type: write_buffer")
+        if [ "$st" -ne 0 ]; then
+            bad "$id" "exit status $st: $(grep -v INFO "$W/$id.err" | tail -n 3)"
+        elif [ "${n:-0}" -lt 2 ]; then
+            bad "$id" "fewer than 2 candidates: $(head -n 1 "$W/$id.log")"
+        elif [ "$writes" -eq 0 ]; then
+            bad "$id" "no write_buffer in PoCL's debug log: cannot count uploads; update this test"
+        elif [ "$writes" -ne 1 ]; then
+            bad "$id" "$writes input uploads for $n candidates and the run, not 1"
+        elif ! cmp -s "$W/$id.bmp" "$W/tune.ref.bmp"; then
+            bad "$id" "BMP differs from the reference"
+        else
+            ok "$id"
+        fi
+    done
+fi
 
 # later runs use the cached knobs unless told not to
 for s in $STRATEGIES; do
@@ -426,7 +457,8 @@ report_keys() {
     missing=""
     for key in format selected.name selected.type selected.local_mem_type \
                strategy strategy.requested config.batches time.input_read_s \
-               time.program_build_s time.upload_s iteration.device.median_us \
+               time.program_build_s time.upload_s time.strategy_setup_s \
+               iteration.device.median_us \
                iteration.wall_mean_us time.download_s time.bmp_write_s \
                time.total_s "$@"; do
         grep -q "^$key = " "$t" 2>/dev/null || missing="$missing $key"
@@ -543,15 +575,31 @@ expect device.unknown_device 4 "no OpenCL device matches" \
     $HISTO --platform "$PLATFORM" --device "no such device" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect device.missing_kernels 4 "cannot open kernel source" \
     run_histo --kernels "$W/no-kernels" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+# A broken line at the end of every kernel file: the build fails, and its
+# log names each file as --kernels gives it, at the broken line (FILE:LINE:),
+# not the runtime's temporary copy of the sources. The line differs on
+# every run, so no kernel cache can hold a build of these sources.
 mkdir -p "$W/broken-kernels"
 for f in kernels/*.cl; do
     cp "$f" "$W/broken-kernels/"
-    echo "this is not OpenCL C;" >>"$W/broken-kernels/${f#kernels/}"
+    echo "this is not OpenCL C $$ $(date +%s);" >>"$W/broken-kernels/${f#kernels/}"
 done
 for s in $STRATEGIES; do
     expect "device.$s.build_failure_log" 4 "build log" \
         run_histo --strategy "$s" --kernels "$W/broken-kernels" -i "$IN" \
         -o "$W/x.bmp" --timing "$W/x.out" -- 1
+    # A strategy's kernel files are named after it (cpu_*.cl, eye_*.cl).
+    missing=""
+    for f in "$W/broken-kernels/${s}"_*.cl; do
+        at="$f:$(wc -l <"$f" | tr -d ' '):"
+        grep -qF -- "$at" "$W/device.$s.build_failure_log.stderr" \
+            || missing="$missing $at"
+    done
+    if [ -z "$missing" ]; then
+        ok "device.$s.build_log_names_kernel_lines"
+    else
+        bad "device.$s.build_log_names_kernel_lines" "log lacks$missing: $(grep -m 2 "error:" "$W/device.$s.build_failure_log.stderr")"
+    fi
 done
 # $HISTO_CL_OPTIONS: appended to the build options (recorded in histo.out,
 # the build log shown), and a bad one fails the build loudly.
