@@ -53,6 +53,11 @@
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][tile][bins of the tile, row by row], for eye_reduce.cl.
+ *
+ * Group size. Every loop over samples, buckets, cells, values and bins
+ * strides by the group's size, and the serial steps are one work-item's,
+ * so a group of any size, down to one work-item, gives the same window
+ * and the same counts (tests/run.sh caps groups at 1, 2, 3, 7, 8, 32).
  */
 
 /* Sample s of the HISTO_EYE_SAMPLES: runs of HISTO_EYE_RUN consecutive
@@ -268,23 +273,24 @@ static void pick(local const uint *best2, uint max_t, uint min_samples,
 
 /* Column window from the samples' column buckets (HISTO_EYE_COL_BUCKETS
  * of W / buckets columns): the buckets left once fewer than `tail`
- * samples are cut from each side. Bucket b's work-item sums the buckets
- * up to b and from b, so each side's edge is found in one step. */
+ * samples are cut from each side. Bucket b's work-item (work-item b, or
+ * b % size in groups smaller than the buckets) sums the buckets up to b
+ * and from b, so each side's edge is found in one step. */
 static void column_window(local const uint *bucket, local uint *edges,
-                          uint tail, uint lid)
+                          uint tail, uint lid, uint size)
 {
-    if (lid < HISTO_EYE_COL_BUCKETS) {
+    for (uint c = lid; c < HISTO_EYE_COL_BUCKETS; c += size) {
         uint left = 0, right = 0;
 #pragma unroll
         for (uint k = 0; k < HISTO_EYE_COL_BUCKETS; ++k) {
             const uint b = bucket[k];
-            left += k <= lid ? b : 0;
-            right += k >= lid ? b : 0;
+            left += k <= c ? b : 0;
+            right += k >= c ? b : 0;
         }
         if (left > tail)
-            atomic_min(&edges[0], lid);
+            atomic_min(&edges[0], c);
         if (right > tail)
-            atomic_max(&edges[1], lid);
+            atomic_max(&edges[1], c);
     }
 }
 
@@ -346,8 +352,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         edges[0] = HISTO_EYE_COL_BUCKETS - 1;
         edges[1] = 0;
     }
-    if (lid < HISTO_EYE_2D_MAX_TILES)
-        best2[lid] = 0;
+    for (uint t = lid; t < HISTO_EYE_2D_MAX_TILES; t += size)
+        best2[t] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Pass 1 (2-D candidates only): samples per column bucket. All of a
@@ -369,7 +375,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
                     atomic_inc(&bucket[b[j]]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        column_window(bucket, edges, samples / HISTO_EYE_COL_TAIL_INV, lid);
+        column_window(bucket, edges, samples / HISTO_EYE_COL_TAIL_INV, lid,
+                      size);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     /* Columns [c0, c0 + cols): whole quads; none (cols == 0) where the

@@ -10,6 +10,7 @@
 
 #include "params.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,25 +55,55 @@ static void eye_release(void *opaque)
     free(s);
 }
 
-/* Work-group size for a kernel: target, at most the device's limit, and
- * the kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE) kept in *limit as a
- * fallback. NVIDIA's OpenCL reports 256 there for every kernel, a
- * one-line one included, yet runs groups of up to the device's 1024
- * (seen on an H200, driver 580, 2026-11-22; docs/perf-notes.md v12), and
- * 512 lets the tile kernel fill an SM: so a larger group is tried first,
- * and launch() falls back to the kernel's figure if it is refused. */
+/* The largest work-group $HISTO_TEST_MAX_GROUP allows (SIZE_MAX when
+ * unset): a test-only cap that makes the kernels run in tiny groups on
+ * any device (docs/testing.md). */
+static int group_cap(size_t *cap)
+{
+    *cap = SIZE_MAX;
+    const char *env = getenv("HISTO_TEST_MAX_GROUP");
+    if (env == NULL || *env == '\0')
+        return HISTO_OK;
+    char *end = NULL;
+    const unsigned long v = strtoul(env, &end, 10);
+    if (*end != '\0' || v < 1 || v > 65536 || env[0] == '-') {
+        histo_error("HISTO_TEST_MAX_GROUP must be a whole number from 1 to "
+                    "65536, not '%s'", env);
+        return HISTO_EXIT_USAGE;
+    }
+    *cap = v;
+    return HISTO_OK;
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Work-group size for a kernel: target, at most the device's limits
+ * (CL_DEVICE_MAX_WORK_GROUP_SIZE, CL_DEVICE_MAX_WORK_ITEM_SIZES[0]) and
+ * the test cap, and the kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE)
+ * kept in *limit as a fallback. NVIDIA's OpenCL reports 256 there for
+ * every kernel, a one-line one included, yet runs groups of up to the
+ * device's 1024 (seen on an H200, driver 580, 2026-11-22;
+ * docs/perf-notes.md v12), and 512 lets the tile kernel fill an SM: so a
+ * larger group is tried first, and launch() falls back to the kernel's
+ * figure if it is refused. */
 static int group_size(cl_kernel kernel, const struct device_info *dev,
                       size_t target, size_t *size, size_t *limit)
 {
     int status = HISTO_OK;
-    size_t kmax = 0;
+    size_t kmax = 0, cap;
     CL_CALL(clGetKernelWorkGroupInfo(kernel, dev->id,
                                      CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                      &kmax, NULL));
-    *size = target;
-    if (*size > dev->max_work_group)
-        *size = dev->max_work_group;
-    *limit = kmax < *size ? kmax : *size;
+    if ((status = group_cap(&cap)) != HISTO_OK)
+        return status;
+    *size = min_size(min_size(target, cap),
+                     min_size(dev->max_work_group, dev->max_work_items));
+    if (*size < 1)
+        *size = 1;
+    *limit = kmax < 1 ? 1 : min_size(kmax, *size);
 fail:
     return status;
 }
@@ -134,7 +165,10 @@ static void reduce_groups(struct eye_state *s, cl_uint compute_units)
     if (window > full)
         window = full;
     const uint64_t a = (full + group - 1) / group;
-    const uint64_t b = (window * HISTO_REDUCE_LANES + group - 1) / group;
+    /* groups of fewer than HISTO_REDUCE_LANES have no part B: part A then
+     * adds the 2-D window's quads too */
+    const uint64_t b = group < HISTO_REDUCE_LANES
+                     ? 0 : (window * HISTO_REDUCE_LANES + group - 1) / group;
     p->reduce_groups[0] = (cl_uint)(a < 1 ? 1 : a < cap ? a : cap);
     p->reduce_groups[1] = (cl_uint)(b < cap ? b : cap);
 }
@@ -157,16 +191,14 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
                                 &p->group[K_REDUCE],
                                 &p->group_limit[K_REDUCE])) != HISTO_OK)
         return status;
-    /* The reduction's window quads take HISTO_REDUCE_LANES work-items of
-     * one group each. */
-    p->group[K_REDUCE] -= p->group[K_REDUCE] % HISTO_REDUCE_LANES;
-    p->group_limit[K_REDUCE] -= p->group_limit[K_REDUCE] % HISTO_REDUCE_LANES;
-    if (p->group_limit[K_REDUCE] == 0) {
-        histo_error("device '%s' runs groups of fewer than %u work-items",
-                    dev->name, HISTO_REDUCE_LANES);
-        return HISTO_EXIT_DEVICE;
-    }
-
+    /* The reduction runs at its reported limit, never above: its target
+     * (HISTO_WORK_GROUP) is what NVIDIA reports anyway. Its part B gives
+     * each window quad HISTO_REDUCE_LANES work-items of one group, so a
+     * group holds a multiple of them where it holds any. */
+    size_t rg = p->group_limit[K_REDUCE];
+    if (rg >= HISTO_REDUCE_LANES)
+        rg -= rg % HISTO_REDUCE_LANES;
+    p->group[K_REDUCE] = p->group_limit[K_REDUCE] = rg;
 
     cl_ulong static_local = 0;
     CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_TILE], dev->id,
@@ -392,7 +424,8 @@ static int launch(struct eye_state *s, cl_command_queue queue, int k,
         if (err == CL_SUCCESS)
             return HISTO_OK;
         const size_t limit = s->plan.group_limit[k];
-        if ((err != CL_INVALID_WORK_GROUP_SIZE && err != CL_OUT_OF_RESOURCES)
+        if ((err != CL_INVALID_WORK_GROUP_SIZE
+             && err != CL_INVALID_WORK_ITEM_SIZE && err != CL_OUT_OF_RESOURCES)
             || *group <= limit) {
             cl_report("clEnqueueNDRangeKernel(queue, kernel, 1, NULL, "
                       "&global, group, 0, NULL, ev)",

@@ -307,6 +307,70 @@ if echo "$STRATEGIES" | grep -qw eye; then
         fi
     done
 fi
+# Any work-group size gives the same histogram and the same eye window:
+# $HISTO_TEST_MAX_GROUP (test-only, docs/testing.md) caps every group at
+# 1, 2, 3, 7, 8 and 32 work-items, on an eye of several tiles with values
+# outside the window (gauss, tiles of 16 rows), a second eye outside the
+# window (twoeye), one bin, and a 2-D window (eye2d.centre, tiles of 16
+# rows). A device may refuse such groups only with exit status 4 and a
+# message naming the group size. The cpu strategy runs groups of one
+# work-item whatever the cap.
+# window_of FILE: the eye window's keys in a timing file, on one line
+window_of() {
+    grep -e '^eye.tiles_used = ' -e '^eye.first_bin = ' -e '^eye.end_bin = ' \
+        -e '^eye.cols = ' "$1" 2>/dev/null | tr '\n' ' '
+}
+if echo "$STRATEGIES" | grep -qw eye; then
+    for spec in gauss:16 twoeye: one_bin: eye2d.centre:16; do
+        name=${spec%%:*}
+        w=${spec#*:}
+        set -- --strategy eye
+        [ -z "$w" ] || set -- "$@" --tile-rows "$w"
+        for g in default 1 2 3 7 8 32; do
+            id=group.$name.g$g
+            (if [ "$g" != default ]; then
+                 HISTO_TEST_MAX_GROUP=$g
+                 export HISTO_TEST_MAX_GROUP
+             fi
+             run_histo "$@" -i "$W/$name.bin" -o "$W/$id.bmp" \
+                 --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1)
+            st=$?
+            tile=$(sed -n 's/^config.work_group.eye_tile = //p' "$W/$id.out" 2>/dev/null)
+            reduce=$(sed -n 's/^config.work_group.eye_reduce = //p' "$W/$id.out" 2>/dev/null)
+            if [ "$st" -eq 4 ] && [ "$g" != default ] \
+               && grep -q "groups of" "$W/$id.log"; then
+                ok "$id (refused: $(tail -n 1 "$W/$id.log"))"
+            elif [ "$st" -ne 0 ]; then
+                bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+            elif ! cmp -s "$W/$id.bmp" "$W/$name.ref.bmp"; then
+                bad "$id" "BMP differs from the reference (groups of $tile and $reduce)"
+            elif [ "$g" != default ] \
+                 && { [ -z "$tile" ] || [ "$tile" -gt "$g" ] \
+                      || [ -z "$reduce" ] || [ "$reduce" -gt "$g" ]; }; then
+                bad "$id" "ran groups of $tile and $reduce, more than $g"
+            elif [ "$(window_of "$W/$id.out")" != "$(window_of "$W/group.$name.gdefault.out")" ]; then
+                bad "$id" "window '$(window_of "$W/$id.out")', with the default groups '$(window_of "$W/group.$name.gdefault.out")'"
+            else
+                ok "$id"
+            fi
+        done
+    done
+fi
+if echo "$STRATEGIES" | grep -qw cpu; then
+    for g in 1 2 3 7 8 32; do
+        id=group.cpu.g$g
+        if (HISTO_TEST_MAX_GROUP=$g
+            export HISTO_TEST_MAX_GROUP
+            run_histo --strategy cpu -i "$W/gauss.bin" -o "$W/$id.bmp" \
+                --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1) \
+           && grep -q "^config.work_group.cpu_count = 1$" "$W/$id.out" \
+           && cmp -s "$W/$id.bmp" "$W/gauss.ref.bmp"; then
+            ok "$id"
+        else
+            bad "$id" "$(tail -n 2 "$W/$id.log")"
+        fi
+    done
+fi
 if run_histo --strategy cpu --tile-rows 7 -i "$TIN" -o "$W/tile_rows.cpu.bmp" \
         --timing "$W/tile_rows.cpu.out" -- 1 >"$W/tile_rows.cpu.log" 2>&1 \
    && grep -q "strategy cpu has no tiles; --tile-rows ignored" "$W/tile_rows.cpu.log" \
@@ -435,6 +499,11 @@ if run_histo -i "$W/members.gz" -o "$W/members.bmp" --timing "$W/members.out" \
 else
     bad input.gzip_members "$(tail -n 3 "$W/members.log")"
 fi
+for v in 0 65537 -1 8x; do
+    expect "group_cap.bad_value_$v" 2 "HISTO_TEST_MAX_GROUP must be a whole number" \
+        env HISTO_TEST_MAX_GROUP="$v" $HISTO --platform "$PLATFORM" --strategy eye \
+        -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+done
 expect device.unknown_platform 4 "no OpenCL platform matches" \
     $HISTO --platform "no such platform" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect device.unknown_device 4 "no OpenCL device matches" \
