@@ -577,10 +577,24 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     }
 }
 
+/* The host builds the tile kernels for the one work-group size it
+ * launches them with, HISTO_TILE_REQD_SIZE (eye.c): the compiler then fits
+ * registers to that size, and the runtime says at build time whether it
+ * runs it (NVIDIA's reports a CL_KERNEL_WORK_GROUP_SIZE of 256 for every
+ * kernel, yet builds and runs these at 1024). 0 (a runtime that refused to
+ * build them so): no attribute, and groups of the size it reports. */
+#if HISTO_TILE_REQD_SIZE > 0
+#define TILE_GROUP_SIZE \
+    __attribute__((reqd_work_group_size(HISTO_TILE_REQD_SIZE, 1, 1)))
+#else
+#define TILE_GROUP_SIZE
+#endif
+
 /* Whole-row windows only: for inputs the host knows cannot take a 2-D
  * window (eye.c), without its sampling pass, second grid of cells and
  * second counting loop (they cost 2-8 us an iteration on an H200:
  * docs/perf-notes.md v13). */
+TILE_GROUP_SIZE
 kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                      uint tile_bins, uint tile_words, uint ncells,
                      uint max_tiles, uint min_samples, uint min_samples_2d,
@@ -596,6 +610,7 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
 }
 
 /* Whole-row or 2-D windows, whichever the samples favour. */
+TILE_GROUP_SIZE
 kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
                         uint tile_bins, uint tile_words, uint ncells,
                         uint max_tiles, uint min_samples,

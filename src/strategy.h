@@ -12,6 +12,7 @@
 
 #include "device.h"
 #include "input.h"
+#include "program.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,7 +23,8 @@
 struct strategy_env {
     cl_context context;
     cl_command_queue queue;
-    cl_program program;
+    cl_program program;       /* built with the strategy's defines()    */
+    const char *kernel_dir;   /* where program's sources came from      */
     const struct device_info *device;
     const struct histo_input *input;
     unsigned batches;   /* --batches, 0 = the strategy decides          */
@@ -37,6 +39,11 @@ struct strategy {
     size_t nsources;
     const char *const *kernels;   /* kernel names, in launch order     */
     size_t nkernels;
+    /* -D options of the kernels that depend on the device, as
+     * alternatives tried in order (program_build()); NULL: none. Returns
+     * 0 or an exit status. */
+    int (*defines)(const struct device_info *device,
+                   struct program_defines *defines);
     /* Plans from the device and input, creates kernels and buffers. */
     int (*setup)(const struct strategy_env *env, void **state);
     /* Copies the input values to the device (blocking). */

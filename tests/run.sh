@@ -356,6 +356,75 @@ if echo "$STRATEGIES" | grep -qw eye; then
         done
     done
 fi
+# The tile kernels are built with reqd_work_group_size for the size they
+# run at (-DHISTO_TILE_REQD_SIZE); a runtime that refuses that launch gets
+# them built again for the size it reports, and one that cannot build them
+# so gets them without the attribute. $HISTO_TEST_TILE_GROUP (test-only)
+# asks for groups of 65536, beyond every device's limit; a kernel copy
+# that fails to build with the attribute stands for a runtime that cannot
+# build it. Each must end with the reference's BMP, a note, and histo.out
+# saying what ran.
+# tile_keys FILE: the tile kernel's group keys, on one line
+tile_keys() {
+    grep -e '^config.work_group.eye_tile = ' -e '^config.work_group_required.eye_tile = ' \
+        -e '^config.work_group_from.eye_tile = ' -e '^config.tile_rebuilt = ' \
+        "$1" 2>/dev/null | tr '\n' ' '
+}
+if echo "$STRATEGIES" | grep -qw eye; then
+    id=reqd.refused_launch
+    if (HISTO_TEST_TILE_GROUP=65536
+        export HISTO_TEST_TILE_GROUP
+        run_histo --strategy eye -i "$W/gauss.bin" -o "$W/$id.bmp" \
+            --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1) \
+       && cmp -s "$W/$id.bmp" "$W/gauss.ref.bmp" \
+       && grep -q "note: groups of 65536 refused for kernel eye_tile (CL_INVALID_" "$W/$id.log" \
+       && grep -q "^config.tile_rebuilt = groups of 65536 refused (CL_INVALID_" "$W/$id.out" \
+       && grep -q "^config.work_group_from.eye_tile = reqd_work_group_size$" "$W/$id.out" \
+       && g=$(sed -n 's/^config.work_group.eye_tile = //p' "$W/$id.out") \
+       && grep -q "^config.work_group_required.eye_tile = $g$" "$W/$id.out" \
+       && grep -q "^build.options = .* -DHISTO_TILE_REQD_SIZE=$g\( \|$\)" "$W/$id.out" \
+       && [ "$g" -lt 65536 ]; then
+        ok "$id"
+    else
+        bad "$id" "$(tile_keys "$W/$id.out") $(grep -v '^PASS' "$W/$id.log" | tail -n 2)"
+    fi
+    id=reqd.build_refused
+    mkdir -p "$W/noreqd-kernels"
+    cp kernels/*.cl "$W/noreqd-kernels/"
+    { printf '#if HISTO_TILE_REQD_SIZE > 0\n#error "reqd_work_group_size refused"\n#endif\n'
+      cat kernels/eye_tile.cl; } >"$W/noreqd-kernels/eye_tile.cl"
+    if run_histo --strategy eye --kernels "$W/noreqd-kernels" -i "$W/gauss.bin" \
+            -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1 \
+       && cmp -s "$W/$id.bmp" "$W/gauss.ref.bmp" \
+       && grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=[0-9]* failed (CL_BUILD_PROGRAM_FAILURE); building with -DHISTO_TILE_REQD_SIZE=0 instead" "$W/$id.log" \
+       && grep -q "^config.work_group_required.eye_tile = 0$" "$W/$id.out" \
+       && grep -q "^config.work_group_from.eye_tile = CL_KERNEL_WORK_GROUP_SIZE$" "$W/$id.out"; then
+        ok "$id"
+    else
+        bad "$id" "$(tile_keys "$W/$id.out") $(tail -n 2 "$W/$id.log")"
+    fi
+    # Every eye run of the suite: groups never above what the launched
+    # kernel reports, unless it was built for exactly that size.
+    over=""
+    for t in "$W"/*.out; do
+        grep -q "^strategy = eye$" "$t" || continue
+        g=$(sed -n 's/^config.work_group.eye_tile = //p' "$t")
+        lim=$(sed -n 's/^config.work_group_limit.eye_tile = //p' "$t")
+        req=$(sed -n 's/^config.work_group_required.eye_tile = //p' "$t")
+        rg=$(sed -n 's/^config.work_group.eye_reduce = //p' "$t")
+        rlim=$(sed -n 's/^config.work_group_limit.eye_reduce = //p' "$t")
+        if [ -z "$g" ] || [ -z "$rg" ] \
+           || { [ "$g" -gt "$lim" ] && [ "$g" != "$req" ]; } \
+           || [ "$rg" -gt "$rlim" ]; then
+            over="$over ${t##*/}($g/$lim/$req, $rg/$rlim)"
+        fi
+    done
+    if [ -z "$over" ]; then
+        ok reqd.never_above_the_limit
+    else
+        bad reqd.never_above_the_limit "group/limit/required:$over"
+    fi
+fi
 if echo "$STRATEGIES" | grep -qw cpu; then
     for g in 1 2 3 7 8 32; do
         id=group.cpu.g$g
@@ -502,6 +571,9 @@ fi
 for v in 0 65537 -1 8x; do
     expect "group_cap.bad_value_$v" 2 "HISTO_TEST_MAX_GROUP must be a whole number" \
         env HISTO_TEST_MAX_GROUP="$v" $HISTO --platform "$PLATFORM" --strategy eye \
+        -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+    expect "tile_group.bad_value_$v" 2 "HISTO_TEST_TILE_GROUP must be a whole number" \
+        env HISTO_TEST_TILE_GROUP="$v" $HISTO --platform "$PLATFORM" --strategy eye \
         -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 done
 expect device.unknown_platform 4 "no OpenCL platform matches" \
