@@ -28,7 +28,8 @@ struct eye_plan {
     cl_uint tile_rows;       /* w: whole rows per tile (0: < 1 row)     */
     cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
     cl_uint tile_words;      /* local words: counters, or eye scratch   */
-    cl_uint ncells;          /* tile-sized cells the eye is sampled in  */
+    cl_uint ncells;          /* cells the eye is sampled in ...         */
+    cl_uint cell_tiles;      /* ... of this many tiles each             */
     cl_uint max_tiles;       /* largest eye window, in tiles            */
     cl_uint min_samples;     /* samples a cell needs to join the window */
     cl_uint min_samples_2d;  /* the same for a 2-D window's cells       */
@@ -329,17 +330,25 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     p->tile_bins = (cl_uint)bins;
     p->tile_rows = (cl_uint)(bins / in->histo_width);
 
-    uint64_t cells = ((uint64_t)in->nbins + bins - 1) / bins;
+    /* Cells of one tile where at most HISTO_EYE_CELLS (and what local
+     * memory holds, at least 32) cover the histogram, else of as many
+     * tiles as it takes: every cell covers the same share of it, so no
+     * cell gathers the bins past the others and wins the densest-cell
+     * choice by that alone. */
+    const uint64_t tiles = ((uint64_t)in->nbins + bins - 1) / bins;
+    uint64_t cells = tiles;
     if (cells > HISTO_EYE_CELLS)
         cells = HISTO_EYE_CELLS;
     if (cells > words_avail - scratch)
         cells = words_avail - scratch;
-    p->ncells = (cl_uint)cells;
-    p->max_tiles = (cl_uint)(cells < HISTO_MAX_TILES ? cells
+    const uint64_t cell_tiles = (tiles + cells - 1) / cells;
+    p->cell_tiles = (cl_uint)cell_tiles;
+    p->ncells = (cl_uint)((tiles + cell_tiles - 1) / cell_tiles);
+    p->max_tiles = (cl_uint)(tiles < HISTO_MAX_TILES ? tiles
                                                      : HISTO_MAX_TILES);
     uint64_t words = bins / 2;
-    if (words < cells + scratch)
-        words = cells + scratch;
+    if (words < p->ncells + scratch)
+        words = p->ncells + scratch;
     p->tile_words = (cl_uint)words;
     p->local_bytes = (size_t)words * sizeof(cl_uint);
 
@@ -411,6 +420,7 @@ static int set_tile_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_words, &p->tile_words));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->cell_tiles, &p->cell_tiles));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->max_tiles, &p->max_tiles));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples, &p->min_samples));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples_2d,
@@ -669,6 +679,7 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "config.tile_local_bytes = %zu\n", p->local_bytes);
     fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
     fprintf(f, "config.eye_cells = %u\n", p->ncells);
+    fprintf(f, "config.eye_cell_tiles = %u\n", p->cell_tiles);
     fprintf(f, "config.eye_min_samples = %u\n", p->min_samples);
     fprintf(f, "config.eye_min_samples_2d = %u\n", p->min_samples_2d);
     fprintf(f, "config.work_group.eye_tile = %zu\n", p->group[K_TILE]);

@@ -255,6 +255,44 @@ if echo "$STRATEGIES" | grep -qw eye; then
         done
     done
 fi
+# Cells cover the histogram evenly however small the tiles: with
+# --tile-rows 1 a 256x8192 histogram has 8192 tiles but at most
+# HISTO_EYE_CELLS (1024) cells, and a last cell gathering every row past
+# 1023 won the densest-cell choice and put the window on an empty band.
+# Narrow eyes (row sigma 4) centred on rows 100, 3003 and 7000 must get a
+# window holding their centre row; the test dataset's eye (row 4096,
+# sigma 32) one within a sigma of its centre. Each byte for byte.
+if echo "$STRATEGIES" | grep -qw eye; then
+    $GEN -o "$W/cells.test.bin" --seed 11601 --image 996x1040 --histo 256x8192 \
+        --dist gauss --row-mean 4096 --row-sigma 32 --col-mean 128 --col-sigma 12 \
+        --outliers 5000 >/dev/null && $REF "$W/cells.test.bin" "$W/cells.test.ref.bmp"
+    for r in 100 3003 7000; do
+        $GEN -o "$W/cells.row$r.bin" --seed 7 --image 996x1040 --row-mean "$r" \
+            --row-sigma 4 >/dev/null && $REF "$W/cells.row$r.bin" "$W/cells.row$r.ref.bmp"
+    done
+    for spec in row100:100:0 row3003:3003:0 row7000:7000:0 test:4096:32; do
+        name=${spec%%:*}
+        rest=${spec#*:}
+        centre=${rest%:*}
+        slack=${rest#*:}
+        id=eye_cells.$name.w1
+        if ! run_histo --strategy eye --tile-rows 1 -i "$W/cells.$name.bin" \
+                -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1; then
+            bad "$id" "$(tail -n 2 "$W/$id.log")"
+            continue
+        fi
+        r0=$(sed -n 's/^eye.first_row = //p' "$W/$id.out")
+        r1=$(sed -n 's/^eye.last_row = //p' "$W/$id.out")
+        if ! cmp -s "$W/$id.bmp" "$W/cells.$name.ref.bmp"; then
+            bad "$id" "BMP differs from the reference"
+        elif grep -q "^eye.tiles_used = 0$" "$W/$id.out" \
+             || [ "$r0" -gt $((centre + slack)) ] || [ "$r1" -lt $((centre - slack)) ]; then
+            bad "$id" "window rows $r0-$r1, want one holding a row within $slack of $centre"
+        else
+            ok "$id"
+        fi
+    done
+fi
 # 2-D eye windows (the eye's columns only; inputs of >= 8M values): an
 # eye at the centre, at the left and at the right edge, tiles of 16 and 64
 # rows (small tiles make several tiles on any device); every output exact,
