@@ -164,8 +164,8 @@ static int eye_defines(const struct device_info *dev,
  * only one it may: the runtime built it for that size, even where it
  * reports a smaller CL_KERNEL_WORK_GROUP_SIZE (NVIDIA's OpenCL reports
  * 256 for every kernel, yet builds and runs these at 1024:
- * docs/design.md). Built without, at `target` or the size it reports,
- * whichever is smaller. */
+ * docs/design.md). Built without, at `target`, at most the size it
+ * reports, what the device runs and HISTO_TILE_GROUP_MAX. */
 static int tile_group(struct eye_state *s, size_t target)
 {
     int status = HISTO_OK;
@@ -186,8 +186,13 @@ static int tile_group(struct eye_state *s, size_t target)
                     compiled[1], compiled[2]);
         return HISTO_EXIT_DEVICE;
     }
-    p->group[K_TILE] = compiled[0] != 0 ? compiled[0]
-                                        : min_size(target, kmax);
+    size_t limit;
+    if ((status = device_group_limit(s->env.device, &limit)) != HISTO_OK)
+        return status;
+    p->group[K_TILE] = compiled[0] != 0
+                     ? compiled[0]
+                     : min_size(min_size(target, kmax),
+                                min_size(limit, HISTO_TILE_GROUP_MAX));
     if (p->group[K_TILE] < 1)
         p->group[K_TILE] = 1;
 fail:
@@ -593,10 +598,10 @@ static int launch(struct eye_state *s, cl_command_queue queue, int k,
         size_t limit = 0;
         if ((status = device_group_limit(s->env.device, &limit)) != HISTO_OK)
             return status;
-        /* HISTO_TILE_GROUP at most: 16-bit tile counters hold 255 plus
-         * one increment per work-item */
+        /* HISTO_TILE_GROUP_MAX at most: 16-bit tile counters hold 255
+         * plus one increment per work-item */
         limit = min_size(min_size(limit, s->plan.group_limit[k]),
-                         HISTO_TILE_GROUP);
+                         HISTO_TILE_GROUP_MAX);
         const char *name = k == K_TILE ? tile_name(s) : kernel_names[k];
         if (k != K_TILE || s->rebuilt_why[0] != '\0' || !group_refused(err)
             || group <= limit || limit < 1) {
