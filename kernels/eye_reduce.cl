@@ -19,6 +19,12 @@
  * loop. The host launches at most HISTO_REDUCE_GROUPS_PER_CU groups a
  * compute unit for each part (docs/perf-notes.md, v13 and v14).
  *
+ * Any group size of at most HISTO_WORK_GROUP works: part B's groups use
+ * their first size / HISTO_REDUCE_LANES * HISTO_REDUCE_LANES work-items,
+ * and where the groups hold fewer than HISTO_REDUCE_LANES, or the host
+ * launched no part B, part A adds the 2-D window's quads too (one
+ * work-item a quad, as for whole rows).
+ *
  * The window (whole rows from bin lo to hi, or `cols` columns of `rows`
  * rows from bin lo, laid out row by row in `partial`, HISTO_EYE_STRIDE bins
  * a tile), tile count and batch count come from eye[], written by
@@ -102,6 +108,9 @@ kernel void eye_reduce(global uint *restrict outer,
     const uint gid = (uint)get_global_id(0);
     const uint size = (uint)get_local_size(0);
     const uint part_a = part_a_groups * size;
+    /* the same for every work-item */
+    const bool has_part_b = size >= HISTO_REDUCE_LANES
+                         && (uint)get_global_size(0) > part_a;
 
     if (gid < part_a) {
         /* q < full < 2^30: 4 * q and q + part_a fit in uint */
@@ -113,18 +122,21 @@ kernel void eye_reduce(global uint *restrict outer,
              * if r < rows its column is >= W - c0 >= cols: outside. */
             const uint d = 4 * q - lo;
             bool in = d < hi - lo;
+            uint off = d; /* the quad's offset in a tile of `partial` */
             if (cols != 0) {
                 const uint r = d / HISTO_WIDTH;
-                in = d - r * HISTO_WIDTH < cols && r < rows;
+                const uint c = d - r * HISTO_WIDTH;
+                in = c < cols && r < rows;
+                off = r * cols + c;
             }
-            /* 2-D window quads are part B's */
-            if (!in || cols == 0) {
+            /* 2-D window quads are part B's where there is one */
+            if (!in || cols == 0 || !has_part_b) {
                 uint4 c = vload4(q, outer);
                 if (c.x | c.y | c.z | c.w)
                     vstore4((uint4)(0), q, outer);
                 c = min(c, (uint4)(HISTO_SATURATE));
                 if (in)
-                    c = add_partials(c, partial, d, batches, stride);
+                    c = add_partials(c, partial, off, batches, stride);
                 vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q,
                         hist);
             }
@@ -136,13 +148,15 @@ kernel void eye_reduce(global uint *restrict outer,
     }
 
     /* part B: 2-D window quads, HISTO_REDUCE_LANES work-items each */
-    if (batches == 0 || cols == 0)
+    if (batches == 0 || cols == 0 || !has_part_b)
         return; /* uniform: whole groups leave */
     const uint win_quads = rows * (cols / 4);
     const uint lid = (uint)get_local_id(0);
     const uint per_group = size / HISTO_REDUCE_LANES;
     /* lanes of a quad lie per_group work-items apart, so a warp reads one
-     * batch's partials of consecutive quads: whole sectors */
+     * batch's partials of consecutive quads: whole sectors. Work-items
+     * past per_group * HISTO_REDUCE_LANES (a size that is no multiple of
+     * it) get lane >= HISTO_REDUCE_LANES and add nothing. */
     const uint lane = lid / per_group;
     const uint slot = lid - lane * per_group;
     const uint group = (gid - part_a) / size;
@@ -155,9 +169,9 @@ kernel void eye_reduce(global uint *restrict outer,
         const uint cq = wq - r * (cols / 4);
         const uint off = r * cols + 4 * cq;
         const uint q = (lo + r * HISTO_WIDTH) / 4 + cq;
-        lanes[lid] = wq < win_quads ? lane_sum(partial + off, lane, batches,
-                                               stride)
-                                    : (uint4)(0);
+        lanes[lid] = wq < win_quads && lane < HISTO_REDUCE_LANES
+                   ? lane_sum(partial + off, lane, batches, stride)
+                   : (uint4)(0);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lane == 0 && wq < win_quads) {
             uint4 c = lanes[lid];

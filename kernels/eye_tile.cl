@@ -5,10 +5,13 @@
  * Eye. Every work-group reads the same HISTO_EYE_SAMPLES values (runs of
  * HISTO_EYE_RUN consecutive values at evenly spaced points: whole memory
  * sectors, shared through the cache by all groups) and counts them per
- * cell, a tile-sized range of bins, in local memory. The whole-row window
- * is grown from the densest cell, one neighbouring cell at a time (the
+ * cell, a tile-sized range of bins (or cell_tiles tiles, where more than
+ * the ncells the host allows would be needed: the cells always cover the
+ * whole histogram evenly, so no cell gathers the rest of it and draws the
+ * window to an empty band), in local memory. The whole-row window is
+ * grown from the densest cell, one neighbouring cell at a time (the
  * denser side first), while the next cell holds at least min_samples
- * samples and fewer than max_tiles cells are taken: a tile pays for
+ * samples and at most max_tiles tiles are taken: a tile pays for
  * re-reading its batch's input only where it catches enough values,
  * otherwise global atomics are cheaper. For large inputs every group also
  * counts the samples' columns, cuts the sparse columns at both sides and,
@@ -53,6 +56,11 @@
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][tile][bins of the tile, row by row], for eye_reduce.cl.
+ *
+ * Group size. Every loop over samples, buckets, cells, values and bins
+ * strides by the group's size, and the serial steps are one work-item's,
+ * so a group of any size, down to one work-item, gives the same window
+ * and the same counts (tests/run.sh caps groups at 1, 2, 3, 7, 8, 32).
  */
 
 /* Sample s of the HISTO_EYE_SAMPLES: runs of HISTO_EYE_RUN consecutive
@@ -175,19 +183,24 @@ static inline void count_slice(global const uint *restrict in, uint n,
     }
 }
 
-/* The eye window in one grid of cells: grown from the densest cell (key:
+/* The eye window in one grid of cells of cell_tiles tiles each (the last
+ * may hold fewer; tiles tiles in all): grown from the densest cell (key:
  * count << 16 | (0xffff - cell)) one neighbour at a time, the denser side
- * first, while the next cell holds at least min_samples samples and fewer
- * than max_tiles cells are taken. window[0] = first cell, window[1] =
- * cells (0: no window). */
-static void grow(local const uint *cell, uint cells, uint key,
-                 uint min_samples, uint max_tiles, local uint *window)
+ * first, while the next cell holds at least min_samples samples and the
+ * cells' tiles stay within max_tiles. window[0] = first tile, window[1] =
+ * tiles (0: no window); a single cell of more than max_tiles tiles keeps
+ * its middle max_tiles. */
+static void grow(local const uint *cell, uint cells, uint cell_tiles,
+                 uint tiles, uint key, uint min_samples, uint max_tiles,
+                 local uint *window)
 {
     const uint best = key != 0 ? 0xffff - (key & 0xffff) : 0;
     uint k0 = best, k1 = best; /* window = cells [k0, k1) */
     if (cell[best] >= min_samples) {
         k1 = best + 1;
-        while (k1 - k0 < max_tiles) {
+        /* (k1 - k0 + 1) * cell_tiles: cell_tiles is 1 or the histogram's
+         * tiles over at least 32 cells (eye.c), so this cannot wrap */
+        while ((k1 - k0 + 1) * cell_tiles <= max_tiles) {
             const uint left = k0 > 0 ? cell[k0 - 1] : 0;
             const uint right = k1 < cells ? cell[k1] : 0;
             if (max(left, right) < min_samples)
@@ -198,8 +211,14 @@ static void grow(local const uint *cell, uint cells, uint key,
                 ++k1;
         }
     }
-    window[0] = k0;
-    window[1] = k1 - k0;
+    uint t0 = k0 * cell_tiles;
+    uint t = min((k1 - k0) * cell_tiles, tiles - t0);
+    if (t > max_tiles) {
+        t0 += (t - max_tiles) / 2;
+        t = max_tiles;
+    }
+    window[0] = t0;
+    window[1] = t;
 }
 
 /* 2-D window candidates from the row buckets (bucket[k]: the samples in
@@ -268,23 +287,24 @@ static void pick(local const uint *best2, uint max_t, uint min_samples,
 
 /* Column window from the samples' column buckets (HISTO_EYE_COL_BUCKETS
  * of W / buckets columns): the buckets left once fewer than `tail`
- * samples are cut from each side. Bucket b's work-item sums the buckets
- * up to b and from b, so each side's edge is found in one step. */
+ * samples are cut from each side. Bucket b's work-item (work-item b, or
+ * b % size in groups smaller than the buckets) sums the buckets up to b
+ * and from b, so each side's edge is found in one step. */
 static void column_window(local const uint *bucket, local uint *edges,
-                          uint tail, uint lid)
+                          uint tail, uint lid, uint size)
 {
-    if (lid < HISTO_EYE_COL_BUCKETS) {
+    for (uint c = lid; c < HISTO_EYE_COL_BUCKETS; c += size) {
         uint left = 0, right = 0;
 #pragma unroll
         for (uint k = 0; k < HISTO_EYE_COL_BUCKETS; ++k) {
             const uint b = bucket[k];
-            left += k <= lid ? b : 0;
-            right += k >= lid ? b : 0;
+            left += k <= c ? b : 0;
+            right += k >= c ? b : 0;
         }
         if (left > tail)
-            atomic_min(&edges[0], lid);
+            atomic_min(&edges[0], c);
         if (right > tail)
-            atomic_max(&edges[1], lid);
+            atomic_max(&edges[1], c);
     }
 }
 
@@ -292,7 +312,8 @@ static void column_window(local const uint *bucket, local uint *edges,
  * adds the 2-D window. */
 static inline void eye_tile_body(global const uint *restrict in, uint n,
                                  uint nbins, uint tile_bins, uint tile_words,
-                                 uint ncells, uint max_tiles,
+                                 uint ncells, uint cell_tiles,
+                                 uint max_tiles,
                                  uint min_samples, uint min_samples_2d,
                                  uint forced_batches,
                                  local uint *tile,
@@ -346,8 +367,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         edges[0] = HISTO_EYE_COL_BUCKETS - 1;
         edges[1] = 0;
     }
-    if (lid < HISTO_EYE_2D_MAX_TILES)
-        best2[lid] = 0;
+    for (uint t = lid; t < HISTO_EYE_2D_MAX_TILES; t += size)
+        best2[t] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 
     /* Pass 1 (2-D candidates only): samples per column bucket. All of a
@@ -369,7 +390,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
                     atomic_inc(&bucket[b[j]]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        column_window(bucket, edges, samples / HISTO_EYE_COL_TAIL_INV, lid);
+        column_window(bucket, edges, samples / HISTO_EYE_COL_TAIL_INV, lid,
+                      size);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     /* Columns [c0, c0 + cols): whole quads; none (cols == 0) where the
@@ -418,7 +440,10 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
                          : s < samples ? in[sample_index(s, stride)] : 0;
             const uint row = v / HISTO_WIDTH;
             const uint col = v - row * HISTO_WIDTH;
-            k1[j] = s < samples ? min(v / tile_bins, cells1 - 1) : cells1;
+            /* v < nbins (checked by the host), so v's cell < cells1 */
+            const uint t = v / tile_bins;
+            k1[j] = s < samples ? (cell_tiles == 1 ? t : t / cell_tiles)
+                                : cells1;
             k2[j] = s < samples && col - c0 < cols
                   ? min(row / bucket_rows, cells2 - 1) : cells2;
         }
@@ -461,7 +486,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     barrier(CLK_LOCAL_MEM_FENCE);
     /* Both windows chosen at once, by work-items of different warps. */
     if (lid == 0)
-        grow(cell1, cells1, best_key[0], min_samples, max_tiles, window);
+        grow(cell1, cells1, cell_tiles, (nbins - 1) / tile_bins + 1,
+             best_key[0], min_samples, max_tiles, window);
     if (lid == (size > 32 ? 32 : 0) && cells2 != 0)
         pick(best2, max_tiles2, min_samples_2d, bucket_rows, cell_rows,
              height, window2);
@@ -570,28 +596,42 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     }
 }
 
+/* The host builds the tile kernels for the one work-group size it
+ * launches them with, HISTO_TILE_REQD_SIZE (eye.c): the compiler then fits
+ * registers to that size, and the runtime says at build time whether it
+ * runs it (NVIDIA's reports a CL_KERNEL_WORK_GROUP_SIZE of 256 for every
+ * kernel, yet builds and runs these at 1024). 0 (a runtime that refused to
+ * build them so): no attribute, and groups of the size it reports. */
+#if HISTO_TILE_REQD_SIZE > 0
+#define TILE_GROUP_SIZE \
+    __attribute__((reqd_work_group_size(HISTO_TILE_REQD_SIZE, 1, 1)))
+#else
+#define TILE_GROUP_SIZE
+#endif
+
 /* Whole-row windows only: for inputs the host knows cannot take a 2-D
  * window (eye.c), without its sampling pass, second grid of cells and
  * second counting loop (they cost 2-8 us an iteration on an H200:
  * docs/perf-notes.md v13). */
+TILE_GROUP_SIZE
 kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                      uint tile_bins, uint tile_words, uint ncells,
-                     uint max_tiles, uint min_samples, uint min_samples_2d,
-                     uint forced_batches,
+                     uint cell_tiles, uint max_tiles, uint min_samples,
+                     uint min_samples_2d, uint forced_batches,
                      local uint *tile, global uchar *restrict partial,
                      global uint *restrict outer, global uint *restrict eye)
 {
     local uint small[6 + HISTO_EYE_2D_MAX_TILES];
-    eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, max_tiles,
-                  min_samples, min_samples_2d, forced_batches, tile, partial,
-                  outer, eye,
-                  small, false);
+    eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, cell_tiles,
+                  max_tiles, min_samples, min_samples_2d, forced_batches,
+                  tile, partial, outer, eye, small, false);
 }
 
 /* Whole-row or 2-D windows, whichever the samples favour. */
+TILE_GROUP_SIZE
 kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
                         uint tile_bins, uint tile_words, uint ncells,
-                        uint max_tiles, uint min_samples,
+                        uint cell_tiles, uint max_tiles, uint min_samples,
                         uint min_samples_2d, uint forced_batches,
                         local uint *tile,
                         global uchar *restrict partial,
@@ -599,8 +639,7 @@ kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
                         global uint *restrict eye)
 {
     local uint small[6 + HISTO_EYE_2D_MAX_TILES];
-    eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, max_tiles,
-                  min_samples, min_samples_2d, forced_batches, tile, partial,
-                  outer, eye,
-                  small, true);
+    eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, cell_tiles,
+                  max_tiles, min_samples, min_samples_2d, forced_batches,
+                  tile, partial, outer, eye, small, true);
 }

@@ -97,6 +97,32 @@ static char *ask_string(struct info_reader *r, cl_uint param,
     return s;
 }
 
+/* The first of an array of size_t (CL_DEVICE_MAX_WORK_ITEM_SIZES holds
+ * one per dimension, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS of them, at least
+ * 3): its size first, so that a device of more dimensions is read whole. */
+static bool ask_first_size(struct info_reader *r, cl_uint param,
+                           const char *param_name, size_t *first)
+{
+    size_t size = 0;
+    if (!ask(r, param, param_name, 0, NULL, &size))
+        return false;
+    if (size < sizeof(size_t) || size > STRING_MAX) {
+        snprintf(r->why, DEVICE_SKIP_TEXT, "clGetDeviceInfo(%s) gave a size "
+                 "of %zu bytes", param_name, size);
+        return false;
+    }
+    size_t *values = histo_calloc(size / sizeof(size_t) + 1, sizeof(size_t),
+                                  param_name);
+    if (values == NULL) {
+        r->out_of_memory = true;
+        return false;
+    }
+    const bool ok = ask(r, param, param_name, size, values, NULL);
+    *first = values[0];
+    free(values);
+    return ok;
+}
+
 #define ASK_STRING(r, param) ask_string((r), (param), #param)
 #define ASK_VALUE(r, param, field)                                        \
     ask((r), (param), #param, sizeof(field), &(field), NULL)
@@ -135,6 +161,8 @@ static int query_device(const struct device_cl_api *api,
     ASK_VALUE(&r, CL_DEVICE_GLOBAL_MEM_SIZE, d->global_mem);
     ASK_VALUE(&r, CL_DEVICE_MAX_MEM_ALLOC_SIZE, d->max_alloc);
     ASK_VALUE(&r, CL_DEVICE_MAX_WORK_GROUP_SIZE, d->max_work_group);
+    ask_first_size(&r, CL_DEVICE_MAX_WORK_ITEM_SIZES,
+                   "CL_DEVICE_MAX_WORK_ITEM_SIZES", &d->max_work_items);
     return r.out_of_memory ? HISTO_EXIT_INTERNAL : HISTO_OK;
 }
 

@@ -40,7 +40,9 @@ struct device_info {
     cl_bool little_endian;   /* CL_DEVICE_ENDIAN_LITTLE                 */
     cl_ulong global_mem;
     cl_ulong max_alloc;
-    size_t max_work_group;
+    size_t max_work_group;   /* CL_DEVICE_MAX_WORK_GROUP_SIZE          */
+    size_t max_work_items;   /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0]: a 1-D
+                                group has at most this many too       */
 };
 
 struct platform_info {

@@ -9,26 +9,36 @@
 #include "eye.h"
 
 #include "params.h"
+#include "program.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const sources[] = {"eye_tile.cl", "eye_reduce.cl"};
+/* The timing names; where the input may take a 2-D window eye_tile_2d is
+ * launched in eye_tile's place (tile_name()). */
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 enum { K_TILE, K_REDUCE, K_COUNT };
 
 struct eye_plan {
+    bool two_d;              /* the tile kernel is eye_tile_2d          */
     cl_uint groups;          /* work-groups of the tile kernel          */
     cl_uint forced_batches;  /* --batches, 0 = groups / tiles used      */
     cl_uint tile_rows;       /* w: whole rows per tile (0: < 1 row)     */
     cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
     cl_uint tile_words;      /* local words: counters, or eye scratch   */
-    cl_uint ncells;          /* tile-sized cells the eye is sampled in  */
+    cl_uint ncells;          /* cells the eye is sampled in ...         */
+    cl_uint cell_tiles;      /* ... of this many tiles each             */
     cl_uint max_tiles;       /* largest eye window, in tiles            */
     cl_uint min_samples;     /* samples a cell needs to join the window */
     cl_uint min_samples_2d;  /* the same for a 2-D window's cells       */
     size_t group[K_COUNT];   /* work-group size of each kernel          */
-    size_t group_limit[K_COUNT]; /* CL_KERNEL_WORK_GROUP_SIZE           */
+    size_t group_limit[K_COUNT]; /* their CL_KERNEL_WORK_GROUP_SIZE     */
+    size_t tile_target;      /* tile group the program was asked for    */
+    size_t tile_required;    /* the tile kernel's reqd_work_group_size
+                                (CL_KERNEL_COMPILE_WORK_GROUP_SIZE[0]),
+                                0: built without one                   */
     size_t local_bytes;      /* dynamic local memory of a tile group    */
     cl_uint reduce_groups[2]; /* groups of the reduction's parts A, B  */
     size_t partial_bytes;
@@ -36,8 +46,12 @@ struct eye_plan {
 
 struct eye_state {
     cl_kernel kernel[K_COUNT];
+    cl_program rebuilt;      /* the tile kernel's program after a refused
+                                launch (tile_rebuild()), else NULL      */
+    char rebuilt_why[96];    /* what was refused, "" if nothing         */
     cl_mem values, eye, partial, outer, histo;
     struct eye_plan plan;
+    struct strategy_env env;
     const struct histo_input *input;
     cl_uint eye_words[HISTO_EYE_WORDS]; /* read back with the histogram */
 };
@@ -51,28 +65,162 @@ static void eye_release(void *opaque)
                            s->histo};
     strategy_release_objects(s->kernel, K_COUNT, mems,
                              sizeof mems / sizeof mems[0]);
+    if (s->rebuilt != NULL)
+        clReleaseProgram(s->rebuilt);
     free(s);
 }
 
-/* Work-group size for a kernel: target, at most the device's limit, and
- * the kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE) kept in *limit as a
- * fallback. NVIDIA's OpenCL reports 256 there for every kernel, a
- * one-line one included, yet runs groups of up to the device's 1024
- * (seen on an H200, driver 580, 2026-11-22; docs/perf-notes.md v12), and
- * 512 lets the tile kernel fill an SM: so a larger group is tried first,
- * and launch() falls back to the kernel's figure if it is refused. */
-static int group_size(cl_kernel kernel, const struct device_info *dev,
-                      size_t target, size_t *size, size_t *limit)
+static const char *tile_name(const struct eye_state *s)
+{
+    return s->plan.two_d ? "eye_tile_2d" : "eye_tile";
+}
+
+/* $name as a whole number from 1 to max in *v, 0 when unset or empty;
+ * anything else stops histo with exit status 2. */
+static int env_number(const char *name, unsigned long max, unsigned long *v)
+{
+    *v = 0;
+    const char *env = getenv(name);
+    if (env == NULL || *env == '\0')
+        return HISTO_OK;
+    char *end = NULL;
+    const unsigned long n = strtoul(env, &end, 10);
+    if (*end != '\0' || n < 1 || n > max || env[0] == '-') {
+        histo_error("%s must be a whole number from 1 to %lu, not '%s'",
+                    name, max, env);
+        return HISTO_EXIT_USAGE;
+    }
+    *v = n;
+    return HISTO_OK;
+}
+
+/* The largest work-group $HISTO_TEST_MAX_GROUP allows (SIZE_MAX when
+ * unset): a test-only cap that makes the kernels run in tiny groups on
+ * any device (docs/testing.md). */
+static int group_cap(size_t *cap)
+{
+    unsigned long v;
+    const int status = env_number("HISTO_TEST_MAX_GROUP", 65536, &v);
+    *cap = v != 0 ? (size_t)v : SIZE_MAX;
+    return status;
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* The largest group the device runs of any kernel: its
+ * CL_DEVICE_MAX_WORK_GROUP_SIZE and, for groups along one dimension,
+ * CL_DEVICE_MAX_WORK_ITEM_SIZES[0], at most the test cap. */
+static int device_group_limit(const struct device_info *dev, size_t *limit)
+{
+    size_t cap;
+    const int status = group_cap(&cap);
+    *limit = min_size(min_size(dev->max_work_group, dev->max_work_items),
+                      cap);
+    if (*limit < 1)
+        *limit = 1;
+    return status;
+}
+
+/* The work-group size the tile kernels are built for (HISTO_TILE_REQD_SIZE
+ * in eye_tile.cl): HISTO_TILE_GROUP, at most what the device runs.
+ * $HISTO_TEST_TILE_GROUP, test-only, replaces it unchecked, so that a
+ * size the runtime refuses can be tried on any device. */
+static int tile_target(const struct device_info *dev, size_t *target)
+{
+    unsigned long forced = 0;
+    int status = device_group_limit(dev, target);
+    if (status == HISTO_OK)
+        status = env_number("HISTO_TEST_TILE_GROUP", 65536, &forced);
+    *target = forced != 0 ? (size_t)forced
+                          : min_size(*target, HISTO_TILE_GROUP);
+    return status;
+}
+
+/* Build options: the tile kernels with reqd_work_group_size for the size
+ * they will run at, or, where the runtime cannot build that, without. */
+static void tile_defines(size_t size, struct program_defines *d)
+{
+    snprintf(d->text[0], sizeof d->text[0], "-DHISTO_TILE_REQD_SIZE=%zu",
+             size);
+    snprintf(d->text[1], sizeof d->text[1], "-DHISTO_TILE_REQD_SIZE=0");
+    d->count = 2;
+}
+
+static int eye_defines(const struct device_info *dev,
+                       struct program_defines *d)
+{
+    size_t target;
+    const int status = tile_target(dev, &target);
+    if (status == HISTO_OK)
+        tile_defines(target, d);
+    return status;
+}
+
+/* The tile kernel's work-group size. Built with reqd_work_group_size
+ * (CL_KERNEL_COMPILE_WORK_GROUP_SIZE not 0) it runs at that size, the
+ * only one it may: the runtime built it for that size, even where it
+ * reports a smaller CL_KERNEL_WORK_GROUP_SIZE (NVIDIA's OpenCL reports
+ * 256 for every kernel, yet builds and runs these at 1024:
+ * docs/design.md). Built without, at `target`, at most the size it
+ * reports, what the device runs and HISTO_TILE_GROUP_MAX. */
+static int tile_group(struct eye_state *s, size_t target)
 {
     int status = HISTO_OK;
-    size_t kmax = 0;
-    CL_CALL(clGetKernelWorkGroupInfo(kernel, dev->id,
+    struct eye_plan *p = &s->plan;
+    const cl_device_id dev = s->env.device->id;
+    size_t kmax = 0, compiled[3] = {0, 0, 0};
+    CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_TILE], dev,
                                      CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                      &kmax, NULL));
-    *size = target;
-    if (*size > dev->max_work_group)
-        *size = dev->max_work_group;
-    *limit = kmax < *size ? kmax : *size;
+    CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_TILE], dev,
+                                     CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                     sizeof compiled, compiled, NULL));
+    p->group_limit[K_TILE] = kmax;
+    p->tile_required = compiled[0];
+    if (compiled[0] != 0 && (compiled[1] != 1 || compiled[2] != 1)) {
+        histo_error("kernel %s was built for groups of %zu x %zu x %zu "
+                    "work-items, not one row", tile_name(s), compiled[0],
+                    compiled[1], compiled[2]);
+        return HISTO_EXIT_DEVICE;
+    }
+    size_t limit;
+    if ((status = device_group_limit(s->env.device, &limit)) != HISTO_OK)
+        return status;
+    p->group[K_TILE] = compiled[0] != 0
+                     ? compiled[0]
+                     : min_size(min_size(target, kmax),
+                                min_size(limit, HISTO_TILE_GROUP_MAX));
+    if (p->group[K_TILE] < 1)
+        p->group[K_TILE] = 1;
+fail:
+    return status;
+}
+
+/* The reduction's work-group size: HISTO_WORK_GROUP (what NVIDIA reports
+ * anyway), at most the device's and the kernel's limits, never above
+ * what it reports. Its part B gives each window quad HISTO_REDUCE_LANES
+ * work-items of one group, so a group holds a multiple of them where it
+ * holds any. */
+static int reduce_group(struct eye_state *s)
+{
+    int status = HISTO_OK;
+    struct eye_plan *p = &s->plan;
+    size_t kmax = 0, size;
+    CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_REDUCE], s->env.device->id,
+                                     CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
+                                     &kmax, NULL));
+    if ((status = device_group_limit(s->env.device, &size)) != HISTO_OK)
+        return status;
+    size = min_size(min_size(size, kmax), HISTO_WORK_GROUP);
+    if (size < 1)
+        size = 1;
+    if (size >= HISTO_REDUCE_LANES)
+        size -= size % HISTO_REDUCE_LANES;
+    p->group_limit[K_REDUCE] = kmax;
+    p->group[K_REDUCE] = size;
 fail:
     return status;
 }
@@ -81,19 +229,11 @@ fail:
  * HISTO_EYE_SHARE_INV, or $HISTO_EYE_SHARE_INV when tuning. */
 static int share_inverse(cl_uint *inv)
 {
-    *inv = HISTO_EYE_SHARE_INV;
-    const char *env = getenv("HISTO_EYE_SHARE_INV");
-    if (env == NULL || *env == '\0')
-        return HISTO_OK;
-    char *end = NULL;
-    const unsigned long v = strtoul(env, &end, 10);
-    if (*end != '\0' || v < 1 || v > HISTO_EYE_SAMPLES || env[0] == '-') {
-        histo_error("HISTO_EYE_SHARE_INV must be a whole number from 1 to %u,"
-                    " not '%s'", HISTO_EYE_SAMPLES, env);
-        return HISTO_EXIT_USAGE;
-    }
-    *inv = (cl_uint)v;
-    return HISTO_OK;
+    unsigned long v;
+    const int status = env_number("HISTO_EYE_SHARE_INV", HISTO_EYE_SAMPLES,
+                                  &v);
+    *inv = v != 0 ? (cl_uint)v : HISTO_EYE_SHARE_INV;
+    return status;
 }
 
 _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN == 0
@@ -105,13 +245,12 @@ _Static_assert(HISTO_WORK_GROUP % HISTO_REDUCE_LANES == 0,
 _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX,
                "16-bit tile counters hold 255 plus one increment per item");
 
-/* Whether eye_tile.cl may choose a 2-D window (its can_2d): then the
- * kernel eye_tile_2d runs, else eye_tile, which has whole rows only. */
-static bool may_use_2d(const struct eye_state *s)
+/* Whether eye_tile.cl may choose a 2-D window for the input (its can_2d,
+ * where a row also fits a tile): then the kernel eye_tile_2d runs, else
+ * eye_tile, which has whole rows only. */
+static bool input_may_use_2d(const struct histo_input *in)
 {
-    const struct histo_input *in = s->input;
     return in->histo_width % 4 == 0 && in->histo_width >= 8
-        && in->histo_width <= s->plan.tile_bins
         && in->nvalues >= HISTO_EYE_2D_MIN_VALUES;
 }
 
@@ -128,13 +267,16 @@ static void reduce_groups(struct eye_state *s, cl_uint compute_units)
     const uint64_t cap = (uint64_t)(compute_units ? compute_units : 1)
                        * HISTO_REDUCE_GROUPS_PER_CU;
     const uint64_t full = s->input->nbins / 4;
-    uint64_t window = may_use_2d(s) ? (uint64_t)HISTO_EYE_2D_MAX_TILES
+    uint64_t window = p->two_d ? (uint64_t)HISTO_EYE_2D_MAX_TILES
                                           * p->tile_bins / 4
                                     : 0;
     if (window > full)
         window = full;
     const uint64_t a = (full + group - 1) / group;
-    const uint64_t b = (window * HISTO_REDUCE_LANES + group - 1) / group;
+    /* groups of fewer than HISTO_REDUCE_LANES have no part B: part A then
+     * adds the 2-D window's quads too */
+    const uint64_t b = group < HISTO_REDUCE_LANES
+                     ? 0 : (window * HISTO_REDUCE_LANES + group - 1) / group;
     p->reduce_groups[0] = (cl_uint)(a < 1 ? 1 : a < cap ? a : cap);
     p->reduce_groups[1] = (cl_uint)(b < cap ? b : cap);
 }
@@ -142,7 +284,9 @@ static void reduce_groups(struct eye_state *s, cl_uint compute_units)
 /* Tiles as large as local memory allows (two 16-bit counters a word),
  * whole rows when a row fits; as many groups as the compute units keep
  * busy, fewer for small inputs; batches follow on the device from the
- * number of tiles the eye needs (or --batches); the reduction's groups. */
+ * number of tiles the eye needs (or --batches); the reduction's groups.
+ * Work-group sizes and static local memory are those of the kernels
+ * created, the ones launched. */
 static int plan(struct eye_state *s, const struct strategy_env *env)
 {
     int status = HISTO_OK;
@@ -150,23 +294,10 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const struct histo_input *in = env->input;
     struct eye_plan *p = &s->plan;
 
-    if ((status = group_size(s->kernel[K_TILE], dev, HISTO_TILE_GROUP,
-                             &p->group[K_TILE], &p->group_limit[K_TILE]))
-            != HISTO_OK
-        || (status = group_size(s->kernel[K_REDUCE], dev, HISTO_WORK_GROUP,
-                                &p->group[K_REDUCE],
-                                &p->group_limit[K_REDUCE])) != HISTO_OK)
+    if ((status = tile_target(dev, &p->tile_target)) != HISTO_OK
+        || (status = tile_group(s, p->tile_target)) != HISTO_OK
+        || (status = reduce_group(s)) != HISTO_OK)
         return status;
-    /* The reduction's window quads take HISTO_REDUCE_LANES work-items of
-     * one group each. */
-    p->group[K_REDUCE] -= p->group[K_REDUCE] % HISTO_REDUCE_LANES;
-    p->group_limit[K_REDUCE] -= p->group_limit[K_REDUCE] % HISTO_REDUCE_LANES;
-    if (p->group_limit[K_REDUCE] == 0) {
-        histo_error("device '%s' runs groups of fewer than %u work-items",
-                    dev->name, HISTO_REDUCE_LANES);
-        return HISTO_EXIT_DEVICE;
-    }
-
 
     cl_ulong static_local = 0;
     CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_TILE], dev->id,
@@ -204,17 +335,25 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     p->tile_bins = (cl_uint)bins;
     p->tile_rows = (cl_uint)(bins / in->histo_width);
 
-    uint64_t cells = ((uint64_t)in->nbins + bins - 1) / bins;
+    /* Cells of one tile where at most HISTO_EYE_CELLS (and what local
+     * memory holds, at least 32) cover the histogram, else of as many
+     * tiles as it takes: every cell covers the same share of it, so no
+     * cell gathers the bins past the others and wins the densest-cell
+     * choice by that alone. */
+    const uint64_t tiles = ((uint64_t)in->nbins + bins - 1) / bins;
+    uint64_t cells = tiles;
     if (cells > HISTO_EYE_CELLS)
         cells = HISTO_EYE_CELLS;
     if (cells > words_avail - scratch)
         cells = words_avail - scratch;
-    p->ncells = (cl_uint)cells;
-    p->max_tiles = (cl_uint)(cells < HISTO_MAX_TILES ? cells
+    const uint64_t cell_tiles = (tiles + cells - 1) / cells;
+    p->cell_tiles = (cl_uint)cell_tiles;
+    p->ncells = (cl_uint)((tiles + cell_tiles - 1) / cell_tiles);
+    p->max_tiles = (cl_uint)(tiles < HISTO_MAX_TILES ? tiles
                                                      : HISTO_MAX_TILES);
     uint64_t words = bins / 2;
-    if (words < cells + scratch)
-        words = cells + scratch;
+    if (words < p->ncells + scratch)
+        words = p->ncells + scratch;
     p->tile_words = (cl_uint)words;
     p->local_bytes = (size_t)words * sizeof(cl_uint);
 
@@ -271,6 +410,53 @@ fail:
     return status;
 }
 
+static int set_tile_args(struct eye_state *s)
+{
+    int status = HISTO_OK;
+    const struct eye_plan *p = &s->plan;
+    /* nvalues <= HISTO_MAX_VALUES = 2^31 (input.c): fits in cl_uint. */
+    const cl_uint n = (cl_uint)s->input->nvalues;
+    const cl_uint nbins = s->input->nbins;
+    const cl_kernel k = s->kernel[K_TILE];
+    cl_uint a = 0;
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->values));
+    CL_CALL(clSetKernelArg(k, a++, sizeof n, &n));
+    CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_words, &p->tile_words));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->cell_tiles, &p->cell_tiles));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->max_tiles, &p->max_tiles));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples, &p->min_samples));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples_2d,
+                           &p->min_samples_2d));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->forced_batches,
+                           &p->forced_batches));
+    CL_CALL(clSetKernelArg(k, a++, p->local_bytes, NULL));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
+fail:
+    return status;
+}
+
+static int set_reduce_args(struct eye_state *s)
+{
+    int status = HISTO_OK;
+    const cl_uint nbins = s->input->nbins;
+    const cl_kernel k = s->kernel[K_REDUCE];
+    cl_uint a = 0;
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
+    CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_uint),
+                           &s->plan.reduce_groups[0]));
+fail:
+    return status;
+}
+
 static int eye_setup(const struct strategy_env *env, void **opaque)
 {
     int status = HISTO_OK;
@@ -278,25 +464,30 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     const struct histo_input *in = env->input;
     HOST_ALLOC(s, 1);
     s->input = in;
-    for (int k = 0; k < K_COUNT; ++k)
-        CL_CREATE(s->kernel[k], clCreateKernel(env->program, kernel_names[k],
-                                               &cl_err_));
-    if ((status = plan(s, env)) != HISTO_OK)
-        goto fail;
-    if (may_use_2d(s)) {
+    s->env = *env;
+    CL_CREATE(s->kernel[K_REDUCE], clCreateKernel(env->program,
+                                                  kernel_names[K_REDUCE],
+                                                  &cl_err_));
+    /* Planned with the tile kernel that will run. A tile of less than a
+     * row takes no 2-D window: then eye_tile runs, planned with its own
+     * figures. */
+    s->plan.two_d = input_may_use_2d(in);
+    for (;;) {
+        CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
+                                                    tile_name(s), &cl_err_));
+        if ((status = plan(s, env)) != HISTO_OK)
+            goto fail;
+        if (!s->plan.two_d || in->histo_width <= s->plan.tile_bins)
+            break;
         clReleaseKernel(s->kernel[K_TILE]);
         s->kernel[K_TILE] = NULL;
-        CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
-                                                    "eye_tile_2d", &cl_err_));
+        s->plan.two_d = false;
     }
 
     const struct eye_plan *p = &s->plan;
-    /* nvalues <= HISTO_MAX_VALUES = 2^31 (input.c): fits in cl_uint. */
-    const cl_uint n = (cl_uint)in->nvalues;
-    const cl_uint nbins = in->nbins;
     /* Bins rounded up to whole quads: the reduction reads and writes four
      * at a time. */
-    const size_t quad_bins = ((size_t)nbins + 3) & ~(size_t)3;
+    const size_t quad_bins = ((size_t)in->nbins + 3) & ~(size_t)3;
     /* The caller's input buffer, held until release. */
     CL_CALL(clRetainMemObject(env->values));
     s->values = env->values;
@@ -319,34 +510,9 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clEnqueueFillBuffer(env->queue, s->eye, &zero, sizeof zero, 0,
                                 HISTO_EYE_WORDS * sizeof(cl_uint), 0, NULL,
                                 NULL));
-
-    cl_kernel k = s->kernel[K_TILE];
-    cl_uint a = 0;
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->values));
-    CL_CALL(clSetKernelArg(k, a++, sizeof n, &n));
-    CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_words, &p->tile_words));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->max_tiles, &p->max_tiles));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples, &p->min_samples));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->min_samples_2d,
-                           &p->min_samples_2d));
-    CL_CALL(clSetKernelArg(k, a++, sizeof p->forced_batches,
-                           &p->forced_batches));
-    CL_CALL(clSetKernelArg(k, a++, p->local_bytes, NULL));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
-
-    k = s->kernel[K_REDUCE];
-    a = 0;
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
-    CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
-    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_uint), &p->reduce_groups[0]));
+    if ((status = set_tile_args(s)) != HISTO_OK
+        || (status = set_reduce_args(s)) != HISTO_OK)
+        goto fail;
 
     *opaque = s;
     return HISTO_OK;
@@ -368,35 +534,84 @@ static size_t reduce_items(const struct eye_state *s, size_t group)
          * group;
 }
 
-/* Enqueues kernel k over items(s, group) work-items. A group larger than
- * the kernel's reported limit that the implementation refuses is lowered
- * to that limit, once, with a note (group_size() says why it is tried). */
+/* The tile kernel again, from the strategy's program built anew for
+ * groups of `size` (or, where the runtime cannot build that, without
+ * reqd_work_group_size, at most `size` and what it reports); the grid
+ * stays as planned. */
+static int tile_rebuild(struct eye_state *s, size_t size)
+{
+    int status = HISTO_OK;
+    struct program_defines defines;
+    cl_program program = NULL;
+    tile_defines(size, &defines);
+    if ((status = program_build(s->env.context, s->env.device->id,
+                                s->env.kernel_dir, sources,
+                                sizeof sources / sizeof sources[0],
+                                s->input->histo_width, &defines, &program))
+        != HISTO_OK)
+        return status;
+    if (s->rebuilt != NULL)
+        clReleaseProgram(s->rebuilt);
+    s->rebuilt = program;
+    clReleaseKernel(s->kernel[K_TILE]);
+    s->kernel[K_TILE] = NULL;
+    CL_CREATE(s->kernel[K_TILE], clCreateKernel(program, tile_name(s),
+                                                &cl_err_));
+    if ((status = tile_group(s, size)) != HISTO_OK
+        || (status = set_tile_args(s)) != HISTO_OK)
+        return status;
+fail:
+    return status;
+}
+
+static bool group_refused(cl_int err)
+{
+    return err == CL_INVALID_WORK_GROUP_SIZE
+        || err == CL_INVALID_WORK_ITEM_SIZE || err == CL_OUT_OF_RESOURCES;
+}
+
+/* Enqueues kernel k over items(s, group) work-items. Where the runtime
+ * refuses the tile kernel's groups (the size it was built for, above what
+ * it reports), the kernel is built again, once, for the largest group the
+ * kernel and the device report, with a note. */
 static int launch(struct eye_state *s, cl_command_queue queue, int k,
                   size_t (*items)(const struct eye_state *, size_t),
                   cl_event *ev)
 {
-    size_t *group = &s->plan.group[k];
+    int status;
     for (;;) {
-        const size_t global = items(s, *group);
+        const size_t group = s->plan.group[k];
+        const size_t global = items(s, group);
         const cl_int err = clEnqueueNDRangeKernel(queue, s->kernel[k], 1,
-                                                  NULL, &global, group, 0,
+                                                  NULL, &global, &group, 0,
                                                   NULL, ev);
         if (err == CL_SUCCESS)
             return HISTO_OK;
-        const size_t limit = s->plan.group_limit[k];
-        if ((err != CL_INVALID_WORK_GROUP_SIZE && err != CL_OUT_OF_RESOURCES)
-            || *group <= limit) {
+        size_t limit = 0;
+        if ((status = device_group_limit(s->env.device, &limit)) != HISTO_OK)
+            return status;
+        /* HISTO_TILE_GROUP_MAX at most: 16-bit tile counters hold 255
+         * plus one increment per work-item */
+        limit = min_size(min_size(limit, s->plan.group_limit[k]),
+                         HISTO_TILE_GROUP_MAX);
+        const char *name = k == K_TILE ? tile_name(s) : kernel_names[k];
+        if (k != K_TILE || s->rebuilt_why[0] != '\0' || !group_refused(err)
+            || group <= limit || limit < 1) {
             cl_report("clEnqueueNDRangeKernel(queue, kernel, 1, NULL, "
-                      "&global, group, 0, NULL, ev)",
+                      "&global, &group, 0, NULL, ev)",
                       err, __FILE__, __LINE__);
             histo_error("kernel %s, %zu work-items in groups of %zu",
-                        kernel_names[k], global, *group);
+                        name, global, group);
             return HISTO_EXIT_DEVICE;
         }
+        snprintf(s->rebuilt_why, sizeof s->rebuilt_why,
+                 "groups of %zu refused (%s)", group, cl_error_name(err));
         fprintf(stderr, "histo: note: groups of %zu refused for kernel %s "
-                        "(%s); using the %zu it reports\n",
-                *group, kernel_names[k], cl_error_name(err), limit);
-        *group = limit;
+                        "(%s); building it for groups of %zu, what it and "
+                        "the device report\n",
+                group, name, cl_error_name(err), limit);
+        if ((status = tile_rebuild(s, limit)) != HISTO_OK)
+            return status;
     }
 }
 
@@ -453,8 +668,7 @@ static void eye_report(const void *opaque, FILE *f)
     cl_uint first, last;
     eye_rows(s, &first, &last);
     fprintf(f, "config.groups = %u\n", p->groups);
-    fprintf(f, "config.tile_kernel = %s\n",
-            may_use_2d(s) ? "eye_tile_2d" : "eye_tile");
+    fprintf(f, "config.tile_kernel = %s\n", tile_name(s));
     fprintf(f, "config.batches_forced = %u\n", p->forced_batches);
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
@@ -462,6 +676,7 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "config.tile_local_bytes = %zu\n", p->local_bytes);
     fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
     fprintf(f, "config.eye_cells = %u\n", p->ncells);
+    fprintf(f, "config.eye_cell_tiles = %u\n", p->cell_tiles);
     fprintf(f, "config.eye_min_samples = %u\n", p->min_samples);
     fprintf(f, "config.eye_min_samples_2d = %u\n", p->min_samples_2d);
     fprintf(f, "config.work_group.eye_tile = %zu\n", p->group[K_TILE]);
@@ -470,6 +685,14 @@ static void eye_report(const void *opaque, FILE *f)
             p->group_limit[K_TILE]);
     fprintf(f, "config.work_group_limit.eye_reduce = %zu\n",
             p->group_limit[K_REDUCE]);
+    fprintf(f, "config.work_group_target.eye_tile = %zu\n", p->tile_target);
+    fprintf(f, "config.work_group_required.eye_tile = %zu\n",
+            p->tile_required);
+    fprintf(f, "config.work_group_from.eye_tile = %s\n",
+            p->tile_required != 0 ? "reqd_work_group_size"
+                                  : "CL_KERNEL_WORK_GROUP_SIZE");
+    fprintf(f, "config.tile_rebuilt = %s\n",
+            s->rebuilt_why[0] != '\0' ? s->rebuilt_why : "no");
     fprintf(f, "config.global_size.eye_tile = %zu\n",
             (size_t)p->groups * p->group[K_TILE]);
     fprintf(f, "config.reduce_groups = %u + %u\n", p->reduce_groups[0],
@@ -512,6 +735,7 @@ const struct strategy eye_strategy = {
     .nsources = sizeof sources / sizeof sources[0],
     .kernels = kernel_names,
     .nkernels = K_COUNT,
+    .defines = eye_defines,
     .setup = eye_setup,
     .enqueue = eye_enqueue,
     .download = eye_download,

@@ -124,10 +124,14 @@ int main(int argc, char **argv)
 
     strategy = opt.strategy != NULL ? strategy_find(opt.strategy)
                                     : strategy_default(dev);
+    struct program_defines defines = {.count = 0};
     t = timer_now();
-    if ((status = program_build(context, dev->id, opt.kernel_dir,
-                                strategy->sources, strategy->nsources,
-                                input.histo_width, &program)) != HISTO_OK)
+    if ((strategy->defines != NULL
+         && (status = strategy->defines(dev, &defines)) != HISTO_OK)
+        || (status = program_build(context, dev->id, opt.kernel_dir,
+                                   strategy->sources, strategy->nsources,
+                                   input.histo_width, &defines, &program))
+               != HISTO_OK)
         goto fail;
     ph.build_s = timer_now() - t;
 
@@ -145,6 +149,7 @@ int main(int argc, char **argv)
         .context = context,
         .queue = queue,
         .program = program,
+        .kernel_dir = opt.kernel_dir,
         .device = dev,
         .input = &input,
         .values = values,

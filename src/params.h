@@ -29,7 +29,8 @@
 /* Eye sampling: every tile group reads the same HISTO_EYE_SAMPLES values,
  * in runs of HISTO_EYE_RUN consecutive values (whole 32-byte sectors), and
  * counts them per tile-sized cell of the histogram (at most
- * HISTO_EYE_CELLS cells; bins past the last cell count in it). A cell
+ * HISTO_EYE_CELLS cells: where more tiles make the histogram, a cell holds
+ * several, so that the cells cover it evenly). A cell
  * joins the window while it holds at least 1/HISTO_EYE_SHARE_INV of the
  * samples: below that share, re-reading the batch for one more tile costs
  * more than sending its values to global atomics. A poor estimate costs

@@ -53,8 +53,9 @@ const char *program_options(void)
     return full_options != NULL ? full_options : options;
 }
 
-/* NVIDIA's compiler does not know how large the groups will be (OpenCL C
- * has no launch bounds), and gave the tile kernel 40 registers: a group
+/* NVIDIA's compiler fits registers to one group at most (OpenCL C has no
+ * launch bounds; reqd_work_group_size gives the group's size, not how
+ * many should share an SM), and gave the tile kernel 40 registers: a group
  * of 1024 work-items then takes 40K of an SM's 64K registers and a second
  * group no longer fits. Where the device takes NVIDIA's compiler options,
  * registers are capped so that HISTO_CU_THREADS work-items fit an SM (32 on
@@ -195,7 +196,9 @@ static void print_build_log(cl_program program, cl_device_id device)
 
 int program_build(cl_context context, cl_device_id device,
                   const char *kernel_dir, const char *const *files,
-                  size_t nfiles, uint32_t histo_width, cl_program *program)
+                  size_t nfiles, uint32_t histo_width,
+                  const struct program_defines *defines,
+                  cl_program *program)
 {
     int status = HISTO_OK;
     char **texts = NULL;
@@ -228,19 +231,33 @@ int program_build(cl_context context, cl_device_id device,
     const char *extra = extra_options();
     char cap[64];
     register_cap(device, cap, sizeof cap);
-    free(full_options);
-    full_options = NULL;
-    const size_t len = sizeof options + 32 + sizeof cap
-                     + (extra ? strlen(extra) : 0);
-    HOST_ALLOC(full_options, len);
-    snprintf(full_options, len, "%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s",
-             options, histo_width, cap, extra ? " " : "",
-             extra ? extra : "");
-    CL_CREATE(*program, clCreateProgramWithSource(
-                            context, (cl_uint)nstrings, (const char **)texts,
-                            lens, &cl_err_));
-    const cl_int err = clBuildProgram(*program, 1, &device,
-                                      program_options(), NULL, NULL);
+    const size_t ndefs = defines != NULL ? defines->count : 0;
+    cl_int err = CL_SUCCESS;
+    for (size_t t = 0; t < (ndefs > 0 ? ndefs : 1); ++t) {
+        const char *def = ndefs > 0 ? defines->text[t] : "";
+        if (*program != NULL)
+            clReleaseProgram(*program);
+        *program = NULL;
+        free(full_options);
+        full_options = NULL;
+        const size_t len = sizeof options + 32 + sizeof cap + strlen(def) + 1
+                         + (extra ? strlen(extra) : 0);
+        HOST_ALLOC(full_options, len);
+        snprintf(full_options, len, "%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s%s%s",
+                 options, histo_width, *def ? " " : "", def, cap,
+                 extra ? " " : "", extra ? extra : "");
+        CL_CREATE(*program, clCreateProgramWithSource(
+                                context, (cl_uint)nstrings, (const char **)texts,
+                                lens, &cl_err_));
+        err = clBuildProgram(*program, 1, &device, program_options(), NULL,
+                             NULL);
+        if (err == CL_SUCCESS || t + 1 >= ndefs)
+            break;
+        fprintf(stderr, "histo: note: the build with %s failed (%s); "
+                        "building with %s instead\n",
+                def, cl_error_name(err), defines->text[t + 1]);
+        print_build_log(*program, device);
+    }
     if (err != CL_SUCCESS) {
         cl_report("clBuildProgram(program, 1, &device, options, NULL, NULL)",
                   err, __FILE__, __LINE__);

@@ -10,13 +10,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* -D options chosen at run time (a work-group size from the device), as
+ * alternatives: the first that builds is kept. */
+#define PROGRAM_MAX_DEFINES 2
+struct program_defines {
+    char text[PROGRAM_MAX_DEFINES][64];
+    size_t count; /* 0: none */
+};
+
 /* Builds one program from the files (names relative to kernel_dir) on the
  * device, for histograms histo_width bins wide (HISTO_WIDTH in the
- * kernels). On a build failure prints the options and the build log.
- * Returns 0 or an exit status. */
+ * kernels), with each of `defines` (NULL: none) in turn until one builds;
+ * a failed alternative gets a note and its build log on stderr. On a
+ * build failure prints the options and the build log. Returns 0 or an
+ * exit status. */
 int program_build(cl_context context, cl_device_id device,
                   const char *kernel_dir, const char *const *files,
-                  size_t nfiles, uint32_t histo_width, cl_program *program);
+                  size_t nfiles, uint32_t histo_width,
+                  const struct program_defines *defines,
+                  cl_program *program);
 
 /* The build options, for the report. */
 const char *program_options(void);

@@ -105,6 +105,7 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "selected.max_alloc_bytes = %llu\n",
             (unsigned long long)d->max_alloc);
     fprintf(f, "selected.max_work_group = %zu\n", d->max_work_group);
+    fprintf(f, "selected.max_work_items_0 = %zu\n", d->max_work_items);
 }
 
 int report_write(const struct report *r, const char *path)

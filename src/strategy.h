@@ -18,6 +18,7 @@
 
 #include "device.h"
 #include "input.h"
+#include "program.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,7 +29,8 @@
 struct strategy_env {
     cl_context context;
     cl_command_queue queue;
-    cl_program program;
+    cl_program program;       /* built with the strategy's defines()    */
+    const char *kernel_dir;   /* where program's sources came from      */
     const struct device_info *device;
     const struct histo_input *input;
     cl_mem values;      /* input->values on the device (read only),
@@ -45,6 +47,11 @@ struct strategy {
     size_t nsources;
     const char *const *kernels;   /* kernel names, in launch order     */
     size_t nkernels;
+    /* -D options of the kernels that depend on the device, as
+     * alternatives tried in order (program_build()); NULL: none. Returns
+     * 0 or an exit status. */
+    int (*defines)(const struct device_info *device,
+                   struct program_defines *defines);
     /* Plans from the device and input, creates kernels and buffers,
      * retains env->values for as long as the state lives; may enqueue
      * fills on env->queue (strategy_setup waits for them). */

@@ -26,8 +26,10 @@ if [ -z "${SKIP_TESTS:-}" ]; then
 fi
 
 . tests/gpu-inputs.sh
-printf '%-8s %5s %6s %6s %5s %9s %9s %9s %9s %s\n' input share groups batch tiles \
-    tile_us reduce_us iter_us wall_us check | tee "$out/summary.txt"
+# wg: the tile kernel's work-group size; reqd: the size it was built for
+# with reqd_work_group_size (0: built without; docs/design.md)
+printf '%-8s %5s %6s %6s %5s %5s %5s %9s %9s %9s %9s %s\n' input share groups batch \
+    tiles wg reqd tile_us reduce_us iter_us wall_us check | tee "$out/summary.txt"
 for share in ${SHARES:-16}; do
     for name in test wide uniform onebin; do
         tag="$name.s$share"
@@ -38,8 +40,9 @@ for share in ${SHARES:-16}; do
         check=$(cmp -s "$w/$tag.raw" "$w/$name.ref.raw" && cmp -s "$w/$tag.bmp" "$w/$name.ref.bmp" \
                 && echo byte-exact || echo "DIFFERS rc=$rc")
         get() { sed -n "s/^$1 = //p" "$out/$tag.out"; }
-        printf '%-8s %5s %6s %6s %5s %9s %9s %9s %9s %s\n' "$name" "$share" \
+        printf '%-8s %5s %6s %6s %5s %5s %5s %9s %9s %9s %9s %s\n' "$name" "$share" \
             "$(get config.groups)" "$(get config.batches)" "$(get eye.tiles_used)" \
+            "$(get config.work_group.eye_tile)" "$(get config.work_group_required.eye_tile)" \
             "$(get kernel.eye_tile.median_us)" "$(get kernel.eye_reduce.median_us)" \
             "$(get iteration.device.median_us)" "$(get iteration.wall_mean_us)" \
             "$check" | tee -a "$out/summary.txt"

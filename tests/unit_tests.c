@@ -936,6 +936,7 @@ struct fake_device {
     cl_device_type type;
     cl_device_local_mem_type mem;
     int other_byte_order;   /* the byte order the host does not have */
+    int four_dims;          /* 4 work-item dimensions, the first 128 */
     cl_device_info fail;
 };
 
@@ -1036,7 +1037,8 @@ static cl_int CL_API_CALL fake_device_info(cl_device_id id,
         return fake_answer(text, strlen(text) + 1, size, value, size_ret);
     const cl_uint units = 4;
     const cl_ulong local = 32768, global = 1u << 30, alloc = 1u << 28;
-    const size_t group = 256;
+    const size_t group = 256, items[3] = {256, 256, 64};
+    const size_t items4[4] = {128, 64, 32, 16};
     const cl_bool little = (cl_bool)(host_little_endian()
                                      != d->other_byte_order);
     switch (param) {
@@ -1056,6 +1058,10 @@ static cl_int CL_API_CALL fake_device_info(cl_device_id id,
         return fake_answer(&alloc, sizeof alloc, size, value, size_ret);
     case CL_DEVICE_MAX_WORK_GROUP_SIZE:
         return fake_answer(&group, sizeof group, size, value, size_ret);
+    case CL_DEVICE_MAX_WORK_ITEM_SIZES:
+        return d->four_dims
+                   ? fake_answer(items4, sizeof items4, size, value, size_ret)
+                   : fake_answer(items, sizeof items, size, value, size_ret);
     default:
         return CL_INVALID_VALUE;
     }
@@ -1354,6 +1360,24 @@ static void test_device_memory_and_byte_order(void)
     device_list_free(&list);
 }
 
+/* CL_DEVICE_MAX_WORK_ITEM_SIZES is read whole, whatever the number of
+ * dimensions, and its first entry kept. */
+static void test_device_work_items(void)
+{
+    struct device_list list;
+    char err[1024];
+    int lines;
+    fake_reset();
+    fake_platforms[0].devices[1].four_dims = 1;
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    check(st == 0 && lines == 0
+              && list.platforms[0].devices[0].max_work_items == 256
+              && list.platforms[0].devices[1].max_work_items == 128
+              && list.platforms[0].devices[1].max_work_group == 256,
+          "device.max_work_items", "status %d: %s", st, err);
+    device_list_free(&list);
+}
+
 /* A device of several types is labelled with all of them, in --list and
  * in its type_name (histo.out's selected.type), and --device selects it
  * by each; CL_DEVICE_TYPE_DEFAULT is no type of its own. */
@@ -1455,6 +1479,7 @@ int main(int argc, char **argv)
     test_device_skip_device();
     test_device_long_name();
     test_device_memory_and_byte_order();
+    test_device_work_items();
     test_device_types();
     test_device_prefers_pocl();
     return failures != 0;
