@@ -627,8 +627,12 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                   tile, partial, outer, eye, small, false);
 }
 
-/* Whole-row or 2-D windows, whichever the samples favour. */
-TILE_GROUP_SIZE
+/* Whole-row or 2-D windows, whichever the samples favour. Built without
+ * reqd_work_group_size: given it, NVIDIA's compiler drops the register
+ * cap of -cl-nv-maxrregcount=32 for this kernel (55 registers, one group
+ * of 1024 a multiprocessor instead of two: 91 instead of 75 us on an
+ * H100's 16.7M-value wide eye). The host runs it at the size the runtime
+ * accepted for eye_tile in the same program (eye.c, tile_group). */
 kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
                         uint tile_bins, uint tile_words, uint ncells,
                         uint cell_tiles, uint max_tiles, uint min_samples,

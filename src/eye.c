@@ -189,10 +189,29 @@ static int tile_group(struct eye_state *s, size_t target)
     size_t limit;
     if ((status = device_group_limit(s->env.device, &limit)) != HISTO_OK)
         return status;
-    p->group[K_TILE] = compiled[0] != 0
-                     ? compiled[0]
-                     : min_size(min_size(target, kmax),
-                                min_size(limit, HISTO_TILE_GROUP_MAX));
+    /* eye_tile_2d has no reqd_work_group_size (eye_tile.cl says why): it
+     * runs at the size the runtime built eye_tile for in the same program,
+     * where it built it with one; a launch it then refuses rebuilds the
+     * program for a size it reports (launch). */
+    size_t accepted = 0;
+    if (compiled[0] == 0 && s->plan.two_d) {
+        cl_kernel one_d = NULL;
+        size_t c1[3] = {0, 0, 0};
+        CL_CREATE(one_d, clCreateKernel(s->env.program, "eye_tile",
+                                        &cl_err_));
+        const cl_int err = clGetKernelWorkGroupInfo(
+            one_d, dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof c1, c1,
+            NULL);
+        clReleaseKernel(one_d);
+        CL_CALL(err);
+        accepted = c1[0];
+    }
+    p->group[K_TILE] = compiled[0] != 0 ? compiled[0]
+                     : accepted != 0
+                         ? min_size(accepted,
+                                    min_size(limit, HISTO_TILE_GROUP_MAX))
+                         : min_size(min_size(target, kmax),
+                                    min_size(limit, HISTO_TILE_GROUP_MAX));
     if (p->group[K_TILE] < 1)
         p->group[K_TILE] = 1;
 fail:
