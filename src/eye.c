@@ -36,6 +36,8 @@ struct eye_plan {
     size_t group[K_COUNT];   /* work-group size of each kernel          */
     size_t group_limit[K_COUNT]; /* their CL_KERNEL_WORK_GROUP_SIZE     */
     size_t tile_target;      /* tile group the program was asked for    */
+    size_t tile_accepted;    /* eye_tile's reqd_work_group_size that
+                                eye_tile_2d runs at (tile_group), or 0  */
     size_t tile_required;    /* the tile kernel's reqd_work_group_size
                                 (CL_KERNEL_COMPILE_WORK_GROUP_SIZE[0]),
                                 0: built without one                   */
@@ -206,6 +208,7 @@ static int tile_group(struct eye_state *s, size_t target)
         CL_CALL(err);
         accepted = c1[0];
     }
+    p->tile_accepted = compiled[0] == 0 ? accepted : 0;
     p->group[K_TILE] = compiled[0] != 0 ? compiled[0]
                      : accepted != 0
                          ? min_size(accepted,
@@ -709,7 +712,10 @@ static void eye_report(const void *opaque, FILE *f)
             p->tile_required);
     fprintf(f, "config.work_group_from.eye_tile = %s\n",
             p->tile_required != 0 ? "reqd_work_group_size"
-                                  : "CL_KERNEL_WORK_GROUP_SIZE");
+            : p->tile_accepted != 0 ? "eye_tile's reqd_work_group_size"
+                                    : "CL_KERNEL_WORK_GROUP_SIZE");
+    fprintf(f, "config.work_group_accepted.eye_tile = %zu\n",
+            p->tile_accepted);
     fprintf(f, "config.tile_rebuilt = %s\n",
             s->rebuilt_why[0] != '\0' ? s->rebuilt_why : "no");
     fprintf(f, "config.global_size.eye_tile = %zu\n",
