@@ -943,6 +943,90 @@ else
 fi
 if $HISTO --help | grep -q "usage: histo"; then ok cli.help; else bad cli.help "no usage text"; fi
 
+# --- the byte-exact cases on every other OpenCL implementation ---
+# Each implementation the ICD loader can list other than the test
+# platform (the system's /etc/OpenCL/vendors, or with make platforms the
+# folder that adds Intel's CPU runtime and Oclgrind) runs alone, through a
+# vendors folder of its one .icd file, every strategy on the correctness
+# inputs at default batches; the Oclgrind simulator, which runs every
+# work-item in turn, on small inputs only.
+vendors=${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors
+[ -d "$vendors" ] || vendors=/etc/OpenCL/vendors
+ran_impl="" skipped_impl=""
+[ -d "${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors" ] \
+    || skipped_impl="Intel and Oclgrind (not installed: make platforms);"
+small_cases='
+g_small  --image 333x77 --histo 100x37 --row-mean 18 --row-sigma 5 --col-mean 50 --col-sigma 20
+g_tiny   --image 7x3 --histo 5x3 --dist uniform
+g_one    --dist onebin --image 1x1 --bin 7
+g_64     --image 64x64
+g_onebin --dist onebin --image 40x40 --bin 1048704
+'
+for icd in "$vendors"/*.icd; do
+    [ -f "$icd" ] || continue
+    tag=$(basename "$icd" .icd)
+    dir="$W/icd/$tag"
+    mkdir -p "$dir"
+    cp "$icd" "$dir/"
+    # the platform's name: what --list shows before " (vendor, version)"
+    name=$(OCL_ICD_VENDORS=$dir $HISTO --list 2>/dev/null \
+           | sed -n '/^platform 0: /{s/^platform 0: //; s/ (.*//; p; q; }')
+    if [ -z "$name" ]; then
+        skipped_impl="$skipped_impl $tag (its library lists no platform here);"
+        continue
+    fi
+    case $name in "$PLATFORM"*) continue ;; esac
+    case $name in
+        Oclgrind*) list=$small_cases ;;
+        *) list=$(cut -d'|' -f1,2 "$W/cases.txt" | tr '|' ' ') ;;
+    esac
+    # Under the sanitizers (make test-asan) an implementation's library
+    # may not survive being loaded into an instrumented process (Intel's
+    # aborts: "Pure virtual function called"); it is then skipped there,
+    # and make test runs it.
+    if [ "$B" != build ]; then
+        $GEN -o "$W/probe.bin" --dist onebin --image 1x1 --bin 7 >/dev/null 2>&1
+        OCL_ICD_VENDORS=$dir $HISTO --platform 0 -i "$W/probe.bin" \
+            -o "$W/probe.bmp" --timing "$W/probe.out" -- 1 >"$W/probe.$tag.log" 2>&1
+        st=$?
+        if [ "$st" -ge 128 ]; then
+            skipped_impl="$skipped_impl $name (ends by signal $((st - 128)) in the sanitizer build: $(tail -n 1 "$W/probe.$tag.log"); make test runs it);"
+            continue
+        fi
+    fi
+    ran_impl="$ran_impl $name;"
+    echo "$list" | while read -r case_name gen_args; do
+        [ -n "$case_name" ] || continue
+        in="$W/$case_name.bin"
+        if [ ! -s "$W/$case_name.ref.raw" ]; then
+            # shellcheck disable=SC2086
+            $GEN -o "$in" --seed 7 $gen_args >/dev/null 2>&1 \
+                && ref_counts "$in" "$W/$case_name.ref.bmp" >/dev/null 2>&1 \
+                || { echo "FAIL impl.$tag.$case_name: input generation failed"; continue; }
+        fi
+        for s in $STRATEGIES; do
+            id=impl.$tag.$s.$case_name
+            if ! OCL_ICD_VENDORS=$dir $HISTO --platform 0 --strategy "$s" \
+                    -i "$in" -o "$W/$id.bmp" --raw "$W/$id.raw" \
+                    --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1; then
+                echo "FAIL $id: histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
+            elif same_counts "$W/$id.bmp" "$W/$case_name.ref.bmp"; then
+                echo "PASS $id"
+            else
+                echo "FAIL $id: $(cat "$W/last.diff")"
+            fi
+            rm -f "$W/$id.bmp"
+        done
+    done >"$W/impl.$tag.log"
+    while read -r verdict rest; do
+        case $verdict in
+            PASS) ok "$rest" ;;
+            FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+        esac
+    done <"$W/impl.$tag.log"
+done
+echo "implementations: $PLATFORM (the test platform);$ran_impl skipped: ${skipped_impl:-none}"
+
 # --- what outputs do to the files they name (tests/outputs.sh) ---
 sh tests/outputs.sh >"$W/outputs.log" 2>"$W/outputs.err"
 while read -r verdict rest; do
