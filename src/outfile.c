@@ -305,6 +305,18 @@ int outfile_prepare(const char *path, bool remove_stale)
     return HISTO_OK;
 }
 
+/* out->f on the open descriptor fd (closed on failure). */
+static int stream_on(struct outfile *out, int fd)
+{
+    if ((out->f = fdopen(fd, "wb")) == NULL) {
+        histo_error("cannot write output '%s': %s", out->path,
+                    strerror(errno));
+        close(fd);
+        return HISTO_EXIT_OUTPUT;
+    }
+    return HISTO_OK;
+}
+
 /* Opens the device, FIFO or socket at path (or standard output). */
 static int open_in_place(struct outfile *out)
 {
@@ -328,13 +340,7 @@ static int open_in_place(struct outfile *out)
         close(fd);
         return refuse_kind(out->path, st.st_mode);
     }
-    if ((out->f = fdopen(fd, "wb")) == NULL) {
-        histo_error("cannot write output '%s': %s", out->path,
-                    strerror(errno));
-        close(fd);
-        return HISTO_EXIT_OUTPUT;
-    }
-    return HISTO_OK;
+    return stream_on(out, fd);
 }
 
 /* Creates the temporary file ".NAME.tmp.XXXXXX" beside out->target. */
@@ -383,13 +389,7 @@ static int open_temporary(struct outfile *out)
     const mode_t mask = umask(0);
     umask(mask);
     (void)fchmod(fd, 0666 & ~mask);
-    if ((out->f = fdopen(fd, "wb")) == NULL) {
-        histo_error("cannot write output '%s': %s", out->path,
-                    strerror(errno));
-        close(fd);
-        return HISTO_EXIT_OUTPUT;
-    }
-    return HISTO_OK;
+    return stream_on(out, fd);
 }
 
 int outfile_open(struct outfile *out, const char *path)
