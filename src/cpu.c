@@ -109,8 +109,7 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
     /* Checked before anything is allocated, the output histogram first:
      * a histogram of up to 2^32 - 1 bins passes the input check but not
      * every device's allocation limit. */
-    if ((status = device_check_alloc(dev, "histogram", in->nbins)) == 0
-        && (status = device_check_alloc(dev, "input", n * 4)) == 0)
+    if ((status = device_check_alloc(dev, "histogram", in->nbins)) == 0)
         status = device_check_alloc(dev, "private histograms",
                                     p->partial_bytes);
     return status;

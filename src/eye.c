@@ -421,9 +421,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
      * limit. The output histogram (all_bins bytes) is a quarter of the
      * out-of-eye one, so these checks cover it too. */
     p->partial_bytes = (size_t)groups * bins;
-    if ((status = device_check_alloc(dev, "input",
-                                     (uint64_t)in->nvalues * 4)) != 0
-        || (status = device_check_alloc(dev, "partial tiles",
+    if ((status = device_check_alloc(dev, "partial tiles",
                                         p->partial_bytes)) != 0
         || (status = device_check_alloc(dev, "out-of-eye histogram",
                                         all_bins * 4)) != 0)

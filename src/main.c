@@ -95,10 +95,10 @@ int main(int argc, char **argv)
                         && tune_cache_path(cache, sizeof cache) == 0;
     if ((status = paths_check_distinct(&opt, cached ? cache : NULL))
             != HISTO_OK
-        || (status = outfile_prepare(opt.output, true)) != HISTO_OK
-        || (status = outfile_prepare(opt.timing, true)) != HISTO_OK
+        || (status = outfile_prepare(opt.output)) != HISTO_OK
+        || (status = outfile_prepare(opt.timing)) != HISTO_OK
         || (opt.raw != NULL
-            && (status = outfile_prepare(opt.raw, true)) != HISTO_OK))
+            && (status = outfile_prepare(opt.raw)) != HISTO_OK))
         return status;
 
     /* The device first: an input too large for it is refused from its

@@ -277,7 +277,7 @@ static bool in_place(mode_t mode)
     return S_ISCHR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode);
 }
 
-int outfile_prepare(const char *path, bool remove_stale)
+int outfile_prepare(const char *path)
 {
     struct stat st;
     if (std_stream(path) >= 0)
@@ -292,8 +292,6 @@ int outfile_prepare(const char *path, bool remove_stale)
         return HISTO_OK;
     if (!S_ISREG(st.st_mode))
         return refuse_kind(path, st.st_mode);
-    if (!remove_stale)
-        return HISTO_OK;
     char *target = outfile_resolve(path);
     if (target == NULL || (unlink(target) != 0 && errno != ENOENT)) {
         histo_error("cannot remove the previous output '%s': %s", path,

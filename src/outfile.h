@@ -36,10 +36,10 @@ struct outfile {
 
 /* Checks what is at path before the run: refuses a folder, a block device
  * or anything that cannot be written (HISTO_EXIT_OUTPUT, message printed).
- * When remove_stale is set and path leads to a regular file, that file is
- * removed, so a failed run cannot leave an earlier output that would pass
- * for this run's. Nothing else is ever removed. */
-int outfile_prepare(const char *path, bool remove_stale);
+ * When path leads to a regular file, that file is removed, so a failed run
+ * cannot leave an earlier output that would pass for this run's. Nothing
+ * else is ever removed. */
+int outfile_prepare(const char *path);
 
 /* Opens path for writing (a temporary file, or the device or FIFO in
  * place). Returns 0, or HISTO_EXIT_OUTPUT after printing why. */

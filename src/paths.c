@@ -14,6 +14,7 @@ struct named_file {
     const char *option;  /* as the message names it            */
     const char *path;
     bool output;
+    bool cache;          /* shared with other runs              */
     bool exists;
     struct stat st;
     char *resolved;      /* when it does not exist, else NULL  */
@@ -47,7 +48,8 @@ int paths_check_distinct(const struct histo_options *opt,
         {.option = "-o", .path = opt->output, .output = true},
         {.option = "--timing", .path = opt->timing, .output = true},
         {.option = "--raw", .path = opt->raw, .output = true},
-        {.option = "the tune cache", .path = tune_cache, .output = true},
+        {.option = "the tune cache", .path = tune_cache, .output = true,
+         .cache = true},
     };
     /* The files this run names, in that order; --raw and the cache are
      * optional. */
@@ -64,8 +66,7 @@ int paths_check_distinct(const struct histo_options *opt,
             const struct named_file *a = &files[i], *b = &files[j];
             if (!same_file(a, b))
                 continue;
-            if (a->output && b->output && a->exists
-                && strcmp(b->option, "the tune cache") != 0
+            if (a->output && b->output && a->exists && !b->cache
                 && S_ISCHR(a->st.st_mode))
                 continue;
             histo_error("%s '%s' and %s '%s' are the same file; writing one "

@@ -18,7 +18,7 @@ const struct strategy *strategy_default(const struct device_info *device)
      * local memory (CL_LOCAL) whose tiles save global atomics. Where local
      * memory is global memory behind an implicit cache (CL_GLOBAL, as on
      * CPUs) the eye analysis buys nothing and local atomics cost more than
-     * private histograms (docs/perf-notes.md); without local memory
+     * private histograms (docs/design.md); without local memory
      * (CL_NONE) the eye cannot run at all. The memory, not the device
      * type, decides: a device may report several types. */
     if (device->local_mem_type == CL_LOCAL)

@@ -80,9 +80,8 @@ int strategy_values_upload(cl_context context, cl_command_queue queue,
 int strategy_setup(const struct strategy *strategy,
                    const struct strategy_env *env, void **state);
 
-/* Shared by the strategies' release. */
-
-/* Releases the kernels and buffers that exist (NULLs are skipped). */
+/* Shared by the strategies' release: releases the kernels and buffers
+ * that exist (NULLs are skipped). */
 void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,
                               const cl_mem *mems, size_t nmems);
 

@@ -112,6 +112,19 @@ static long long read_fully(gzFile gz, const char *path, unsigned char *buf,
     return (long long)got;
 }
 
+/* Opens path (raw or gzip-compressed) for reading. Returns VALIDATE_PASS,
+ * or VALIDATE_BAD_FILE / VALIDATE_MEMORY after saying why. */
+static int open_gz(const char *path, gzFile *gz)
+{
+    errno = 0;
+    if ((*gz = gzopen(path, "rb")) != NULL)
+        return VALIDATE_PASS;
+    const int err = errno;
+    complain(path, "cannot open: %s",
+             err != 0 ? strerror(err) : "out of memory");
+    return err != 0 ? VALIDATE_BAD_FILE : VALIDATE_MEMORY;
+}
+
 /* Checks the 54-byte header against what src/bmp.c writes and fills the
  * image's shape. Returns 0, or VALIDATE_BAD_FILE after saying why. */
 static int check_header(struct bmp_image *img, const unsigned char *h,
@@ -174,13 +187,10 @@ static int check_header(struct bmp_image *img, const unsigned char *h,
 static int bmp_load(struct bmp_image *img, const char *path)
 {
     *img = (struct bmp_image){.path = path};
-    errno = 0;
-    gzFile gz = gzopen(path, "rb");
-    if (gz == NULL) {
-        complain(path, "cannot open: %s",
-                 errno != 0 ? strerror(errno) : "out of memory");
-        return errno != 0 ? VALIDATE_BAD_FILE : VALIDATE_MEMORY;
-    }
+    gzFile gz = NULL;
+    const int opened = open_gz(path, &gz);
+    if (opened != VALIDATE_PASS)
+        return opened;
     int status = VALIDATE_BAD_FILE;
     unsigned char header[BMP_HEADER_BYTES];
     const long long have = read_fully(gz, path, header, sizeof header);
@@ -401,13 +411,10 @@ static int stats(const struct bmp_image *img)
 static int counts_load(const char *path, size_t n, unsigned char **out)
 {
     *out = NULL;
-    errno = 0;
-    gzFile gz = gzopen(path, "rb");
-    if (gz == NULL) {
-        complain(path, "cannot open: %s",
-                 errno != 0 ? strerror(errno) : "out of memory");
-        return errno != 0 ? VALIDATE_BAD_FILE : VALIDATE_MEMORY;
-    }
+    gzFile gz = NULL;
+    const int opened = open_gz(path, &gz);
+    if (opened != VALIDATE_PASS)
+        return opened;
     int status = VALIDATE_BAD_FILE;
     unsigned char *buf = malloc(n + 1);
     if (buf == NULL) {
