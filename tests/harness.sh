@@ -114,11 +114,12 @@ HEIGHT=${HIST#*x}
 NBINS=$((HWIDTH * HEIGHT))
 STRIDE=$((HWIDTH * 3)) # BMP row bytes: a multiple of 4 for 256 pixels
 
-# check NAME WANT_STATUS PATTERN GOT EXPECTED: the validator's exit status
+# check NAME WANT_STATUS PATTERN ARGS...: the validator's exit status on ARGS
 # and a line of its output (stdout and stderr) matching PATTERN.
 check() {
     name=$1 want=$2 pattern=$3
-    $VALIDATE "$4" "$5" >"$W/$name.log" 2>&1
+    shift 3
+    $VALIDATE "$@" >"$W/$name.log" 2>&1
     got=$?
     if [ "$got" -ne "$want" ]; then
         bad "$name" "exit status $got, expected $want: $(head -c 300 "$W/$name.log")"
@@ -188,18 +189,7 @@ red() {
 
 # check_raw NAME WANT_STATUS PATTERN GOT EXPECTED: as check, for the
 # counters of the test histogram.
-check_raw() {
-    name=$1 want=$2 pattern=$3
-    $VALIDATE --raw "$HIST" "$4" "$5" >"$W/$name.log" 2>&1
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        bad "$name" "exit status $got, expected $want: $(head -c 300 "$W/$name.log")"
-    elif ! grep -q -- "$pattern" "$W/$name.log"; then
-        bad "$name" "output lacks '$pattern': $(head -c 300 "$W/$name.log")"
-    else
-        ok "$name"
-    fi
-}
+check_raw() { check "$1" "$2" "$3" --raw "$HIST" "$4" "$5"; }
 
 # The first bin of the test reference that counts 253, found by od; row
 # and column from the histogram's width. 253 and 254 have one colour, so
