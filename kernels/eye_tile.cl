@@ -70,19 +70,33 @@ static uint sample_index(uint s, uint stride)
     return stride ? (s / HISTO_EYE_RUN) * stride + s % HISTO_EYE_RUN : s;
 }
 
+/* The counters' bound (see Counters above): 255 plus one increment per
+ * work-item must fit 16 bits. The host never launches groups over
+ * HISTO_TILE_GROUP_MAX (eye.c); this stops a build for a larger one. */
+#if HISTO_TILE_REQD_SIZE > HISTO_TILE_GROUP_BOUND
+#error "16-bit tile counters cannot hold 255 plus one increment per work-item of so large a group"
+#endif
+
 /* One value into its tile counter, unless the counter already shows 255:
  * read first (a broadcast when many work-items share a bin, so a
  * saturated bin costs no atomic), then add without using the result.
  * *sat remembers the last offset this work-item found saturated, so a run
- * of equal values (one bin hammered) costs one compare each. */
+ * of equal values (one bin hammered) costs one compare each.
+ *
+ * The read is a plain (volatile) load that may meet other work-items'
+ * atomic_add on the same word. Under OpenCL C 1.2, which the kernels are
+ * built as, it returns the word before or after such an add, and either
+ * keeps the bound above. It is the one access the kernel checker accepts
+ * a data race on (tests/check-kernels.sh finds these two lines by their
+ * marks; docs/design.md says why it is not an atomic load). */
 static void tile_add(local uint *tile, uint offset, uint *sat)
 {
     if (offset == *sat)
         return;
     const uint shift = (offset & 1) << 4;
     volatile local uint *word = tile + (offset >> 1);
-    if (((*word >> shift) & 0xffff) < HISTO_SATURATE)
-        atomic_add(word, 1u << shift);
+    if (((*word >> shift) & 0xffff) < HISTO_SATURATE) /* race: pre-read */
+        atomic_add(word, 1u << shift);                 /* race: its add */
     else
         *sat = offset;
 }
@@ -309,7 +323,8 @@ static void column_window(local const uint *bucket, local uint *edges,
 }
 
 /* The kernel's body; allow_2d (a constant at each entry point below)
- * adds the 2-D window. */
+ * adds the 2-D window: the host runs eye_tile_2d only for inputs large
+ * enough for it (HISTO_EYE_2D_MIN_VALUES values, eye.c). */
 static inline void eye_tile_body(global const uint *restrict in, uint n,
                                  uint nbins, uint tile_bins, uint tile_words,
                                  uint ncells, uint cell_tiles,
@@ -336,11 +351,9 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
                       ? (n - HISTO_EYE_RUN) / (points - 1) : 0;
     const uint height = nbins / HISTO_WIDTH;
     /* A 2-D window needs whole quads of columns (the reduction reads four
-     * bins at a time), a whole row per tile, and an input large enough
-     * for counting to matter. */
+     * bins at a time) and a whole row per tile. */
 #if HISTO_WIDTH % 4 == 0 && HISTO_WIDTH >= 8
-    const bool can_2d = allow_2d && HISTO_WIDTH <= tile_bins
-                     && n >= HISTO_EYE_2D_MIN_VALUES;
+    const bool can_2d = allow_2d && HISTO_WIDTH <= tile_bins;
 #else
     const bool can_2d = false;
 #endif

@@ -135,7 +135,8 @@ static int tile_target(const struct device_info *dev, size_t *target)
     unsigned long forced = 0;
     int status = device_group_limit(dev, target);
     if (status == HISTO_OK)
-        status = env_number("HISTO_TEST_TILE_GROUP", 65536, &forced);
+        status = env_number("HISTO_TEST_TILE_GROUP", HISTO_TILE_GROUP_BOUND,
+                            &forced);
     *target = forced != 0 ? (size_t)forced
                           : min_size(*target, HISTO_TILE_GROUP);
     return status;
@@ -264,16 +265,26 @@ _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN ==
                "runs at two points at least");
 _Static_assert(HISTO_WORK_GROUP % HISTO_REDUCE_LANES == 0,
                "reduction groups hold whole window quads");
-_Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX,
+_Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX
+                   && HISTO_TILE_GROUP_MAX <= HISTO_TILE_GROUP_BOUND
+                   && HISTO_TILE_GROUP_BOUND == 0xffffu - HISTO_SATURATE,
                "16-bit tile counters hold 255 plus one increment per item");
 
 /* Whether eye_tile.cl may choose a 2-D window for the input (its can_2d,
  * where a row also fits a tile): then the kernel eye_tile_2d runs, else
- * eye_tile, which has whole rows only. */
-static bool input_may_use_2d(const struct histo_input *in)
+ * eye_tile, which has whole rows only. From HISTO_EYE_2D_MIN_VALUES
+ * values, or from $HISTO_TEST_2D_MIN_VALUES (test-only: small inputs that
+ * take 2-D windows, for the kernel checker's simulator). */
+static int input_may_use_2d(const struct histo_input *in, bool *may)
 {
-    return in->histo_width % 4 == 0 && in->histo_width >= 8
-        && in->nvalues >= HISTO_EYE_2D_MIN_VALUES;
+    unsigned long min_values;
+    const int status = env_number("HISTO_TEST_2D_MIN_VALUES", UINT32_MAX,
+                                  &min_values);
+    if (min_values == 0)
+        min_values = HISTO_EYE_2D_MIN_VALUES;
+    *may = in->histo_width % 4 == 0 && in->histo_width >= 8
+        && in->nvalues >= min_values;
+    return status;
 }
 
 /* Groups of the reduction (eye_reduce.cl): part A, one work-item per quad
@@ -491,7 +502,8 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     /* Planned with the tile kernel that will run. A tile of less than a
      * row takes no 2-D window: then eye_tile runs, planned with its own
      * figures. */
-    s->plan.two_d = input_may_use_2d(in);
+    if ((status = input_may_use_2d(in, &s->plan.two_d)) != HISTO_OK)
+        goto fail;
     for (;;) {
         CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
                                                     tile_name(s), &cl_err_));

@@ -100,9 +100,12 @@
 #define HISTO_MAX_BATCHES 128u
 
 /* Tile counters are 16 bits and end at most 255 plus one increment per
- * work-item of the group (eye_tile.cl), so groups must stay well under
- * 65536 - 255 work-items; this cap is far inside that. */
+ * work-item of the group (eye_tile.cl), so a group of more than
+ * HISTO_TILE_GROUP_BOUND = 0xffff - HISTO_SATURATE work-items could carry
+ * one into its neighbour: eye_tile.cl refuses to build for such a group.
+ * The host never launches more than HISTO_TILE_GROUP_MAX, far inside. */
 #define HISTO_TILE_GROUP_MAX 1024u
+#define HISTO_TILE_GROUP_BOUND 65280u
 
 /* Reduction work-items per window quad, each adding every
  * HISTO_REDUCE_LANES-th batch's partial (eye_reduce.cl). A power of two

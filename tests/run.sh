@@ -531,7 +531,7 @@ fi
 # run at (-DHISTO_TILE_REQD_SIZE); a runtime that refuses that launch gets
 # them built again for the size it reports, and one that cannot build them
 # so gets them without the attribute. $HISTO_TEST_TILE_GROUP (test-only)
-# asks for groups of 65536, beyond every device's limit; a kernel copy
+# asks for groups of 65280, beyond every device's limit; a kernel copy
 # that fails to build with the attribute stands for a runtime that cannot
 # build it. Each must end with the reference's BMP, a note, and histo.out
 # saying what ran.
@@ -542,20 +542,20 @@ tile_keys() {
         "$1" 2>/dev/null | tr '\n' ' '
 }
 if echo "$STRATEGIES" | grep -qw eye; then
-    # a runtime may refuse 65536 at build time instead: then no attribute
+    # a runtime may refuse 65280 at build time instead: then no attribute
     id=reqd.refused_launch
-    if (HISTO_TEST_TILE_GROUP=65536
+    if (HISTO_TEST_TILE_GROUP=65280
         export HISTO_TEST_TILE_GROUP
         run_histo --strategy eye -i "$W/gauss.bin" -o "$W/$id.bmp" \
             --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1) \
        && same_counts "$W/$id.bmp" "$W/gauss.ref.bmp" \
        && g=$(sed -n 's/^config.work_group.eye_tile = //p' "$W/$id.out") \
-       && [ -n "$g" ] && [ "$g" -lt 65536 ] \
-       && { { grep -q "note: groups of 65536 refused for kernel eye_tile (CL_INVALID_" "$W/$id.log" \
-              && grep -q "^config.tile_rebuilt = groups of 65536 refused (CL_INVALID_" "$W/$id.out" \
+       && [ -n "$g" ] && [ "$g" -lt 65280 ] \
+       && { { grep -q "note: groups of 65280 refused for kernel eye_tile (CL_INVALID_" "$W/$id.log" \
+              && grep -q "^config.tile_rebuilt = groups of 65280 refused (CL_INVALID_" "$W/$id.out" \
               && grep -q "^config.work_group_required.eye_tile = $g$" "$W/$id.out" \
               && grep -q "^build.options = .* -DHISTO_TILE_REQD_SIZE=$g\( \|$\)" "$W/$id.out"; } \
-            || { grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=65536 failed" "$W/$id.log" \
+            || { grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=65280 failed" "$W/$id.log" \
                  && grep -q "^config.work_group_required.eye_tile = 0$" "$W/$id.out"; }; }; then
         ok "$id"
     else
@@ -752,6 +752,15 @@ for v in 0 65537 -1 8x; do
         -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
     expect "tile_group.bad_value_$v" 2 "HISTO_TEST_TILE_GROUP must be a whole number" \
         env HISTO_TEST_TILE_GROUP="$v" $HISTO --platform "$PLATFORM" --strategy eye \
+        -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+done
+# 65281 work-items could carry a 16-bit tile counter into its neighbour
+expect tile_group.past_counter_bound 2 "HISTO_TEST_TILE_GROUP must be a whole number from 1 to 65280" \
+    env HISTO_TEST_TILE_GROUP=65281 $HISTO --platform "$PLATFORM" --strategy eye \
+    -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+for v in 0 4294967296 -1 8x; do
+    expect "min_2d.bad_value_$v" 2 "HISTO_TEST_2D_MIN_VALUES must be a whole number" \
+        env HISTO_TEST_2D_MIN_VALUES="$v" $HISTO --platform "$PLATFORM" --strategy eye \
         -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 done
 expect device.unknown_platform 4 "no OpenCL platform matches" \

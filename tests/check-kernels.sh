@@ -1,0 +1,224 @@
+#!/bin/sh
+# tests/check-kernels.sh - every kernel under the Oclgrind simulator's
+# checks (make check-kernels; CI runs it). Last line: "N passed, N failed".
+#
+# Oclgrind runs each work-item of each kernel in turn and reports every
+# out-of-bounds access and invalid use of memory (always on), barrier
+# divergence (always on), misuse of the OpenCL API (OCLGRIND_CHECK_API=1)
+# and data races in global and local memory (OCLGRIND_DATA_RACES=1). The
+# small inputs below reach every path of the kernels: several tiles and
+# batches, a 2-D window, values outside the eye, no window at all, one
+# bin, a single value, a histogram smaller than one tile, groups of odd
+# size, the workload's own histogram shape, and the cpu strategy's count
+# and merge. A case passes when histo succeeds, its raw counters equal the
+# sequential reference's, histo.out shows the path the case is for, and
+# Oclgrind reported nothing but the one race the design accepts:
+# tile_add's read of a tile counter before its atomic_add in eye_tile.cl
+# (the two lines marked "race: pre-read" and "race: its add"; its bound
+# and why it is not an atomic load are in docs/design.md). Any other
+# report, on any line or kernel, fails the case and is shown.
+#
+# Needs Oclgrind installed by make platforms (.ci/platforms).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+W=${HISTO_TEST_WORK:-tests/work}/check-kernels
+B=${HISTO_BUILD:-build}
+GEN=$B/histo-gen
+REF=$B/histo-ref
+HISTO=./histo
+[ "$B" = build ] || HISTO=$B/histo
+KERNEL=kernels/eye_tile.cl
+unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_CL_OPTIONS \
+      HISTO_TEST_MAX_GROUP HISTO_TEST_TILE_GROUP HISTO_TEST_2D_MIN_VALUES
+HISTO_NO_TUNE_CACHE=1
+export HISTO_NO_TUNE_CACHE
+
+icd=${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors/oclgrind.icd
+if [ ! -f "$icd" ]; then
+    echo "check-kernels: Oclgrind is not installed ($icd is missing): make platforms" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+rm -rf "$W"
+mkdir -p "$W/icd"
+cp "$icd" "$W/icd/"
+OCL_ICD_VENDORS=$(cd "$W/icd" && pwd)
+export OCL_ICD_VENDORS
+OCLGRIND_CHECK_API=1 OCLGRIND_DATA_RACES=1
+# every report, however many: the accepted race repeats once per
+# contended counter, and a cap would hide what follows it
+OCLGRIND_MAX_ERRORS=4000000000
+export OCLGRIND_CHECK_API OCLGRIND_DATA_RACES OCLGRIND_MAX_ERRORS
+
+# the accepted race's two lines, found by their marks
+read_line=$(grep -n 'race: pre-read \*/' "$KERNEL" | cut -d: -f1)
+add_line=$(grep -n 'race: its add \*/' "$KERNEL" | cut -d: -f1)
+case "$read_line $add_line" in
+    *[!0-9\ ]* | " "* | *" ")
+        echo "check-kernels: $KERNEL must mark one line 'race: pre-read' and one 'race: its add'" >&2
+        echo "0 passed, 1 failed"
+        exit 1 ;;
+esac
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+# reports LOG: Oclgrind's reports in histo's standard error, each a line
+# at the margin followed by indented lines, other than the accepted race;
+# prints them (at most 40 lines) and the number of accepted ones last.
+reports() {
+    awk -v rl="$read_line" -v al="$add_line" '
+        function close_block() {
+            if (head == "") return
+            ok = head ~ /^Read-write data race at local memory address / \
+                 && kernel ~ /^(eye_tile|eye_tile_2d)$/ && nat == 2 \
+                 && ((at[1] == rl && at[2] == al) || (at[1] == al && at[2] == rl))
+            if (ok) accepted++
+            else {
+                others++
+                if (shown < 40) { print text; shown += lines }
+            }
+            head = ""
+        }
+        /^histo: / { close_block(); next }
+        /^[^ \t]/ {
+            close_block()
+            head = $0; text = $0; lines = 1; kernel = ""; nat = 0
+            next
+        }
+        head != "" {
+            text = text "\n" $0; lines++
+            if ($1 == "Kernel:") kernel = $2
+            if ($0 ~ /^\tAt line [0-9]+ \(column [0-9]+\) of .*\/eye_tile\.cl:$/) {
+                split($0, w, " "); at[++nat] = w[3]
+            } else if ($0 ~ /^\tAt line /) {
+                at[++nat] = "elsewhere"
+            }
+        }
+        END { close_block(); print "accepted " accepted + 0 " others " others + 0 }
+    ' "$1"
+}
+
+# run_case NAME 'HISTO-GEN ARGS' 'HISTO ARGS' 'ENV' 'EXPECTED histo.out LINES'
+# (ENV: VAR=VALUE words for histo; EXPECTED: lines, "|"-separated, that
+# histo.out must hold, as grep patterns: the path the case is for). Sets
+# why: empty when the case is clean, else what went wrong. $kernels, when
+# set, is the kernel folder histo builds from.
+run_case() {
+    name=$1 gen=$2 args=$3 env=$4 expect=$5
+    in=$W/$name.bin
+    why=""
+    # shellcheck disable=SC2086 # argument lists are lists of words
+    if ! $GEN -o "$in" --seed 7 $gen >/dev/null 2>"$W/$name.gen.log" \
+       || ! $REF "$in" "$W/$name.ref.bmp" "$W/$name.ref.raw" >/dev/null 2>&1; then
+        why="input or reference failed: $(head -c 300 "$W/$name.gen.log")"
+        return
+    fi
+    # shellcheck disable=SC2086
+    env $env $HISTO --platform Oclgrind ${kernels:+--kernels "$kernels"} $args \
+        -i "$in" -o "$W/$name.bmp" --raw "$W/$name.raw" \
+        --timing "$W/$name.out" -- 2 >"$W/$name.stdout" 2>"$W/$name.log"
+    st=$?
+    verdict=$(reports "$W/$name.log")
+    summary=$(echo "$verdict" | tail -n 1)
+    case $summary in
+        *" others 0") ;;
+        *) why="Oclgrind reported ($summary):
+$(echo "$verdict" | sed '$d')"
+           return ;;
+    esac
+    if [ "$st" -ne 0 ]; then
+        why="histo exit $st: $(grep '^histo' "$W/$name.log" | tail -n 3 | tr '\n' ' ')"
+    elif ! cmp -s "$W/$name.raw" "$W/$name.ref.raw"; then
+        why="counters differ from the sequential reference"
+    else
+        missing=$(echo "$expect" | tr '|' '\n' | while read -r pat; do
+            [ -z "$pat" ] || grep -q -e "$pat" "$W/$name.out" || echo "$pat"
+        done)
+        [ -z "$missing" ] \
+            || why="histo.out lacks the path this case is for: $(echo "$missing" | tr '\n' ' ')"
+    fi
+}
+
+check_case() {
+    run_case "$@"
+    if [ -z "$why" ]; then ok "$1 ($summary)"; else bad "$1" "$why"; fi
+}
+
+# planted NAME FILE SED-SCRIPT CASE-ARGS...: the case on a copy of the
+# kernels with FILE edited by SED-SCRIPT (a bug planted, lines kept in
+# place) must fail on an Oclgrind report: the checker sees what it is for.
+planted() {
+    pname=$1 file=$2 script=$3
+    shift 3
+    kernels=$W/planted.$pname
+    mkdir -p "$kernels"
+    cp kernels/*.cl "$kernels/"
+    sed "$script" "kernels/$file" >"$kernels/$file"
+    if cmp -s "kernels/$file" "$kernels/$file"; then
+        bad "planted.$pname" "the edit '$script' no longer changes kernels/$file"
+    else
+        run_case "planted.$pname" "$@"
+        case $why in
+            "Oclgrind reported"*) ok "planted.$pname (caught: $summary)" ;;
+            *) bad "planted.$pname" "not reported by Oclgrind: ${why:-the case passed}" ;;
+        esac
+    fi
+    kernels=""
+}
+kernels=""
+
+eye='--strategy eye'
+cpu='--strategy cpu'
+small='--image 333x77 --histo 100x37 --row-mean 18 --row-sigma 5 --col-mean 50 --col-sigma 20 --outliers 50000'
+wide='--image 200x100 --histo 256x64 --row-mean 32 --row-sigma 10 --col-mean 128 --col-sigma 6 --outliers 20000'
+# the same, taller: its samples favour whole rows (in eye_tile_2d)
+tall='--image 200x100 --histo 256x64 --row-mean 32 --row-sigma 12 --col-mean 128 --col-sigma 6 --outliers 20000'
+many='^eye.tiles_used = [2-9]'
+
+check_case eye.tiles_batches "$small" "$eye --tile-rows 4 --batches 3" '' \
+    "^config.tile_kernel = eye_tile\$|$many|^config.batches = 3\$"
+check_case eye.window_2d "$wide" "$eye --tile-rows 2" HISTO_TEST_2D_MIN_VALUES=1 \
+    "^config.tile_kernel = eye_tile_2d\$|$many|^eye.cols = [1-9][0-9]\$"
+check_case eye.rows_in_2d_kernel "$tall" "$eye --tile-rows 2" HISTO_TEST_2D_MIN_VALUES=1 \
+    "^config.tile_kernel = eye_tile_2d\$|$many|^eye.cols = 256\$"
+check_case eye.groups_of_7 "$small" "$eye --tile-rows 4 --batches 2" HISTO_TEST_MAX_GROUP=7 \
+    "^config.work_group.eye_tile = 7\$|^config.work_group.eye_reduce = 7\$|$many"
+check_case eye.2d_groups_of_3 "$wide" "$eye --tile-rows 2" \
+    'HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_MAX_GROUP=3' \
+    "^config.tile_kernel = eye_tile_2d\$|^config.work_group.eye_tile = 3\$|^eye.cols = [1-9][0-9]\$"
+check_case eye.no_window "--image 200x100 --histo 256x64 --dist uniform" "$eye --tile-rows 2" '' \
+    '^eye.tiles_used = 0$'
+check_case eye.one_bin "--dist onebin --image 64x64 --histo 100x37 --bin 1234" "$eye" '' \
+    '^eye.tiles_used = 1$'
+check_case eye.one_value "--dist onebin --image 1x1 --histo 100x37 --bin 7" "$eye" '' \
+    '^input.values = 1$'
+check_case eye.below_one_tile "--image 7x3 --histo 5x3 --dist uniform" "$eye" '' \
+    '^eye.tiles_used = 1$|^eye.end_bin = 15$'
+check_case eye.workload_shape "--image 64x64" "$eye" '' \
+    '^input.histogram = 256x8192$|^eye.tiles_used = [1-9]'
+check_case cpu.batches "$small" "$cpu --batches 3" '' \
+    '^strategy = cpu$|^config.batches = 3$'
+check_case cpu.one_batch "$small" "$cpu --batches 1" '' \
+    '^strategy = cpu$|^config.batches = 1$'
+check_case cpu.one_bin "--dist onebin --image 64x64 --histo 100x37 --bin 1234" "$cpu --batches 2" '' \
+    '^strategy = cpu$'
+check_case cpu.one_value "--dist onebin --image 1x1 --histo 100x37 --bin 7" "$cpu" '' \
+    '^strategy = cpu$'
+check_case cpu.below_one_line "--image 7x3 --histo 5x3 --dist uniform" "$cpu --batches 2" '' \
+    '^strategy = cpu$'
+check_case cpu.workload_shape "--image 64x64" "$cpu --batches 2" '' \
+    '^input.histogram = 256x8192$'
+
+# A read past the input's end, and a barrier missing before the window
+# the group's first work-item chose is read.
+planted read_past_end cpu_count.cl '0,/const uint v = in\[i\];/s//const uint v = in[i + 1];/' \
+    "$small" "$cpu --batches 2" '' ''
+planted missing_barrier eye_tile.cl '/pick(best2, max_tiles2/,/barrier(CLK_LOCAL_MEM_FENCE);/s/barrier(CLK_LOCAL_MEM_FENCE);/;/' \
+    "$small" "$eye --tile-rows 4" '' ''
+
+echo "checked under Oclgrind $(OCL_ICD_VENDORS=$OCL_ICD_VENDORS $HISTO --list 2>/dev/null | sed -n 's/^platform 0: .*(Oclgrind \([0-9.]*\)).*/\1/p'): bounds, API use, barriers, data races (one accepted: $KERNEL lines $read_line-$add_line)"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
