@@ -27,6 +27,10 @@ mkdir -p "$W" results || exit 1
 INPUTS=${INPUTS:-test train ref wide uniform onebin}
 MIN_SECONDS=${MIN_SECONDS:-1}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
+# which source ran: the commit, and whether the tree differed from it
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+modified=false
+[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || modified=true
 set --
 [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
 [ -n "${DEVICE:-}" ] && set -- "$@" --device "$DEVICE"
@@ -102,7 +106,7 @@ for name in $INPUTS; do
         for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
             printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
         done
-        printf '"check":"%s"}\n' "$check"
+        printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
     } >>results/bench.jsonl
 done
 
