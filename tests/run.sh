@@ -1057,5 +1057,31 @@ while read -r verdict rest; do
 done <"$W/harness.log"
 grep -q . "$W/harness.log" || bad harness.ran "tests/harness.sh printed nothing"
 
+# --- the example outputs in README.md and docs/ (tests/docs-check.sh) ---
+sh tests/docs-check.sh >"$W/docs.log" 2>"$W/docs.err"
+while read -r verdict rest; do
+    case $verdict in
+        PASS) ok "$rest" ;;
+        FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$W/docs.log"
+grep -q . "$W/docs.log" || bad docs.ran "tests/docs-check.sh printed nothing: $(head -c 300 "$W/docs.err")"
+# an example whose words changed, and one that lost a field, must fail
+sed 's/us median on the device/us middle on the device/' README.md >"$W/drift-words.md"
+awk '/^<!-- example: histo-out/ { on = 1 } on && /^config\.batches = / { on = 0; next } { print }' \
+    README.md >"$W/drift-field.md"
+for d in words:summary field:histo-out; do
+    if cmp -s README.md "$W/drift-${d%%:*}.md"; then
+        bad "docs.drift_${d%%:*}" "the edit no longer changes README.md"
+    elif DOCS_FILES="$W/drift-${d%%:*}.md" sh tests/docs-check.sh >"$W/drift.log" 2>&1; then
+        bad "docs.drift_${d%%:*}" "docs-check passed an example that drifted"
+    elif grep -q "^FAIL docs.${d#*:} " "$W/drift.log" \
+         && [ "$(grep -c '^FAIL' "$W/drift.log")" -eq 1 ]; then
+        ok "docs.drift_${d%%:*}"
+    else
+        bad "docs.drift_${d%%:*}" "not the one failure expected: $(grep -v '^PASS' "$W/drift.log" | head -n 3 | tr '\n' ' ')"
+    fi
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,157 @@
+#!/bin/sh
+# tests/docs-check.sh - the example outputs in README.md and docs/*.md
+# against what the programs print now.
+#
+#   sh tests/docs-check.sh           check them (make docs-check; make test)
+#   sh tests/docs-check.sh --update  rewrite each from a real run
+#
+# An example is a fenced block right after a line
+#   <!-- example: ID -->
+# (the update adds "; device: NAME" when the output names the device it ran
+# on). produce() below runs each ID's command once on the default device.
+# The check prints "PASS docs.ID (FILE:LINE)" or "FAIL docs.ID ..." per
+# example, with no summary line (tests/run.sh counts them; alone it exits
+# non-zero on a failure). Numbers, digests, commit ids, runs of spaces
+# and the device's name may differ; the words, the fields and their order
+# may not. The results table is compared exactly: tests/results-table.sh
+# computes it from the committed rows.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+W=${HISTO_TEST_WORK:-tests/work}/docs
+mode=check
+[ "${1:-}" = --update ] && mode=update
+B=${HISTO_BUILD:-build}
+HISTO=./histo
+[ "$B" = build ] || HISTO=$B/histo
+rm -rf "$W"
+mkdir -p "$W/ex"
+unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_CL_OPTIONS PLATFORM DEVICE \
+      ITERATIONS SIZE
+HISTO_TUNE_FILE=$W/tune.conf
+export HISTO_TUNE_FILE
+failed=0
+
+# --- the examples, each written to $W/ex/ID ---
+produce() {
+    # the test dataset through the harness: its result line and JSON record
+    make --no-print-directory run RESULTS_LOG="$W/runs.jsonl" >"$W/run.log" 2>&1 \
+        || { echo "FAIL docs.produce: make run failed: $(tail -n 3 "$W/run.log")"; return 1; }
+    tail -n 1 "$W/run.log" >"$W/ex/run-result"
+    tail -n 1 "$W/runs.jsonl" >"$W/ex/runs-jsonl"
+    # histo itself on that dataset: its summary and histo.out
+    $HISTO -i input/test.bin.gz -o "$W/test.bmp" --timing "$W/histo.out" \
+        -- 30 >"$W/ex/summary" 2>"$W/summary.err" \
+        || { echo "FAIL docs.produce: histo failed: $(cat "$W/summary.err")"; return 1; }
+    grep -E '^(format|input\.(image|histogram|values)|histogram\.digest|iterations|selected\.(name|type|local_mem_type)|strategy|config\.batches|time\.(read_s|build_s|total_s)|iteration\.device\.median_us|kernel\.[a-z_]+\.median_us) = ' \
+        "$W/histo.out" >"$W/ex/histo-out"
+    sed -n 's/^selected\.name = //p' "$W/histo.out" >"$W/device"
+    # --tune on a small input: the tune cache line it stores
+    $B/histo-gen -o "$W/small.bin" --image 512x512 >/dev/null 2>&1
+    $HISTO --tune -i "$W/small.bin" -o "$W/small.bmp" --timing "$W/small.out" \
+        -- 3 >"$W/tune.log" 2>"$W/tune.err" \
+        || { echo "FAIL docs.produce: histo --tune failed: $(cat "$W/tune.err")"; return 1; }
+    cp "$HISTO_TUNE_FILE" "$W/ex/tune-line"
+    # the validator on a copy of the run's counters with bin 1039743 (the
+    # first bin of the test reference that counts 253) made 254, and on a
+    # copy of its BMP with pixel (row 4100, column 130) made black
+    mkdir -p "$W/v/results/test"
+    ln -s "$(pwd)/output" "$W/v/output"
+    cp results/test/histo.raw results/test/histo.bmp "$W/v/results/test/"
+    printf '\376' | dd of="$W/v/results/test/histo.raw" bs=1 seek=1039743 conv=notrunc 2>/dev/null
+    (cd "$W/v" && "$OLDPWD/$B/histo-validate" --raw 256x8192 results/test/histo.raw \
+        output/test.raw.gz) >"$W/ex/validate-raw" 2>&1
+    # BMP rows are stored bottom-up, 3 bytes a pixel after the 54-byte header
+    printf '\0\0\0' | dd of="$W/v/results/test/histo.bmp" bs=1 \
+        seek=$((54 + ((8191 - 4100) * 256 + 130) * 3)) conv=notrunc 2>/dev/null
+    (cd "$W/v" && "$OLDPWD/$B/histo-validate" results/test/histo.bmp \
+        output/test.bmp.gz) >"$W/ex/validate-bmp" 2>&1
+    sh tests/results-table.sh >"$W/ex/results-table" 2>&1
+}
+
+# normal ID DEVICE < TEXT: what may differ taken out (see the top)
+normal() {
+    awk -v id="$1" -v dev="$2" '
+    {
+        if (dev != "") while ((i = index($0, dev)) > 0)
+            $0 = substr($0, 1, i - 1) "@DEVICE@" substr($0, i + length(dev))
+        if (id == "results-table") { print; next }
+        if (id == "runs-jsonl") gsub(/":("[^"]*"|[^,}]*)/, "\":_")
+        gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "@HEX@")
+        gsub(/[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/, "#")
+        gsub(/[ \t]+/, " ")
+        sub(/ $/, "")
+        print
+    }'
+}
+
+# blocks FILE: "LINE ID DEVICE" per example of FILE (tab-separated)
+blocks() {
+    awk '/^<!-- example: [a-z0-9-]+(; device: .*)? -->$/ {
+        id = $3; sub(/;$/, "", id)
+        dev = ""
+        if (match($0, /; device: .* -->$/)) dev = substr($0, RSTART + 10, RLENGTH - 14)
+        printf "%d\t%s\t%s\n", NR, id, dev
+    }' "$1"
+}
+
+# block FILE LINE: the fenced block after the marker at LINE
+block() {
+    awk -v at="$2" 'NR == at + 1 && !/^```/ { exit 1 }
+        NR > at + 1 && /^```/ { exit }
+        NR > at + 1 { print }' "$1"
+}
+
+produce || exit 1
+device=$(cat "$W/device")
+# $DOCS_FILES: other files to check instead (tests/run.sh's drift tests)
+for f in ${DOCS_FILES:-README.md docs/*.md}; do
+    blocks "$f" >"$W/blocks"
+    [ -s "$W/blocks" ] || continue
+    if [ "$mode" = update ]; then
+        # each marker gets the device its output names, each block its output
+        awk -v dir="$W/ex" -v dev="$device" '
+            function emit(id,    line, names) {
+                names = 0
+                while ((getline line < (dir "/" id)) > 0) {
+                    if (dev != "" && index(line, dev)) names = 1
+                    out[++n] = line
+                }
+                close(dir "/" id)
+                return names
+            }
+            /^<!-- example: [a-z0-9-]+(; device: .*)? -->$/ {
+                id = $3; sub(/;$/, "", id); n = 0
+                names = emit(id)
+                print "<!-- example: " id (names ? "; device: " dev : "") " -->"
+                getline; print          # the opening fence
+                for (i = 1; i <= n; i++) print out[i]
+                while ((getline line) > 0 && line !~ /^```/) ;
+                print line              # the closing fence
+                next
+            }
+            { print }' "$f" >"$W/updated" && cat "$W/updated" >"$f"
+        echo "updated $f: $(wc -l <"$W/blocks") examples"
+        continue
+    fi
+    while IFS="$(printf '\t')" read -r line id dev; do
+        if [ ! -f "$W/ex/$id" ]; then
+            echo "FAIL docs.$id ($f:$line): no such example in tests/docs-check.sh"
+            failed=1
+            continue
+        fi
+        if ! block "$f" "$line" >"$W/doc.$id"; then
+            echo "FAIL docs.$id ($f:$line): no fenced block after the marker"
+            failed=1
+            continue
+        fi
+        normal "$id" "$dev" <"$W/doc.$id" >"$W/doc.$id.n"
+        normal "$id" "$device" <"$W/ex/$id" >"$W/ex.$id.n"
+        if cmp -s "$W/doc.$id.n" "$W/ex.$id.n"; then
+            echo "PASS docs.$id ($f:$line)"
+        else
+            echo "FAIL docs.$id ($f:$line): the example no longer matches what the program prints (sh tests/docs-check.sh --update rewrites it): $(diff "$W/doc.$id.n" "$W/ex.$id.n" | head -n 6 | tr '\n' ' ')"
+            failed=1
+        fi
+    done <"$W/blocks"
+done
+[ "$failed" -eq 0 ]
