@@ -1,60 +1,21 @@
 /*
- * tune.h - the strategy's knobs, batches B and tile rows w: from the
- * command line, from the tune cache, or measured (histo --tune).
- *
- * The tune cache is a small text file, one line per device name, strategy,
- * histogram shape and value-count bucket (2^K <= values < 2^(K+1)):
- *
- *   DEVICE NAME | STRATEGY | WxH | 2^K = batches B tile_rows W
- *
- * B and W as --batches and --tile-rows take them, 0 meaning "the strategy
- * decides". Lines starting with '#' and blank lines are comments. It lives
- * at $HISTO_TUNE_FILE, else $XDG_CACHE_HOME/histo/tune.conf, else
- * ~/.cache/histo/tune.conf. A malformed line is skipped with a warning; a
- * missing or unreadable file is no cache.
+ * tune.h - histo --tune: measures the strategy's candidate knobs, batches
+ * B and tile rows w, on this run's device, program and input, and keeps
+ * the fastest in the tune cache (tune_cache.h), where later runs without
+ * --tune find it. Only the measuring is here; the cache's file format and
+ * storage are tune_cache.h's.
  */
 #ifndef HISTO_TUNE_H
 #define HISTO_TUNE_H
 
 #include "cli.h"
 #include "strategy.h"
+#include "tune_cache.h"
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 
-#define TUNE_PATH_MAX 4096
 #define TUNE_MAX_CANDIDATES 24
-
-/* What a cache line is about. */
-struct tune_key {
-    char device[256];        /* CL_DEVICE_NAME, trimmed            */
-    char strategy[32];
-    uint32_t histo_width, histo_height;
-    unsigned values_log2;    /* K: 2^K <= values < 2^(K+1)         */
-};
-
-struct tune_entry {
-    struct tune_key key;
-    unsigned batches;        /* 0 .. CLI_MAX_BATCHES, 0 = automatic */
-    unsigned tile_rows;      /* 0 .. CLI_MAX_TILE_ROWS, 0 = maximum */
-};
-
-enum tune_source {
-    TUNE_FROM_DEFAULT,       /* nothing given, nothing cached       */
-    TUNE_FROM_COMMAND_LINE,  /* --batches and/or --tile-rows        */
-    TUNE_FROM_CACHE,         /* a matching line of the tune cache   */
-    TUNE_FROM_TUNING         /* measured by this run (--tune)       */
-};
-
-/* The knobs a run uses and where they came from. */
-struct tune_knobs {
-    unsigned batches;
-    unsigned tile_rows;
-    enum tune_source from;
-    char cache[TUNE_PATH_MAX]; /* file read (CACHE) or written (TUNING),
-                                  "" when none */
-};
 
 struct tune_candidate {
     unsigned batches, tile_rows; /* knobs asked for, 0 = automatic      */
@@ -73,42 +34,6 @@ struct tune_result {
     struct tune_candidate candidates[TUNE_MAX_CANDIDATES];
 };
 
-/* K with 2^K <= n < 2^(K+1) (0 for n = 0). */
-unsigned tune_values_log2(uint64_t n);
-
-/* The key of this run's device, strategy and input. */
-void tune_key_of(struct tune_key *key, const struct device_info *device,
-                 const struct strategy *strategy,
-                 const struct histo_input *input);
-
-/* The cache file's path into buf. Returns 0, or -1 when there is none
- * (no $HISTO_TUNE_FILE, $XDG_CACHE_HOME or $HOME) or it does not fit. */
-int tune_cache_path(char *buf, size_t len);
-
-/* One cache line (a trailing newline is allowed): 1 and *e filled for an
- * entry, 0 for a comment or blank line, -1 when malformed. */
-int tune_parse_line(const char *line, struct tune_entry *e);
-
-/* Writes e as one cache line, newline included. */
-void tune_format_line(FILE *f, const struct tune_entry *e);
-
-/* 1 and *e filled when the file has a line for key, else 0 (also when
- * the file is missing or unreadable). Warns once per malformed line. */
-int tune_cache_lookup(const char *path, const struct tune_key *key,
-                      struct tune_entry *e);
-
-/* Replaces e's line in the file, or adds it, keeping every other line;
- * creates the folders; under a lock on PATH.lock (concurrent runs keep
- * each other's lines) writes a temporary file and renames it into place.
- * Returns 0 or HISTO_EXIT_OUTPUT. */
-int tune_cache_store(const char *path, const struct tune_entry *e);
-
-/* The knobs of a run without --tune: the command line's when --batches or
- * --tile-rows was given, else the tune cache's (unless opt->no_tune_cache),
- * else the strategy's defaults. */
-void tune_choose(const struct histo_options *opt, const struct tune_key *key,
-                 const struct strategy *strategy, struct tune_knobs *knobs);
-
 /* histo --tune: sets the strategy up with each candidate (B, w) on the
  * program and input values in base (uploaded once, shared by every
  * candidate), runs the iterations, checks every histogram against
@@ -121,8 +46,5 @@ int tune_run(const struct strategy *strategy,
              const struct histo_options *opt, const struct tune_key *key,
              struct tune_result *result, struct tune_knobs *knobs,
              FILE *out);
-
-/* "default", "command line", "tune cache", "tuning". */
-const char *tune_source_name(enum tune_source from);
 
 #endif

@@ -15,7 +15,7 @@
 #include "input.h"
 #include "reference.h"
 #include "strategy.h"
-#include "tune.h"
+#include "tune_cache.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
