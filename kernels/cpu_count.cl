@@ -60,8 +60,8 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
      * almost every one is (one bin hammered), and costs a misprediction at
      * many values in between; the branch-free loop costs a little on every
      * value instead, and stores even to a saturated counter (a chain of
-     * stores to one byte when one bin is hammered: 3x slower than the
-     * sequential loop before the second case took the branch). */
+     * stores to one byte when one bin is hammered: 3x slower there than
+     * the sequential loop). */
     bool branchy = true;
     /* i < end <= n <= 2^31: i + HISTO_CPU_CHUNK fits in uint. Values
      * are < nbins (checked by the host), so h[v] stays in the histogram. */

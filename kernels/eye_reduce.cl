@@ -17,7 +17,7 @@
  * local memory and writes the quad (no value inside the window goes to
  * `outer`). Part B deals window quads to its groups in a grid-strided
  * loop. The host launches at most HISTO_REDUCE_GROUPS_PER_CU groups a
- * compute unit for each part (docs/perf-notes.md, v13 and v14).
+ * compute unit for each part (docs/design.md).
  *
  * Any group size of at most HISTO_WORK_GROUP works: part B's groups use
  * their first size / HISTO_REDUCE_LANES * HISTO_REDUCE_LANES work-items,

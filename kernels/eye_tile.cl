@@ -20,8 +20,8 @@
  * of those columns): a 2-D window of t tiles is placed where t tiles'
  * worth of buckets hold the most samples, and t grows while each tile
  * more catches min_samples_2d more. Sliding by buckets centres the window
- * on the eye; a fixed grid of cells made the same eye take 2 or 3 tiles
- * by where its centre fell (docs/perf-notes.md v14). The 2-D window is
+ * on the eye; a fixed grid of cells would make the same eye take 2 or 3
+ * tiles by where its centre fell (docs/design.md). The 2-D window is
  * taken where it needs at most half the tiles of whole rows (or whole rows
  * find no window). Every group computes the same window (no host round
  * trip, no extra kernel); group 0 publishes it in eye[] (layout in
@@ -52,7 +52,7 @@
  * hammered) costs a compare each. Values are read as uint4, four quads
  * per step to keep loads in flight. (8-bit counters, four a word, would
  * need a compare-and-swap to stop at 255 without carrying into the
- * neighbour: 3-10x slower on an H100, docs/perf-notes.md v14.)
+ * neighbour: 3-10x slower on an H100, docs/design.md.)
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][tile][bins of the tile, row by row], for eye_reduce.cl.
@@ -507,7 +507,7 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The 2-D window where it needs at most half the tiles of whole rows
      * (each value then costs a row and column split, so saving one tile
-     * in three lost: docs/perf-notes.md v13), or where whole rows find no
+     * in three does not pay: docs/design.md), or where whole rows find no
      * window at all. */
     const bool use_2d = cells2 != 0 && window2[1] != 0
                      && (window[1] == 0 || 2 * window2[1] <= window[1]);
@@ -625,7 +625,7 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
 /* Whole-row windows only: for inputs the host knows cannot take a 2-D
  * window (eye.c), without its sampling pass, second grid of cells and
  * second counting loop (they cost 2-8 us an iteration on an H200:
- * docs/perf-notes.md v13). */
+ * docs/design.md). */
 TILE_GROUP_SIZE
 kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                      uint tile_bins, uint tile_words, uint ncells,

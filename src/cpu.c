@@ -9,7 +9,7 @@
  * own with plain increments, batch 0 straight into the output, and the
  * merge adds the touched lines of the others to it. One work-item per
  * work-group throughout: on PoCL a work-group runs on one core as a plain
- * loop. docs/perf-notes.md has the designs measured against this one.
+ * loop. docs/design.md has the designs measured against this one.
  *
  * Nothing is read back inside an iteration, and no state survives one: the
  * private histograms are zero when an iteration starts because the merge

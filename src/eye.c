@@ -291,7 +291,7 @@ static int input_may_use_2d(const struct histo_input *in, bool *may)
  * of bins, then part B, HISTO_REDUCE_LANES per quad of the largest 2-D
  * window; each loops over its quads, so neither needs more than
  * HISTO_REDUCE_GROUPS_PER_CU groups a compute unit (launching thousands
- * of groups cost microseconds: docs/perf-notes.md v14). Any group size
+ * of groups costs microseconds: docs/design.md). Any group size
  * gives the same result. */
 static void reduce_groups(struct eye_state *s, cl_uint compute_units)
 {

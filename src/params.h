@@ -12,8 +12,8 @@
 
 /* Work-group sizes, lowered at run time to what the device accepts. The
  * tile kernel's 1024 work-items measured faster than 512 and 256 on an
- * H200 on every input (docs/perf-notes.md, v12); 256 suits the streaming
- * reduction. */
+ * H200 on every input (docs/design.md, 'Work-group sizes'); 256 suits
+ * the streaming reduction. */
 #define HISTO_TILE_GROUP 1024u
 #define HISTO_WORK_GROUP 256u
 
@@ -36,8 +36,8 @@
  * more than sending its values to global atomics. A poor estimate costs
  * speed only: values outside the window are still counted. */
 /* 1024 samples measured 3-7 us faster per iteration than 4096 on every
- * issue-5 input on an H200 (every group samples); the test image then
- * takes 4 tiles instead of 3. */
+ * GPU benchmark input on an H200 (every group samples); the test image
+ * then takes 4 tiles instead of 3. */
 #define HISTO_EYE_SAMPLES 1024u
 #define HISTO_EYE_RUN 8u
 #define HISTO_EYE_CELLS 1024u
@@ -61,21 +61,20 @@
  * once fewer than 1/HISTO_EYE_COL_TAIL_INV of the samples are cut from
  * each side; where that is at most half a row, tiles hold only those
  * columns (more rows a tile, fewer tiles, fewer re-reads of the input).
- * With the sliding window (v14), cutting 1/32 a side made the wide eye's
- * two tiles 64 columns by 372 rows instead of 72 by 330: 3-5 us faster on
- * an H100 than 1/64 (1/24 and 1/16 between the two; 1/128 7 us slower). */
+ * Cutting 1/32 a side makes the wide eye's two tiles 64 columns by 372
+ * rows instead of 72 by 330: 3-5 us faster on an H100 than 1/64 (1/24
+ * and 1/16 between the two; 1/128 7 us slower). */
 #define HISTO_EYE_COL_BUCKETS 64u
 #define HISTO_EYE_COL_TAIL_INV 32u
 /* ... and only for inputs of at least this many values: below, counting
  * is not what an iteration waits for, and the 2-D split of every value
- * cost more than the tiles it saved (docs/perf-notes.md, v13). */
+ * costs more than the tiles it saves (docs/design.md). */
 #define HISTO_EYE_2D_MIN_VALUES 8388608u
 /* A 2-D window takes one tile more while that catches at least
  * 1/HISTO_EYE_2D_SHARE_INV more of the samples (a whole-row window's cells
  * need HISTO_EYE_SHARE_INV): its tiles are taller. With 1/8 both wide-eye
- * images take 2 tiles; 1/16 gave them 3 (108 us against 91 on an H100,
- * docs/perf-notes.md v14); on v13's fixed grid 1/4 left one image a
- * single tile (157 us on an H200). */
+ * images take 2 tiles; 1/16 gives them 3 (108 us against 91 on an H100;
+ * docs/design.md). */
 #define HISTO_EYE_2D_SHARE_INV 8u
 /* A 2-D window is placed by sliding over buckets of the sampled rows in
  * its columns, HISTO_EYE_ROW_SUB buckets a tile (at most
@@ -114,7 +113,7 @@
 /* At most this many groups a compute unit for each part of the reduction
  * (its work-items loop over the quads). On an H200, 4 took the wide eye's
  * reduction 11.3 -> 10.2 us against 8; 16 cost 1 us, 2 cost one bin 2 us
- * (docs/perf-notes.md v14). */
+ * (docs/design.md). */
 #define HISTO_REDUCE_GROUPS_PER_CU 4u
 
 /* cpu strategy: the merge reads the private histograms in lines of
@@ -129,14 +128,14 @@
 
 /* cpu strategy: batch 0 zeroes the output before counting into it, so it
  * gets fewer values: zeroing this many bytes took about as long as
- * counting one value on PoCL (docs/perf-notes.md). */
+ * counting one value on PoCL (docs/design.md). */
 #define HISTO_CPU_ZERO_BYTES_PER_VALUE 20u
 
 /* cpu strategy: the counting loop branches on saturation while fewer than
  * 1/HISTO_CPU_BRANCHY_SHARE of the previous HISTO_CPU_CHUNK values met a
  * saturated counter, and goes branch-free beyond: a mispredicted branch
  * costs about as much as 30 values' share of the branch-free loop's extra
- * work (docs/perf-notes.md). */
+ * work (docs/design.md). */
 #define HISTO_CPU_CHUNK 4096u
 #define HISTO_CPU_BRANCHY_SHARE 32u
 

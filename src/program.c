@@ -55,11 +55,11 @@ const char *program_options(void)
 
 /* NVIDIA's compiler fits registers to one group at most (OpenCL C has no
  * launch bounds; reqd_work_group_size gives the group's size, not how
- * many should share an SM), and gave the tile kernel 40 registers: a group
+ * many should share an SM), and gives the tile kernel 40 registers: a group
  * of 1024 work-items then takes 40K of an SM's 64K registers and a second
- * group no longer fits. Where the device takes NVIDIA's compiler options,
+ * group does not fit. Where the device takes NVIDIA's compiler options,
  * registers are capped so that HISTO_CU_THREADS work-items fit an SM (32 on
- * Hopper; no spills; docs/perf-notes.md v13). Writes "" elsewhere. */
+ * Hopper; no spills; docs/design.md). Writes "" elsewhere. */
 #define CL_DEVICE_REGISTERS_PER_BLOCK_NV_ 0x4002
 static void register_cap(cl_device_id device, char *out, size_t len)
 {

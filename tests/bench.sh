@@ -7,8 +7,8 @@
 #              [MIN_SECONDS=1]
 #
 # INPUTS (default all): the datasets test, train, ref (Spec/, generated and
-# checked by validate/harness.sh) and three 4096x4096 images into 256x8192
-# (issue 5): wide (rows Gaussian around the centre, sigma 205 rows, columns
+# checked by validate/harness.sh) and three 4096x4096 images into 256x8192:
+# wide (rows Gaussian around the centre, sigma 205 rows, columns
 # sigma 16, 0.5% uniform), uniform (every bin equally likely), onebin (all
 # values equal). Each input is run for enough iterations to give at least
 # MIN_SECONDS of work, after a short run that sizes the count.

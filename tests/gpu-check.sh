@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/gpu-check.sh - one batch of work for a lent GPU machine: build, run
-# the whole correctness suite on the GPU, then time the workload on the
-# inputs of issue 5, byte-checked against the sequential reference.
+# the whole correctness suite on the GPU, then time the workload on
+# inputs of gpu-inputs.sh, byte-checked against the sequential reference.
 #   sh tests/gpu-check.sh [OUTDIR]   (PLATFORM/DEVICE default to NVIDIA's GPU)
 #   SHARES="16 32 64" sweeps $HISTO_EYE_SHARE_INV (default 16, as shipped).
 set -u
@@ -50,7 +50,7 @@ for share in ${SHARES:-16}; do
 done
 
 # EXTRA=1: where the time of a small input goes (fixed cost per group,
-# batches) - for docs/perf-notes.md.
+# batches).
 if [ -n "${EXTRA:-}" ]; then
     build/histo-gen -o "$w/tiny.bin" --seed 1 --image 64x64
     for args in "tiny.bin" "tiny.bin --batches 1" "test.bin --batches 8" \

@@ -1,6 +1,6 @@
 #!/bin/sh
-# tests/gpu-compare.sh - time kernel folders side by side on the issue-5
-# inputs, each output compared byte for byte with the sequential
+# tests/gpu-compare.sh - time kernel folders side by side on inputs
+# of gpu-inputs.sh, each output compared byte for byte with the sequential
 # reference: sh tests/gpu-compare.sh OUTDIR DIR... (DIR: a copy of
 # kernels/ with one change; "kernels" is the tree's own; a file DIR/ENV
 # holds VAR=value words to run that folder's histo with). Each input runs

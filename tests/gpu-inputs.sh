@@ -1,4 +1,4 @@
-# tests/gpu-inputs.sh - sourced by the GPU scripts: the issue-5 inputs
+# tests/gpu-inputs.sh - sourced by the GPU scripts: the GPU benchmark inputs
 # (the test dataset, test-size, wide eye twice, uniform, one bin) and their reference BMPs and raw counters in
 # tests/work/gpu, generated in parallel where missing. Sets $w.
 w=tests/work/gpu
@@ -9,7 +9,7 @@ gen_input() { # NAME histo-gen ARGS...
     [ -s "$w/$name.bin" ] || build/histo-gen -o "$w/$name.bin" --seed 1 "$@"
 }
 gen_input test &
-# the test dataset of Spec/test.conf (issue 5's 30 us target)
+# the test dataset of Spec/test.conf (its GPU target: 30 us)
 gen_input spec --seed 11601 --image 996x1040 --row-sigma 32 --col-sigma 12 \
     --outliers 5000 &
 # the train dataset (Spec/train.conf) and 1M values in one bin

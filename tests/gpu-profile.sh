@@ -5,7 +5,7 @@
 #   sh tests/gpu-profile.sh OUTDIR [KERNEL_DIR]   (INPUT: an input of
 #   gpu-inputs.sh, default test; wide also builds eye_tile_2d)
 # Nsight Compute 2025.3 does not see OpenCL kernels ("No kernels were
-# profiled", 2026-11-22), so there is no counter profile here.
+# profiled"), so there is no counter profile here.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 out=$1

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/gpu-variants.sh - build histo with changed constants of src/params.h
 # (each variant in its own build folder; the tree is restored after) and
-# time every variant on the issue-5 inputs, byte-checked against the
-# reference. For docs/perf-notes.md.
+# time every variant on inputs of gpu-inputs.sh, byte-checked against
+# the reference.
 #   VARIANTS="name:sed-expression
 #   name2:sed-expression" sh tests/gpu-variants.sh   (one variant a line)
 set -u

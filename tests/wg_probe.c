@@ -6,9 +6,8 @@
  * prints the size each reports and its CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
  * and launches each with groups of 256, 512 and 1024, printing the
  * enqueue and finish status (0 = CL_SUCCESS, -54 =
- * CL_INVALID_WORK_GROUP_SIZE). docs/perf-notes.md (v12) and
- * docs/design.md ("Work-group sizes") have what NVIDIA's OpenCL
- * answered.
+ * CL_INVALID_WORK_GROUP_SIZE). docs/design.md ("Work-group sizes") has
+ * what NVIDIA's OpenCL answered.
  *   cc -o wg-probe tests/wg_probe.c -lOpenCL && ./wg-probe
  */
 #define CL_TARGET_OPENCL_VERSION 120
