@@ -52,7 +52,7 @@
  * hammered) costs a compare each. Values are read as uint4, four quads
  * per step to keep loads in flight. (8-bit counters, four a word, would
  * need a compare-and-swap to stop at 255 without carrying into the
- * neighbour: 3-10x slower on an H100, docs/design.md.)
+ * neighbour: 3-8x slower on an H100, docs/design.md.)
  *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][tile][bins of the tile, row by row], for eye_reduce.cl.
@@ -506,9 +506,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
              height, window2);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The 2-D window where it needs at most half the tiles of whole rows
-     * (each value then costs a row and column split, so saving one tile
-     * in three does not pay: docs/design.md), or where whole rows find no
-     * window at all. */
+     * (each value then costs a row and column split, which fewer tiles
+     * must pay for), or where whole rows find no window at all. */
     const bool use_2d = cells2 != 0 && window2[1] != 0
                      && (window[1] == 0 || 2 * window2[1] <= window[1]);
     const uint tiles = use_2d ? window2[1] : window[1];

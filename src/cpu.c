@@ -232,6 +232,7 @@ static void cpu_summary(const void *opaque, FILE *f)
 
 const struct strategy cpu_strategy = {
     .name = "cpu",
+    .uses_batches = true,
     .sources = sources,
     .nsources = sizeof sources / sizeof sources[0],
     .kernels = kernel_names,

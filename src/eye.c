@@ -77,53 +77,9 @@ static const char *tile_name(const struct eye_state *s)
     return s->plan.two_d ? "eye_tile_2d" : "eye_tile";
 }
 
-/* $name as a whole number from 1 to max in *v, 0 when unset or empty;
- * anything else stops histo with exit status 2. */
-static int env_number(const char *name, unsigned long max, unsigned long *v)
-{
-    *v = 0;
-    const char *env = getenv(name);
-    if (env == NULL || *env == '\0')
-        return HISTO_OK;
-    char *end = NULL;
-    const unsigned long n = strtoul(env, &end, 10);
-    if (*end != '\0' || n < 1 || n > max || env[0] == '-') {
-        histo_error("%s must be a whole number from 1 to %lu, not '%s'",
-                    name, max, env);
-        return HISTO_EXIT_USAGE;
-    }
-    *v = n;
-    return HISTO_OK;
-}
-
-/* The largest work-group $HISTO_TEST_MAX_GROUP allows (SIZE_MAX when
- * unset): a test-only cap that makes the kernels run in tiny groups on
- * any device (docs/testing.md). */
-static int group_cap(size_t *cap)
-{
-    unsigned long v;
-    const int status = env_number("HISTO_TEST_MAX_GROUP", 65536, &v);
-    *cap = v != 0 ? (size_t)v : SIZE_MAX;
-    return status;
-}
-
 static size_t min_size(size_t a, size_t b)
 {
     return a < b ? a : b;
-}
-
-/* The largest group the device runs of any kernel: its
- * CL_DEVICE_MAX_WORK_GROUP_SIZE and, for groups along one dimension,
- * CL_DEVICE_MAX_WORK_ITEM_SIZES[0], at most the test cap. */
-static int device_group_limit(const struct device_info *dev, size_t *limit)
-{
-    size_t cap;
-    const int status = group_cap(&cap);
-    *limit = min_size(min_size(dev->max_work_group, dev->max_work_items),
-                      cap);
-    if (*limit < 1)
-        *limit = 1;
-    return status;
 }
 
 /* The work-group size the tile kernels are built for (HISTO_TILE_REQD_SIZE
@@ -133,10 +89,10 @@ static int device_group_limit(const struct device_info *dev, size_t *limit)
 static int tile_target(const struct device_info *dev, size_t *target)
 {
     unsigned long forced = 0;
-    int status = device_group_limit(dev, target);
+    int status = strategy_device_group_limit(dev, target);
     if (status == HISTO_OK)
-        status = env_number("HISTO_TEST_TILE_GROUP", HISTO_TILE_GROUP_BOUND,
-                            &forced);
+        status = strategy_env_number("HISTO_TEST_TILE_GROUP",
+                                     HISTO_TILE_GROUP_BOUND, &forced);
     *target = forced != 0 ? (size_t)forced
                           : min_size(*target, HISTO_TILE_GROUP);
     return status;
@@ -190,7 +146,8 @@ static int tile_group(struct eye_state *s, size_t target)
         return HISTO_EXIT_DEVICE;
     }
     size_t limit;
-    if ((status = device_group_limit(s->env.device, &limit)) != HISTO_OK)
+    if ((status = strategy_device_group_limit(s->env.device, &limit))
+        != HISTO_OK)
         return status;
     /* eye_tile_2d has no reqd_work_group_size (eye_tile.cl says why): it
      * runs at the size the runtime built eye_tile for in the same program,
@@ -235,7 +192,8 @@ static int reduce_group(struct eye_state *s)
     CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_REDUCE], s->env.device->id,
                                      CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                      &kmax, NULL));
-    if ((status = device_group_limit(s->env.device, &size)) != HISTO_OK)
+    if ((status = strategy_device_group_limit(s->env.device, &size))
+        != HISTO_OK)
         return status;
     size = min_size(min_size(size, kmax), HISTO_WORK_GROUP);
     if (size < 1)
@@ -253,8 +211,8 @@ fail:
 static int share_inverse(cl_uint *inv)
 {
     unsigned long v;
-    const int status = env_number("HISTO_EYE_SHARE_INV", HISTO_EYE_SAMPLES,
-                                  &v);
+    const int status = strategy_env_number("HISTO_EYE_SHARE_INV",
+                                           HISTO_EYE_SAMPLES, &v);
     *inv = v != 0 ? (cl_uint)v : HISTO_EYE_SHARE_INV;
     return status;
 }
@@ -278,8 +236,8 @@ _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX
 static int input_may_use_2d(const struct histo_input *in, bool *may)
 {
     unsigned long min_values;
-    const int status = env_number("HISTO_TEST_2D_MIN_VALUES", UINT32_MAX,
-                                  &min_values);
+    const int status = strategy_env_number("HISTO_TEST_2D_MIN_VALUES",
+                                           UINT32_MAX, &min_values);
     if (min_values == 0)
         min_values = HISTO_EYE_2D_MIN_VALUES;
     *may = in->histo_width % 4 == 0 && in->histo_width >= 8
@@ -620,7 +578,8 @@ static int launch(struct eye_state *s, cl_command_queue queue, int k,
         if (err == CL_SUCCESS)
             return HISTO_OK;
         size_t limit = 0;
-        if ((status = device_group_limit(s->env.device, &limit)) != HISTO_OK)
+        if ((status = strategy_device_group_limit(s->env.device, &limit))
+            != HISTO_OK)
             return status;
         /* HISTO_TILE_GROUP_MAX at most: 16-bit tile counters hold 255
          * plus one increment per work-item */
@@ -766,6 +725,7 @@ static void eye_summary(const void *opaque, FILE *f)
 const struct strategy eye_strategy = {
     .name = "eye",
     .uses_tiles = true,
+    .uses_batches = true,
     .sources = sources,
     .nsources = sizeof sources / sizeof sources[0],
     .kernels = kernel_names,

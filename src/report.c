@@ -136,6 +136,12 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "iterations = %lu\n", t->iterations);
     print_devices(f, r->devices);
     fprintf(f, "strategy = %s\n", r->strategy->name);
+    /* the knobs it honours: what --batches, --tile-rows and --tune change */
+    fprintf(f, "strategy.knobs = %s%s%s\n",
+            r->strategy->uses_batches ? "batches" : "",
+            r->strategy->uses_batches && r->strategy->uses_tiles ? " " : "",
+            r->strategy->uses_tiles ? "tile_rows"
+            : r->strategy->uses_batches ? "" : "none");
     fprintf(f, "strategy.requested = %s\n", r->options->strategy != NULL
                                               ? r->options->strategy
                                               : "auto");

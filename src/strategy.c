@@ -3,12 +3,15 @@
 
 #include "cpu.h"
 #include "eye.h"
+#include "global.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const struct strategy *const table[] = {
     &eye_strategy,
     &cpu_strategy,
+    &global_strategy,
 };
 #define NSTRATEGIES (sizeof table / sizeof table[0])
 
@@ -93,4 +96,58 @@ void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,
     for (size_t i = 0; i < nmems; ++i)
         if (mems[i] != NULL)
             clReleaseMemObject(mems[i]);
+}
+
+int strategy_env_number(const char *name, unsigned long max, unsigned long *v)
+{
+    *v = 0;
+    const char *env = getenv(name);
+    if (env == NULL || *env == '\0')
+        return HISTO_OK;
+    char *end = NULL;
+    const unsigned long n = strtoul(env, &end, 10);
+    if (*end != '\0' || n < 1 || n > max || env[0] == '-') {
+        histo_error("%s must be a whole number from 1 to %lu, not '%s'",
+                    name, max, env);
+        return HISTO_EXIT_USAGE;
+    }
+    *v = n;
+    return HISTO_OK;
+}
+
+static size_t smaller(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+int strategy_device_group_limit(const struct device_info *dev, size_t *limit)
+{
+    unsigned long cap;
+    const int status = strategy_env_number("HISTO_TEST_MAX_GROUP", 65536,
+                                           &cap);
+    *limit = smaller(dev->max_work_group, dev->max_work_items);
+    if (cap != 0)
+        *limit = smaller(*limit, (size_t)cap);
+    if (*limit < 1)
+        *limit = 1;
+    return status;
+}
+
+int strategy_group_size(const struct device_info *dev, cl_kernel kernel,
+                        size_t want, size_t *size, size_t *kernel_limit)
+{
+    int status = HISTO_OK;
+    size_t kmax = 0, limit;
+    CL_CALL(clGetKernelWorkGroupInfo(kernel, dev->id,
+                                     CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
+                                     &kmax, NULL));
+    if ((status = strategy_device_group_limit(dev, &limit)) != HISTO_OK)
+        return status;
+    *size = smaller(smaller(want, kmax), limit);
+    if (*size < 1)
+        *size = 1;
+    if (kernel_limit != NULL)
+        *kernel_limit = kmax;
+fail:
+    return status;
 }

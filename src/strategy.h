@@ -43,6 +43,7 @@ struct strategy_env {
 struct strategy {
     const char *name;
     bool uses_tiles;              /* honours strategy_env.tile_rows    */
+    bool uses_batches;            /* honours strategy_env.batches      */
     const char *const *sources;   /* files in kernels/, built together */
     size_t nsources;
     const char *const *kernels;   /* kernel names, in launch order     */
@@ -84,6 +85,24 @@ int strategy_setup(const struct strategy *strategy,
  * that exist (NULLs are skipped). */
 void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,
                               const cl_mem *mems, size_t nmems);
+
+/* $name as a whole number from 1 to max in *v, 0 when unset or empty;
+ * anything else is an error (a message, HISTO_EXIT_USAGE). */
+int strategy_env_number(const char *name, unsigned long max,
+                        unsigned long *v);
+
+/* The largest one-dimensional work-group the device runs of any kernel:
+ * CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_MAX_WORK_ITEM_SIZES[0], at
+ * most $HISTO_TEST_MAX_GROUP (test-only: kernels in tiny groups on any
+ * device, docs/testing.md). Returns 0 or an exit status. */
+int strategy_device_group_limit(const struct device_info *device,
+                                size_t *limit);
+
+/* A kernel's work-group size: `want`, at most what the kernel reports
+ * (CL_KERNEL_WORK_GROUP_SIZE, into *kernel_limit unless NULL) and the
+ * device group limit above; at least 1. Returns 0 or an exit status. */
+int strategy_group_size(const struct device_info *device, cl_kernel kernel,
+                        size_t want, size_t *size, size_t *kernel_limit);
 
 /* The strategy for a device when none is asked for, by its local memory
  * type: eye for dedicated local memory (CL_LOCAL, a scratchpad), cpu for

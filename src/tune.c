@@ -212,7 +212,8 @@ int tune_run(const struct strategy *strategy,
         != HISTO_OK)
         goto fail;
     unsigned bs[8], ws[4];
-    const size_t nb = batch_candidates(base, bs);
+    const size_t nb = strategy->uses_batches ? batch_candidates(base, bs)
+                                             : (bs[0] = 0, 1);
     const size_t nw = row_candidates(strategy, c->tile_rows_used, ws);
     for (size_t i = 0; i < nb; ++i)
         for (size_t j = 0; j < nw; ++j) {

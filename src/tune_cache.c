@@ -366,6 +366,9 @@ void tune_choose(const struct histo_options *opt, const struct tune_key *key,
     if (opt->tile_rows != 0 && !strategy->uses_tiles)
         histo_error("warning: strategy %s has no tiles; --tile-rows "
                     "ignored", strategy->name);
+    if (opt->batches != 0 && !strategy->uses_batches)
+        histo_error("warning: strategy %s has no batches; --batches "
+                    "ignored", strategy->name);
     if (opt->batches != 0 || opt->tile_rows != 0) {
         k->batches = opt->batches;
         k->tile_rows = opt->tile_rows;
@@ -378,7 +381,7 @@ void tune_choose(const struct histo_options *opt, const struct tune_key *key,
         k->cache[0] = '\0';
         return;
     }
-    k->batches = e.batches;
+    k->batches = strategy->uses_batches ? e.batches : 0;
     k->tile_rows = strategy->uses_tiles ? e.tile_rows : 0;
     k->from = TUNE_FROM_CACHE;
 }

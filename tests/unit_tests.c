@@ -891,7 +891,7 @@ static void test_strategy_table(void)
               && strcmp(cpu->name, "cpu") == 0 && strategy_find("") == NULL
               && strategy_find("ey") == NULL,
           "strategy.find", "lookup by name wrong");
-    check(strcmp(strategy_names(), "eye, cpu") == 0, "strategy.names",
+    check(strcmp(strategy_names(), "eye, cpu, global") == 0, "strategy.names",
           "'%s'", strategy_names());
     /* by local memory, whatever the type: a scratchpad gets eye */
     static const struct {

@@ -1,0 +1,183 @@
+/*
+ * tests/atomic_probe.c - the floors the global strategy is measured
+ * against, on one OpenCL device: N global atomic increments and nothing
+ * else, and a read of N values and nothing else.
+ *
+ *   build/atomic-probe PLATFORM DEVICE [N [NBINS [RUNS]]]
+ *       (indexes as histo --list shows them; N = 16777216 values,
+ *        NBINS = 256 * 8192, RUNS = 200 by default)
+ *
+ * "atomics": work-item i of a grid-stride loop increments counter
+ * hash(i) % NBINS with atomic_inc, for i < N: the same number of atomics
+ * as a histogram of N values spread evenly over NBINS bins (the uniform
+ * input), without reading any input. "read": the same loop reads N
+ * values as uint4 and keeps their sum (one store per work-item), without
+ * atomics. Each is launched as the global strategy launches its count
+ * (HISTO_GLOBAL_GROUPS_PER_CU groups of 256 a compute unit) and timed by
+ * profiling events; the median of RUNS launches is printed, as
+ *   atomics_median_us = X
+ *   read_median_us = Y
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include "../src/params.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char source[] =
+    "uint mix(uint x) {\n"
+    "    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15;\n"
+    "    x *= 0x846ca68bu; x ^= x >> 16; return x;\n"
+    "}\n"
+    "kernel void atomics(uint n, uint nbins, global uint *counts) {\n"
+    "    const uint size = get_global_size(0);\n"
+    "    for (uint i = get_global_id(0); i < n; i += size)\n"
+    "        atomic_inc(&counts[mix(i) % nbins]);\n"
+    "}\n"
+    "kernel void stream(global const uint4 *in, uint quads, global uint *out) {\n"
+    "    const uint size = get_global_size(0);\n"
+    "    uint4 s = (uint4)(0);\n"
+    "    for (uint q = get_global_id(0); q < quads; q += size)\n"
+    "        s += in[q];\n"
+    "    out[get_global_id(0)] = s.x + s.y + s.z + s.w;\n"
+    "}\n";
+
+#define CHECK(call)                                                          \
+    do {                                                                     \
+        cl_int e_ = (call);                                                  \
+        if (e_ != CL_SUCCESS) {                                              \
+            fprintf(stderr, "atomic-probe: %s failed: %d\n", #call, e_);     \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median device time of `runs` launches of k over `global` items, us. */
+static double time_kernel(cl_command_queue q, cl_kernel k, size_t global,
+                          size_t group, int runs)
+{
+    double *us = malloc(sizeof *us * (size_t)runs);
+    if (us == NULL) {
+        fprintf(stderr, "atomic-probe: out of memory\n");
+        exit(1);
+    }
+    for (int r = 0; r < runs; ++r) {
+        cl_event ev;
+        cl_ulong t0 = 0, t1 = 0;
+        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &group, 0, NULL,
+                                     &ev));
+        CHECK(clWaitForEvents(1, &ev));
+        CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
+                                      sizeof t0, &t0, NULL));
+        CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END,
+                                      sizeof t1, &t1, NULL));
+        clReleaseEvent(ev);
+        us[r] = (double)(t1 - t0) / 1e3;
+    }
+    qsort(us, (size_t)runs, sizeof *us, by_value);
+    const double median = us[runs / 2];
+    free(us);
+    return median;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: atomic-probe PLATFORM DEVICE [N [NBINS [RUNS]]]\n");
+        return 2;
+    }
+    const unsigned pi = (unsigned)atoi(argv[1]), di = (unsigned)atoi(argv[2]);
+    const cl_uint n = argc > 3 ? (cl_uint)strtoul(argv[3], NULL, 10) : 16777216u;
+    const cl_uint nbins = argc > 4 ? (cl_uint)strtoul(argv[4], NULL, 10)
+                                   : 256u * 8192u;
+    const int runs = argc > 5 ? atoi(argv[5]) : 200;
+    if (n < 4 || nbins < 1 || runs < 1) {
+        fprintf(stderr, "atomic-probe: N >= 4, NBINS >= 1, RUNS >= 1\n");
+        return 2;
+    }
+    cl_platform_id plats[16];
+    cl_uint np = 0, nd = 0;
+    CHECK(clGetPlatformIDs(16, plats, &np));
+    if (pi >= np) {
+        fprintf(stderr, "atomic-probe: no platform %u\n", pi);
+        return 2;
+    }
+    cl_device_id devs[16];
+    CHECK(clGetDeviceIDs(plats[pi], CL_DEVICE_TYPE_ALL, 16, devs, &nd));
+    if (di >= nd) {
+        fprintf(stderr, "atomic-probe: no device %u\n", di);
+        return 2;
+    }
+    const cl_device_id dev = devs[di];
+    char name[256] = "";
+    cl_uint units = 1;
+    CHECK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name - 1, name, NULL));
+    CHECK(clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units,
+                          &units, NULL));
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CHECK(err);
+    cl_command_queue q = clCreateCommandQueue(ctx, dev,
+                                              CL_QUEUE_PROFILING_ENABLE, &err);
+    CHECK(err);
+    const char *src = source;
+    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    CHECK(err);
+    CHECK(clBuildProgram(prog, 1, &dev, "-cl-std=CL1.2", NULL, NULL));
+    cl_kernel ka = clCreateKernel(prog, "atomics", &err);
+    CHECK(err);
+    cl_kernel kr = clCreateKernel(prog, "stream", &err);
+    CHECK(err);
+
+    size_t group = HISTO_WORK_GROUP, kmax = 0;
+    CHECK(clGetKernelWorkGroupInfo(ka, dev, CL_KERNEL_WORK_GROUP_SIZE,
+                                   sizeof kmax, &kmax, NULL));
+    if (kmax < group)
+        group = kmax;
+    const size_t global = (size_t)units * HISTO_GLOBAL_GROUPS_PER_CU * group;
+    const cl_uint quads = n / 4;
+    cl_mem counts = clCreateBuffer(ctx, CL_MEM_READ_WRITE,
+                                   (size_t)nbins * sizeof(cl_uint), NULL, &err);
+    CHECK(err);
+    cl_mem in = clCreateBuffer(ctx, CL_MEM_READ_ONLY,
+                               (size_t)quads * 4 * sizeof(cl_uint), NULL, &err);
+    CHECK(err);
+    cl_mem out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY,
+                                global * sizeof(cl_uint), NULL, &err);
+    CHECK(err);
+    const cl_uint zero = 0;
+    CHECK(clEnqueueFillBuffer(q, counts, &zero, sizeof zero, 0,
+                              (size_t)nbins * sizeof(cl_uint), 0, NULL, NULL));
+    CHECK(clEnqueueFillBuffer(q, in, &zero, sizeof zero, 0,
+                              (size_t)quads * 4 * sizeof(cl_uint), 0, NULL,
+                              NULL));
+    CHECK(clSetKernelArg(ka, 0, sizeof n, &n));
+    CHECK(clSetKernelArg(ka, 1, sizeof nbins, &nbins));
+    CHECK(clSetKernelArg(ka, 2, sizeof counts, &counts));
+    CHECK(clSetKernelArg(kr, 0, sizeof in, &in));
+    CHECK(clSetKernelArg(kr, 1, sizeof quads, &quads));
+    CHECK(clSetKernelArg(kr, 2, sizeof out, &out));
+    CHECK(clFinish(q));
+    time_kernel(q, ka, global, group, 3); /* warm up */
+    printf("device = %s\n", name);
+    printf("values = %u\nbins = %u\nwork_items = %zu\nwork_group = %zu\n",
+           n, nbins, global, group);
+    printf("atomics_median_us = %.3f\n", time_kernel(q, ka, global, group, runs));
+    printf("read_median_us = %.3f\n", time_kernel(q, kr, global, group, runs));
+    clReleaseMemObject(out);
+    clReleaseMemObject(in);
+    clReleaseMemObject(counts);
+    clReleaseKernel(kr);
+    clReleaseKernel(ka);
+    clReleaseProgram(prog);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+    return 0;
+}
