@@ -4,7 +4,16 @@
 # timed in the same run on this host, every output checked byte for byte.
 #
 #   make bench [PLATFORM=...] [DEVICE=...] [INPUTS="..."] [STRATEGY=...]
-#              [MIN_SECONDS=1]
+#              [STRATEGIES=all|"S1 S2..."] [MIN_SECONDS=1]
+#
+# STRATEGIES (default: STRATEGY, else the device's default) runs each
+# strategy on every input, "all" every strategy histo has; with more than
+# one, a comparison follows the rows: each strategy's median per input,
+# its ratio to the fastest strategy on that input and its check, and per
+# strategy the spread across inputs (slowest / fastest time per value).
+# Where global runs, build/atomic-probe measures its floors on the same
+# device in the same run: the uniform input's number of global atomics
+# alone, and reading the input alone.
 #
 # INPUTS (default all): the datasets test, train, ref (Spec/, generated and
 # checked by validate/harness.sh) and three 4096x4096 images into 256x8192:
@@ -34,7 +43,11 @@ modified=false
 set --
 [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
 [ -n "${DEVICE:-}" ] && set -- "$@" --device "$DEVICE"
-[ -n "${STRATEGY:-}" ] && set -- "$@" --strategy "$STRATEGY"
+case ${STRATEGIES:-} in
+    all) STRATEGIES=$(./histo --strategy none-such 2>&1 \
+             | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,) ;;
+    "") STRATEGIES=${STRATEGY:-auto} ;;
+esac
 key() { sed -n "s/^$2 = //p" "$1"; }
 
 input_file() {
@@ -61,24 +74,29 @@ stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 printf '%-8s %9s %-26s %-5s %5s %5s %10s %10s %10s %8s %10s %8s %s\n' \
     input values device strat B w iter_us kernels_us wall_us GB/s ref_us ref/it check
 status=0
+rm -f "$W/compare"
 for name in $INPUTS; do
     in=$(input_file "$name") || { status=1; continue; }
     [ -s "$W/$name.ref.raw" ] && [ "$W/$name.ref.raw" -nt "$in" ] \
         || $B/histo-ref "$in" "$W/$name.ref.bmp" "$W/$name.ref.raw" \
         || { status=1; continue; }
     ref_us=$($B/ref-bench "$in" "$MIN_SECONDS" | sed -n 's/^reference.median_us = //p')
+    for strategy in $STRATEGIES; do
+    tag=$name.$strategy
     # size the run: ten iterations first, then enough for MIN_SECONDS
-    ./histo "$@" -i "$in" -o "$W/$name.bmp" --timing "$W/$name.probe.out" -- 10 \
-        >/dev/null 2>"$W/$name.err" || { cat "$W/$name.err" >&2; status=1; continue; }
-    per=$(key "$W/$name.probe.out" iteration.wall_mean_us)
+    ./histo "$@" --strategy "$strategy" -i "$in" -o "$W/$tag.bmp" --timing "$W/$tag.probe.out" -- 10 \
+        >/dev/null 2>"$W/$tag.err" \
+        || { cat "$W/$tag.err" >&2; echo "$name $strategy - FAILED" >>"$W/compare"; status=1; continue; }
+    per=$(key "$W/$tag.probe.out" iteration.wall_mean_us)
     its=$(awk -v s="$MIN_SECONDS" -v p="$per" 'BEGIN { n = int(s * 1e6 / p) + 1;
         if (n < 10) n = 10; if (n > 1000000) n = 1000000; print n }')
-    out=$W/$name.out
-    ./histo "$@" -i "$in" -o "$W/$name.bmp" --raw "$W/$name.raw" --timing "$out" -- "$its" \
-        >/dev/null 2>"$W/$name.err" || { cat "$W/$name.err" >&2; status=1; continue; }
+    out=$W/$tag.out
+    ./histo "$@" --strategy "$strategy" -i "$in" -o "$W/$tag.bmp" --raw "$W/$tag.raw" \
+        --timing "$out" -- "$its" >/dev/null 2>"$W/$tag.err" \
+        || { cat "$W/$tag.err" >&2; echo "$name $strategy - FAILED" >>"$W/compare"; status=1; continue; }
     # byte-exact: the raw counters, then the BMP
-    if cmp -s "$W/$name.raw" "$W/$name.ref.raw" \
-       && cmp -s "$W/$name.bmp" "$W/$name.ref.bmp"; then check=byte-exact
+    if cmp -s "$W/$tag.raw" "$W/$name.ref.raw" \
+       && cmp -s "$W/$tag.bmp" "$W/$name.ref.bmp"; then check=byte-exact
     else check=DIFFERS; status=1; fi
     values=$(key "$out" input.values)
     iter=$(key "$out" iteration.device.median_us)
@@ -108,7 +126,62 @@ for name in $INPUTS; do
         done
         printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
     } >>results/bench.jsonl
+    echo "$name $(key "$out" strategy) $iter $check $values" >>"$W/compare"
+    [ "$(key "$out" strategy)" = global ] && [ "$name" = uniform ] \
+        && global_uniform=$iter && probe_at="$(key "$out" selected.platform) $(key "$out" selected.device)"
+    done
 done
+
+# the strategies side by side
+if [ "$(echo "$STRATEGIES" | wc -w)" -gt 1 ] && [ -s "$W/compare" ]; then
+    echo
+    echo "strategies: median us per iteration (x the fastest on that input), check"
+    awk -v list="$STRATEGIES" '
+    BEGIN { ns = split(list, st, " ") }
+    {
+        if (!($1 in seen)) { seen[$1] = 1; order[++ni] = $1 }
+        us[$1, $2] = $3; ok[$1, $2] = $4; vals[$1] = $5
+        if ($3 != "-" && $4 == "byte-exact" && (!($1 in best) || $3 < best[$1])) best[$1] = $3
+    }
+    END {
+        printf "%-8s", "input"; for (j = 1; j <= ns; j++) printf " %22s", st[j]; printf "\n"
+        for (i = 1; i <= ni; i++) {
+            n = order[i]; printf "%-8s", n
+            for (j = 1; j <= ns; j++) {
+                s = st[j]
+                if (!((n, s) in us)) cell = "-"
+                else if (us[n, s] == "-") cell = "failed"
+                else cell = sprintf("%.1f (%.2fx) %s", us[n, s], us[n, s] / best[n],
+                                    ok[n, s] == "byte-exact" ? "ok" : "DIFFERS")
+                printf " %22s", cell
+            }
+            printf "\n"
+        }
+        printf "%-8s", "spread"
+        for (j = 1; j <= ns; j++) {
+            s = st[j]; lo = hi = ""
+            for (i = 1; i <= ni; i++) {
+                n = order[i]
+                if (!((n, s) in us) || us[n, s] == "-" || vals[n] == 0) continue
+                v = us[n, s] / vals[n]
+                if (lo == "" || v < lo) lo = v
+                if (hi == "" || v > hi) hi = v
+            }
+            printf " %22s", lo == "" ? "-" : sprintf("%.2fx", hi / lo)
+        }
+        printf "\n(spread: slowest / fastest time per value across the inputs)\n"
+    }' "$W/compare"
+fi
+rm -f "$W/compare"
+if [ -n "${global_uniform:-}" ] && [ -x $B/atomic-probe ]; then
+    # shellcheck disable=SC2086 # two indexes
+    $B/atomic-probe $probe_at >"$W/probe.out" 2>&1 || cat "$W/probe.out" >&2
+    floor=$(key "$W/probe.out" atomics_median_us)
+    read_us=$(key "$W/probe.out" read_median_us)
+    [ -n "$floor" ] && awk -v g="$global_uniform" -v f="$floor" -v r="$read_us" 'BEGIN {
+        printf "global on uniform: %.1f us; floors on this device: %.1f us of atomics alone (%.2fx), %.1f us of reading alone\n",
+            g, f, g / f, r }'
+fi
 
 if command -v gnuplot >/dev/null 2>&1; then
     sh tests/bench-plot.sh results/bench.jsonl results/bench.png \
