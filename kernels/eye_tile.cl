@@ -54,6 +54,14 @@
  * need a compare-and-swap to stop at 255 without carrying into the
  * neighbour: 3-8x slower on an H100, docs/design.md.)
  *
+ * Copies. The replicated strategy runs these kernels with `replicas` R
+ * copies of the tile per group (the eye strategy with 1): copy c holds
+ * tile_bins counters from word c * tile_bins / 2, work-item lid counts
+ * into copy lid % R, and the copies are added up as the tile is written
+ * out. 1/R of the work-items contend for a counter, against 1/R of the
+ * rows per copy, so a window takes more tiles and its batch is re-read
+ * more often. The host plans tile_bins for one copy.
+ *
  * Each tile leaves saturated to 8 bits in `partial`, laid out
  * [batch][tile][bins of the tile, row by row], for eye_reduce.cl.
  *
@@ -69,6 +77,15 @@ static uint sample_index(uint s, uint stride)
 {
     return stride ? (s / HISTO_EYE_RUN) * stride + s % HISTO_EYE_RUN : s;
 }
+
+/* The copies of each tile a group counts into (see Copies above): the
+ * eye strategy builds with HISTO_ONE_COPY=1, a constant the compiler folds;
+ * the replicated strategy with 0, taking the kernel argument. */
+#if HISTO_ONE_COPY
+#define COPIES 1u
+#else
+#define COPIES replicas
+#endif
 
 /* The counters' bound (see Counters above): 255 plus one increment per
  * work-item must fit 16 bits. The host never launches groups over
@@ -330,7 +347,7 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
                                  uint ncells, uint cell_tiles,
                                  uint max_tiles,
                                  uint min_samples, uint min_samples_2d,
-                                 uint forced_batches,
+                                 uint forced_batches, uint replicas,
                                  local uint *tile,
                                  global uchar *restrict partial,
                                  global uint *restrict outer,
@@ -562,11 +579,19 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         pl.tile_len = rows * cols;
     }
     /* The scratch is free: the windows were chosen (from it) before the
-     * last barrier and live in small[]. */
+     * last barrier and live in small[]. With `replicas` copies of the
+     * tile (the replicated strategy; 1 for eye), copy c holds tile_bins
+     * counters from word c * tile_bins / 2, and work-item lid counts into
+     * copy lid % replicas: 1/replicas of the work-items contend for each
+     * counter. */
     const uint tile_len = pl.tile_len;
-    for (uint i = lid; i < (tile_len + 1) / 2; i += size)
-        tile[i] = 0;
+    const uint copy_words = tile_bins / 2;
+    const uint zero_words = (tile_len + 1) / 2;
+    for (uint r = 0; r < COPIES; ++r)
+        for (uint i = lid; i < zero_words; i += size)
+            tile[r * copy_words + i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    local uint *my_copy = tile + (lid % COPIES) * copy_words;
 
     /* Slices are whole multiples of 4 values except the last. n <= 2^31,
      * so these uint indexes cannot wrap. */
@@ -582,28 +607,37 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
     const uint from_q = tiles ? start_q : duty_lo;
     const uint to_q = tiles ? end_q : duty_hi;
     if (allow_2d && use_2d)
-        count_slice(in, n, tile, outer, &pl, from_q, to_q, duty_lo, duty_hi,
-                    true);
+        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                    duty_hi, true);
     else
-        count_slice(in, n, tile, outer, &pl, from_q, to_q, duty_lo, duty_hi,
-                    false);
+        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                    duty_hi, false);
     barrier(CLK_LOCAL_MEM_FENCE);
 
     global uchar *dst = partial
                       + ((ulong)batch * per_batch + t) * tile_stride;
-    /* four bins (two words) per store; tile_stride and dst are multiples
-     * of 4 */
+    /* four bins (two words) per store, the copies' counts added (each at
+     * most 255 plus one increment per work-item, so their sum fits) and
+     * saturated; tile_stride and dst are multiples of 4 */
     for (uint i = 4 * lid; i < tile_len; i += 4 * size) {
         if (i + 4 <= tile_len) {
-            const uint2 w = vload2(i / 4, tile); /* words i/2, i/2 + 1 */
-            const uint4 c = min((uint4)(w.x & 0xffff, w.x >> 16,
-                                        w.y & 0xffff, w.y >> 16),
-                                (uint4)(HISTO_SATURATE));
-            vstore4(convert_uchar4(c), i / 4, dst);
+            uint4 c = (uint4)(0);
+            for (uint r = 0; r < COPIES; ++r) {
+                /* words i/2, i/2 + 1 of copy r */
+                const uint2 w = vload2(i / 4, tile + r * copy_words);
+                c += (uint4)(w.x & 0xffff, w.x >> 16, w.y & 0xffff,
+                             w.y >> 16);
+            }
+            vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), i / 4,
+                    dst);
         } else {
-            for (uint j = i; j < tile_len; ++j)
-                dst[j] = (uchar)min((tile[j >> 1] >> ((j & 1) << 4)) & 0xffff,
-                                    (uint)HISTO_SATURATE);
+            for (uint j = i; j < tile_len; ++j) {
+                uint c = 0;
+                for (uint r = 0; r < COPIES; ++r)
+                    c += (tile[r * copy_words + (j >> 1)] >> ((j & 1) << 4))
+                       & 0xffff;
+                dst[j] = (uchar)min(c, (uint)HISTO_SATURATE);
+            }
         }
     }
 }
@@ -630,13 +664,14 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                      uint tile_bins, uint tile_words, uint ncells,
                      uint cell_tiles, uint max_tiles, uint min_samples,
                      uint min_samples_2d, uint forced_batches,
-                     local uint *tile, global uchar *restrict partial,
+                     uint replicas, local uint *tile,
+                     global uchar *restrict partial,
                      global uint *restrict outer, global uint *restrict eye)
 {
     local uint small[6 + HISTO_EYE_2D_MAX_TILES];
     eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, cell_tiles,
                   max_tiles, min_samples, min_samples_2d, forced_batches,
-                  tile, partial, outer, eye, small, false);
+                  replicas, tile, partial, outer, eye, small, false);
 }
 
 /* Whole-row or 2-D windows, whichever the samples favour. Built without
@@ -649,7 +684,7 @@ kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
                         uint tile_bins, uint tile_words, uint ncells,
                         uint cell_tiles, uint max_tiles, uint min_samples,
                         uint min_samples_2d, uint forced_batches,
-                        local uint *tile,
+                        uint replicas, local uint *tile,
                         global uchar *restrict partial,
                         global uint *restrict outer,
                         global uint *restrict eye)
@@ -657,5 +692,5 @@ kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
     local uint small[6 + HISTO_EYE_2D_MAX_TILES];
     eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, cell_tiles,
                   max_tiles, min_samples, min_samples_2d, forced_batches,
-                  tile, partial, outer, eye, small, true);
+                  replicas, tile, partial, outer, eye, small, true);
 }

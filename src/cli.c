@@ -24,6 +24,7 @@ static const struct histo_options defaults = {
     .iterations = 0,
     .batches = 0,
     .tile_rows = 0,
+    .replicas = 0,
     .tune = false,
     .no_tune_cache = false,
     .strategy = NULL,
@@ -62,12 +63,17 @@ void cli_usage(FILE *f)
 "                      memory or none, as on CPUs)\n"
 "  --batches N         number of input batches, each counted separately\n"
 "                      (default: one per compute unit, or the tune cache)\n"
-"  --tile-rows N       eye strategy: local tiles of at most N histogram\n"
+"  --tile-rows N       eye and replicated strategies: local tiles of at\n"
+"                      most N histogram\n"
 "                      rows' counters (a 2-D window spreads them over\n"
 "                      more rows of fewer columns; default: as many as\n"
 "                      local memory holds, or the tune cache)\n"
-"  --tune              time candidate --batches and --tile-rows values on\n"
-"                      this device and input, print the table, store the\n"
+"  --replicas R        replicated strategy: R copies of each tile per\n"
+"                      work-group, each counted by 1/R of its work-items\n"
+"                      (1 to 16; default 2, or the tune cache)\n"
+"  --tune              time candidate --batches, --tile-rows and\n"
+"                      --replicas values on this device and input, print\n"
+"                      the table, store the\n"
 "                      best in the tune cache ($HISTO_TUNE_FILE, else\n"
 "                      $XDG_CACHE_HOME/histo/tune.conf or\n"
 "                      ~/.cache/histo/tune.conf) and run with it\n"
@@ -184,6 +190,14 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
                 return HISTO_EXIT_USAGE;
             opt->tile_rows = (unsigned)rows;
             continue;
+        } else if (strcmp(arg, "--replicas") == 0) {
+            const char *v = option_value(argc, argv, &i);
+            unsigned long copies;
+            if (v == NULL || parse_count("--replicas", v, 1, CLI_MAX_REPLICAS,
+                                         &copies) != HISTO_OK)
+                return HISTO_EXIT_USAGE;
+            opt->replicas = (unsigned)copies;
+            continue;
         } else if (strcmp(arg, "--strategy") == 0) {
             const char *v = option_value(argc, argv, &i);
             if (v == NULL)
@@ -220,9 +234,10 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
                                                       : "-o OUTPUT.bmp");
         return HISTO_EXIT_USAGE;
     }
-    if (opt->tune && (opt->batches != 0 || opt->tile_rows != 0)) {
-        histo_error("--tune chooses --batches and --tile-rows itself; "
-                    "give neither");
+    if (opt->tune
+        && (opt->batches != 0 || opt->tile_rows != 0 || opt->replicas != 0)) {
+        histo_error("--tune chooses --batches, --tile-rows and --replicas "
+                    "itself; give none of them");
         return HISTO_EXIT_USAGE;
     }
     if (iterations == NULL) {

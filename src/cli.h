@@ -13,6 +13,7 @@
 #define CLI_MAX_ITERATIONS 10000000ul
 #define CLI_MAX_BATCHES 65536ul
 #define CLI_MAX_TILE_ROWS 65535ul
+#define CLI_MAX_REPLICAS 16ul
 
 struct histo_options {
     const char *input;       /* -i FILE (required)                      */
@@ -25,6 +26,7 @@ struct histo_options {
     unsigned long iterations;/* after "--" (required, >= 1)             */
     unsigned batches;        /* --batches, 0 = derived from the device  */
     unsigned tile_rows;      /* --tile-rows, 0 = as many as fit         */
+    unsigned replicas;       /* --replicas, 0 = the strategy's default  */
     bool tune;               /* --tune: measure knobs, store the best   */
     bool no_tune_cache;      /* --no-tune-cache or $HISTO_NO_TUNE_CACHE */
     const char *strategy;    /* --strategy NAME, NULL = by local memory */

@@ -1,6 +1,9 @@
 /*
  * eye.c - host side of the eye strategy: plan the grid from the device's
- * properties, own the buffers, enqueue tile -> reduce.
+ * properties, own the buffers, enqueue tile -> reduce. The replicated
+ * strategy is the same with R copies of each tile per work-group (each
+ * counted by 1/R of the group's work-items, added up when the tile is
+ * written out): less contention on dense bins, 1/R of the rows a tile.
  *
  * Nothing is read back inside an iteration: the eye window lives in a small
  * device buffer that the tile and reduce kernels read, and the out-of-eye
@@ -28,6 +31,7 @@ struct eye_plan {
     cl_uint tile_rows;       /* w: whole rows per tile (0: < 1 row)     */
     cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
     cl_uint tile_words;      /* local words: counters, or eye scratch   */
+    cl_uint replicas;        /* R: copies of the tile per group         */
     cl_uint ncells;          /* cells the eye is sampled in ...         */
     cl_uint cell_tiles;      /* ... of this many tiles each             */
     cl_uint max_tiles;       /* largest eye window, in tiles            */
@@ -54,6 +58,7 @@ struct eye_state {
     cl_mem values, eye, partial, outer, histo;
     struct eye_plan plan;
     struct strategy_env env;
+    bool replicated;         /* the replicated strategy (R from env)    */
     const struct histo_input *input;
     cl_uint eye_words[HISTO_EYE_WORDS]; /* read back with the histogram */
 };
@@ -99,23 +104,43 @@ static int tile_target(const struct device_info *dev, size_t *target)
 }
 
 /* Build options: the tile kernels with reqd_work_group_size for the size
- * they will run at, or, where the runtime cannot build that, without. */
-static void tile_defines(size_t size, struct program_defines *d)
+ * they will run at, or, where the runtime cannot build that, without.
+ * HISTO_ONE_COPY=1 for the eye strategy: one copy of each tile, known to
+ * the compiler, so that eye's kernels are those of a single tile (a
+ * runtime count of copies cost the train input 5 us an iteration on an
+ * H100); 0 for the replicated strategy, whose copies are a kernel
+ * argument (--tune tries several on one program). */
+static void tile_defines(size_t size, bool replicated,
+                         struct program_defines *d)
 {
-    snprintf(d->text[0], sizeof d->text[0], "-DHISTO_TILE_REQD_SIZE=%zu",
-             size);
-    snprintf(d->text[1], sizeof d->text[1], "-DHISTO_TILE_REQD_SIZE=0");
+    snprintf(d->text[0], sizeof d->text[0],
+             "-DHISTO_TILE_REQD_SIZE=%zu -DHISTO_ONE_COPY=%d", size,
+             !replicated);
+    snprintf(d->text[1], sizeof d->text[1],
+             "-DHISTO_TILE_REQD_SIZE=0 -DHISTO_ONE_COPY=%d", !replicated);
     d->count = 2;
+}
+
+static int defines(const struct device_info *dev, bool replicated,
+                   struct program_defines *d)
+{
+    size_t target;
+    const int status = tile_target(dev, &target);
+    if (status == HISTO_OK)
+        tile_defines(target, replicated, d);
+    return status;
 }
 
 static int eye_defines(const struct device_info *dev,
                        struct program_defines *d)
 {
-    size_t target;
-    const int status = tile_target(dev, &target);
-    if (status == HISTO_OK)
-        tile_defines(target, d);
-    return status;
+    return defines(dev, false, d);
+}
+
+static int replicated_defines(const struct device_info *dev,
+                              struct program_defines *d)
+{
+    return defines(dev, true, d);
 }
 
 /* The tile kernel's work-group size. Built with reqd_work_group_size
@@ -304,11 +329,15 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     const uint64_t words_avail = avail / sizeof(cl_uint);
     const uint64_t scratch = 2 + HISTO_EYE_COL_BUCKETS
                            + 2 * HISTO_EYE_ROW_BUCKETS;
-    uint64_t bins = words_avail * 2;
+    /* R copies share the tile's memory: each holds 1/R of the bins */
+    p->replicas = !s->replicated ? 1
+                : env->replicas != 0 ? env->replicas : HISTO_REPLICAS;
+    uint64_t bins = words_avail * 2 / p->replicas;
     if (bins < 64 || words_avail < scratch + 32) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
-                    "a tile of counters", dev->name,
-                    (unsigned long long)dev->local_mem);
+                    "%u %s of counters", dev->name,
+                    (unsigned long long)dev->local_mem, p->replicas,
+                    p->replicas == 1 ? "tile" : "copies of a tile");
         return HISTO_EXIT_DEVICE;
     }
     const uint64_t all_bins = ((uint64_t)in->nbins + 3) & ~(uint64_t)3;
@@ -342,7 +371,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     p->ncells = (cl_uint)((tiles + cell_tiles - 1) / cell_tiles);
     p->max_tiles = (cl_uint)(tiles < HISTO_MAX_TILES ? tiles
                                                      : HISTO_MAX_TILES);
-    uint64_t words = bins / 2;
+    uint64_t words = bins / 2 * p->replicas;
     if (words < p->ncells + scratch)
         words = p->ncells + scratch;
     p->tile_words = (cl_uint)words;
@@ -421,6 +450,7 @@ static int set_tile_args(struct eye_state *s)
                            &p->min_samples_2d));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->forced_batches,
                            &p->forced_batches));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->replicas, &p->replicas));
     CL_CALL(clSetKernelArg(k, a++, p->local_bytes, NULL));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
@@ -446,7 +476,8 @@ fail:
     return status;
 }
 
-static int eye_setup(const struct strategy_env *env, void **opaque)
+static int setup(const struct strategy_env *env, bool replicated,
+                 void **opaque)
 {
     int status = HISTO_OK;
     struct eye_state *s = NULL;
@@ -454,6 +485,7 @@ static int eye_setup(const struct strategy_env *env, void **opaque)
     HOST_ALLOC(s, 1);
     s->input = in;
     s->env = *env;
+    s->replicated = replicated;
     CL_CREATE(s->kernel[K_REDUCE], clCreateKernel(env->program,
                                                   kernel_names[K_REDUCE],
                                                   &cl_err_));
@@ -511,6 +543,16 @@ fail:
     return status;
 }
 
+static int eye_setup(const struct strategy_env *env, void **opaque)
+{
+    return setup(env, false, opaque);
+}
+
+static int replicated_setup(const struct strategy_env *env, void **opaque)
+{
+    return setup(env, true, opaque);
+}
+
 /* Work-items of each kernel for a work-group size. */
 static size_t tile_items(const struct eye_state *s, size_t group)
 {
@@ -533,7 +575,7 @@ static int tile_rebuild(struct eye_state *s, size_t size)
     int status = HISTO_OK;
     struct program_defines defines;
     cl_program program = NULL;
-    tile_defines(size, &defines);
+    tile_defines(size, s->replicated, &defines);
     if ((status = program_build(s->env.context, s->env.device->id,
                                 s->env.kernel_dir, sources,
                                 sizeof sources / sizeof sources[0],
@@ -664,6 +706,7 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
     fprintf(f, "config.tile_counter_bits = 16\n");
+    fprintf(f, "config.replicas = %u\n", p->replicas);
     fprintf(f, "config.tile_local_bytes = %zu\n", p->local_bytes);
     fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
     fprintf(f, "config.eye_cells = %u\n", p->ncells);
@@ -720,6 +763,8 @@ static void eye_summary(const void *opaque, FILE *f)
         fprintf(f, ", columns %u-%u", c0, c0 + cols - 1);
     if (s->eye_words[HISTO_EYE_TILES] != 0)
         fprintf(f, " in %u tiles", s->eye_words[HISTO_EYE_TILES]);
+    if (s->replicated)
+        fprintf(f, ", %u copies of each", s->plan.replicas);
 }
 
 const struct strategy eye_strategy = {
@@ -732,6 +777,24 @@ const struct strategy eye_strategy = {
     .nkernels = K_COUNT,
     .defines = eye_defines,
     .setup = eye_setup,
+    .enqueue = eye_enqueue,
+    .download = eye_download,
+    .report = eye_report,
+    .summary = eye_summary,
+    .release = eye_release,
+};
+
+const struct strategy replicated_strategy = {
+    .name = "replicated",
+    .uses_tiles = true,
+    .uses_batches = true,
+    .uses_replicas = true,
+    .sources = sources,
+    .nsources = sizeof sources / sizeof sources[0],
+    .kernels = kernel_names,
+    .nkernels = K_COUNT,
+    .defines = replicated_defines,
+    .setup = replicated_setup,
     .enqueue = eye_enqueue,
     .download = eye_download,
     .report = eye_report,

@@ -9,4 +9,8 @@
 
 extern const struct strategy eye_strategy;
 
+/* The eye design with R copies of each tile per work-group, each counted
+ * by 1/R of the group's work-items (replicated sub-histograms). */
+extern const struct strategy replicated_strategy;
+
 #endif

@@ -168,6 +168,7 @@ int main(int argc, char **argv)
     }
     env.batches = knobs.batches;
     env.tile_rows = knobs.tile_rows;
+    env.replicas = knobs.replicas;
 
     t = timer_now();
     if ((status = strategy_setup(strategy, &env, &state)) != HISTO_OK)

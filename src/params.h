@@ -139,6 +139,10 @@
 #define HISTO_CPU_CHUNK 4096u
 #define HISTO_CPU_BRANCHY_SHARE 32u
 
+/* replicated strategy: copies of each tile per work-group when
+ * --replicas and the tune cache leave it to the strategy. */
+#define HISTO_REPLICAS 2u
+
 /* global strategy: HISTO_GLOBAL_GROUPS_PER_CU count groups of
  * HISTO_WORK_GROUP work-items per compute unit, each striding over the
  * input (fewer where the input has fewer quads), and as many saturating

@@ -36,6 +36,7 @@ static void print_knobs(FILE *f, const struct tune_knobs *k,
             k->from == TUNE_FROM_CACHE ? k->cache : "");
     fprintf(f, "config.knobs.batches = %u\n", k->batches);
     fprintf(f, "config.knobs.tile_rows = %u\n", k->tile_rows);
+    fprintf(f, "config.knobs.replicas = %u\n", k->replicas);
     if (r == NULL)
         return;
     fprintf(f, "tune.cache = %s\n", k->cache[0] != '\0' ? k->cache
@@ -47,6 +48,7 @@ static void print_knobs(FILE *f, const struct tune_knobs *k,
         const struct tune_candidate *c = &r->candidates[i];
         fprintf(f, "tune.%zu.batches = %u\n", i, c->batches);
         fprintf(f, "tune.%zu.tile_rows = %u\n", i, c->tile_rows);
+        fprintf(f, "tune.%zu.replicas = %u\n", i, c->replicas);
         if (c->skipped) {
             fprintf(f, "tune.%zu.skipped = yes\n", i);
             continue;
@@ -137,11 +139,15 @@ int report_write(const struct report *r, const char *path)
     print_devices(f, r->devices);
     fprintf(f, "strategy = %s\n", r->strategy->name);
     /* the knobs it honours: what --batches, --tile-rows and --tune change */
-    fprintf(f, "strategy.knobs = %s%s%s\n",
-            r->strategy->uses_batches ? "batches" : "",
-            r->strategy->uses_batches && r->strategy->uses_tiles ? " " : "",
-            r->strategy->uses_tiles ? "tile_rows"
-            : r->strategy->uses_batches ? "" : "none");
+    const struct strategy *st = r->strategy;
+    fprintf(f, "strategy.knobs = %s%s%s%s%s\n",
+            st->uses_batches ? "batches" : "",
+            st->uses_batches && st->uses_tiles ? " " : "",
+            st->uses_tiles ? "tile_rows" : "",
+            (st->uses_batches || st->uses_tiles) && st->uses_replicas ? " "
+                                                                      : "",
+            st->uses_replicas ? "replicas"
+            : st->uses_batches || st->uses_tiles ? "" : "none");
     fprintf(f, "strategy.requested = %s\n", r->options->strategy != NULL
                                               ? r->options->strategy
                                               : "auto");

@@ -12,6 +12,7 @@ static const struct strategy *const table[] = {
     &eye_strategy,
     &cpu_strategy,
     &global_strategy,
+    &replicated_strategy,
 };
 #define NSTRATEGIES (sizeof table / sizeof table[0])
 

@@ -38,12 +38,15 @@ struct strategy_env {
     unsigned batches;   /* --batches, 0 = the strategy decides          */
     unsigned tile_rows; /* rows per local tile at most, 0 = as many as
                            local memory holds (strategies with tiles) */
+    unsigned replicas;  /* copies of each tile, 0 = the strategy's own
+                           default (strategies with replicas)       */
 };
 
 struct strategy {
     const char *name;
     bool uses_tiles;              /* honours strategy_env.tile_rows    */
     bool uses_batches;            /* honours strategy_env.batches      */
+    bool uses_replicas;           /* honours strategy_env.replicas     */
     const char *const *sources;   /* files in kernels/, built together */
     size_t nsources;
     const char *const *kernels;   /* kernel names, in launch order     */

@@ -71,6 +71,7 @@ static int measure(const struct strategy *strategy,
     void *state = NULL;
     env.batches = c->batches;
     env.tile_rows = c->tile_rows;
+    env.replicas = c->replicas;
     int status = strategy_setup(strategy, &env, &state);
     *in_setup = status != HISTO_OK;
     if (status != HISTO_OK)
@@ -91,6 +92,7 @@ static int measure(const struct strategy *strategy,
     c->mean_us = s.mean;
     c->batches_used = report_value(strategy, state, "config.batches");
     c->tile_rows_used = report_value(strategy, state, "config.tile_rows");
+    c->replicas_used = report_value(strategy, state, "config.replicas");
 done:
     run_times_free(&times);
     strategy->release(state);
@@ -155,17 +157,18 @@ static void print_used(FILE *out, long v)
 static void print_table(FILE *out, const struct tune_result *r)
 {
     const double best = r->candidates[r->best].median_us;
-    fprintf(out, "%6s %6s %7s %7s %12s %12s %7s\n", "B", "w", "B used",
-            "w used", "median us", "mean us", "x best");
+    fprintf(out, "%6s %6s %3s %7s %7s %7s %12s %12s %7s\n", "B", "w", "R",
+            "B used", "w used", "R used", "median us", "mean us", "x best");
     for (size_t i = 0; i < r->ncandidates; ++i) {
         const struct tune_candidate *c = &r->candidates[i];
-        fprintf(out, "%6u %6u", c->batches, c->tile_rows);
+        fprintf(out, "%6u %6u %3u", c->batches, c->tile_rows, c->replicas);
         if (c->skipped) {
             fprintf(out, "  skipped: the strategy cannot set it up\n");
             continue;
         }
         print_used(out, c->batches_used);
         print_used(out, c->tile_rows_used);
+        print_used(out, c->replicas_used);
         fprintf(out, " %12.1f %12.1f %7.3f%s\n", c->median_us, c->mean_us,
                 best > 0 ? c->median_us / best : 1.0,
                 c->differs ? "  DIFFERENT HISTOGRAM"
@@ -215,40 +218,46 @@ int tune_run(const struct strategy *strategy,
     const size_t nb = strategy->uses_batches ? batch_candidates(base, bs)
                                              : (bs[0] = 0, 1);
     const size_t nw = row_candidates(strategy, c->tile_rows_used, ws);
-    for (size_t i = 0; i < nb; ++i)
-        for (size_t j = 0; j < nw; ++j) {
-            if ((bs[i] == 0 && ws[j] == 0)
-                || r->ncandidates == TUNE_MAX_CANDIDATES)
-                continue;
-            c = &r->candidates[r->ncandidates++];
-            c->batches = bs[i];
-            c->tile_rows = ws[j];
-            const int st = measure(strategy, base, iterations, c, histo,
-                                   &in_setup);
-            if (st != HISTO_OK && in_setup) { /* setup said why */
-                histo_error("warning: tune: B=%u w=%u skipped",
-                            c->batches, c->tile_rows);
-                c->skipped = true;
-                continue;
-            }
-            if (st != HISTO_OK) {
-                status = st;
-                goto fail;
-            }
-            size_t ndiff;
-            const size_t at = first_difference(first, histo, nbins, &ndiff);
-            if (ndiff > 0) {
-                c->differs = true;
-                histo_error("tune: B=%u w=%u gives a different histogram "
-                            "from B=0 w=0: %zu bin%s differ, the first is "
-                            "bin %zu (%u, not %u): a bug in strategy %s",
-                            c->batches, c->tile_rows, ndiff,
-                            ndiff == 1 ? "" : "s", at,
-                            (unsigned)histo[at], (unsigned)first[at],
-                            strategy->name);
-                status = HISTO_EXIT_DEVICE;
-            }
+    /* R: the strategy's default (0), one copy and four */
+    const unsigned rs[] = {0, 1, 4};
+    const size_t nr = strategy->uses_replicas ? 3 : 1;
+    for (size_t x = 0; x < nb * nw * nr; ++x) {
+        const unsigned b = bs[x / (nw * nr)], w = ws[x / nr % nw];
+        const unsigned copies = rs[x % nr];
+        if ((b == 0 && w == 0 && copies == 0)
+            || r->ncandidates == TUNE_MAX_CANDIDATES)
+            continue;
+        c = &r->candidates[r->ncandidates++];
+        c->batches = b;
+        c->tile_rows = w;
+        c->replicas = copies;
+        const int st = measure(strategy, base, iterations, c, histo,
+                               &in_setup);
+        if (st != HISTO_OK && in_setup) { /* setup said why */
+            histo_error("warning: tune: B=%u w=%u R=%u skipped",
+                        c->batches, c->tile_rows, c->replicas);
+            c->skipped = true;
+            continue;
         }
+        if (st != HISTO_OK) {
+            status = st;
+            goto fail;
+        }
+        size_t ndiff;
+        const size_t at = first_difference(first, histo, nbins, &ndiff);
+        if (ndiff > 0) {
+            c->differs = true;
+            histo_error("tune: B=%u w=%u R=%u gives a different "
+                        "histogram from B=0 w=0 R=0: %zu bin%s differ, "
+                        "the first is bin %zu (%u, not %u): a bug in "
+                        "strategy %s",
+                        c->batches, c->tile_rows, c->replicas, ndiff,
+                        ndiff == 1 ? "" : "s", at,
+                        (unsigned)histo[at], (unsigned)first[at],
+                        strategy->name);
+            status = HISTO_EXIT_DEVICE;
+        }
+    }
 
     for (size_t i = 1; i < r->ncandidates; ++i) {
         const struct tune_candidate *ci = &r->candidates[i];
@@ -269,10 +278,11 @@ int tune_run(const struct strategy *strategy,
 
     k->batches = best->batches;
     k->tile_rows = best->tile_rows;
+    k->replicas = best->replicas;
     k->from = TUNE_FROM_TUNING;
-    fprintf(out, "histo: tune: best B=%u w=%u (0: the strategy decides), "
-                 "%.1f us median", best->batches, best->tile_rows,
-            best->median_us);
+    fprintf(out, "histo: tune: best B=%u w=%u R=%u (0: the strategy "
+                 "decides), %.1f us median", best->batches, best->tile_rows,
+            best->replicas, best->median_us);
     if (opt->no_tune_cache) {
         fputs("; not stored (--no-tune-cache)\n", out);
     } else if (tune_cache_path(k->cache, sizeof k->cache) != 0) {
@@ -284,6 +294,7 @@ int tune_run(const struct strategy *strategy,
             .key = *key,
             .batches = best->batches,
             .tile_rows = best->tile_rows,
+            .replicas = best->replicas,
         };
         /* The cache is a convenience; the run's outputs are its job. */
         if (tune_cache_store(k->cache, &e) != HISTO_OK) {

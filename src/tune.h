@@ -15,12 +15,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define TUNE_MAX_CANDIDATES 24
+#define TUNE_MAX_CANDIDATES 64
 
 struct tune_candidate {
     unsigned batches, tile_rows; /* knobs asked for, 0 = automatic      */
+    unsigned replicas;           /* 0 = the strategy's default           */
     long batches_used;           /* the strategy's config.batches, or -1 */
     long tile_rows_used;         /* its config.tile_rows, or -1          */
+    long replicas_used;          /* its config.replicas, or -1           */
     double median_us, mean_us;   /* device time per iteration            */
     bool skipped;                /* the strategy could not set it up     */
     bool differs;                /* histogram unlike the first one's     */

@@ -184,7 +184,7 @@ int tune_parse_line(const char *line, struct tune_entry *e)
     strcpy(e->key.device, device);
     strcpy(e->key.strategy, strategy);
 
-    unsigned long w, h, k, b, rows;
+    unsigned long w, h, k, b, rows, copies = 0;
     shape = trim(shape);
     if (!number(&shape, 1, UINT32_MAX, &w) || *shape++ != 'x'
         || !number(&shape, 1, UINT32_MAX, &h) || *shape != '\0')
@@ -198,22 +198,31 @@ int tune_parse_line(const char *line, struct tune_entry *e)
     value = trim(value);
     if (!word(&value, "batches") || !number(&value, 0, CLI_MAX_BATCHES, &b)
         || !word(&value, "tile_rows")
-        || !number(&value, 0, CLI_MAX_TILE_ROWS, &rows) || *value != '\0')
+        || !number(&value, 0, CLI_MAX_TILE_ROWS, &rows))
+        return -1;
+    if (*value != '\0'
+        && (!word(&value, "replicas")
+            || !number(&value, 1, CLI_MAX_REPLICAS, &copies)
+            || *value != '\0'))
         return -1;
     e->key.histo_width = (uint32_t)w;
     e->key.histo_height = (uint32_t)h;
     e->key.values_log2 = (unsigned)k;
     e->batches = (unsigned)b;
     e->tile_rows = (unsigned)rows;
+    e->replicas = (unsigned)copies;
     return 1;
 }
 
 void tune_format_line(FILE *f, const struct tune_entry *e)
 {
     fprintf(f, "%s | %s | %" PRIu32 "x%" PRIu32 " | 2^%u = batches %u "
-               "tile_rows %u\n", e->key.device, e->key.strategy,
+               "tile_rows %u", e->key.device, e->key.strategy,
             e->key.histo_width, e->key.histo_height, e->key.values_log2,
             e->batches, e->tile_rows);
+    if (e->replicas != 0)
+        fprintf(f, " replicas %u", e->replicas);
+    fputc('\n', f);
 }
 
 /* ---- the cache file ---- */
@@ -264,7 +273,7 @@ static void warn_malformed(const char *path, unsigned long lineno)
 {
     histo_error("warning: %s:%lu: malformed tune cache line ignored "
                 "(expected 'DEVICE | STRATEGY | WxH | 2^K = batches B "
-                "tile_rows W')", path, lineno);
+                "tile_rows W [replicas R]')", path, lineno);
 }
 
 int tune_cache_lookup(const char *path, const struct tune_key *key,
@@ -329,7 +338,8 @@ int tune_cache_store(const char *path, const struct tune_entry *e)
     if (text == NULL || len == 0)
         fputs("# histo --tune: the best knobs per device, strategy, "
               "histogram and 2^K values\n# DEVICE | STRATEGY | WxH | 2^K = "
-              "batches B tile_rows W (0: the strategy decides)\n", out.f);
+              "batches B tile_rows W [replicas R] (0: the strategy "
+              "decides)\n", out.f);
     if (text != NULL) {
         char *p = text, *line;
         unsigned long lineno = 0;
@@ -369,9 +379,13 @@ void tune_choose(const struct histo_options *opt, const struct tune_key *key,
     if (opt->batches != 0 && !strategy->uses_batches)
         histo_error("warning: strategy %s has no batches; --batches "
                     "ignored", strategy->name);
-    if (opt->batches != 0 || opt->tile_rows != 0) {
+    if (opt->replicas != 0 && !strategy->uses_replicas)
+        histo_error("warning: strategy %s has no replicas; --replicas "
+                    "ignored", strategy->name);
+    if (opt->batches != 0 || opt->tile_rows != 0 || opt->replicas != 0) {
         k->batches = opt->batches;
         k->tile_rows = opt->tile_rows;
+        k->replicas = strategy->uses_replicas ? opt->replicas : 0;
         k->from = TUNE_FROM_COMMAND_LINE;
         return;
     }
@@ -383,5 +397,6 @@ void tune_choose(const struct histo_options *opt, const struct tune_key *key,
     }
     k->batches = strategy->uses_batches ? e.batches : 0;
     k->tile_rows = strategy->uses_tiles ? e.tile_rows : 0;
+    k->replicas = strategy->uses_replicas ? e.replicas : 0;
     k->from = TUNE_FROM_CACHE;
 }

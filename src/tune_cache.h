@@ -9,10 +9,10 @@
  * The tune cache is a small text file, one line per device name, strategy,
  * histogram shape and value-count bucket (2^K <= values < 2^(K+1)):
  *
- *   DEVICE NAME | STRATEGY | WxH | 2^K = batches B tile_rows W
+ *   DEVICE NAME | STRATEGY | WxH | 2^K = batches B tile_rows W [replicas R]
  *
- * B and W as --batches and --tile-rows take them, 0 meaning "the strategy
- * decides". Lines starting with '#' and blank lines are comments. It lives
+ * B, W and R as --batches, --tile-rows and --replicas take them, 0 meaning
+ * "the strategy decides"; R only for strategies with replicas. Lines starting with '#' and blank lines are comments. It lives
  * at $HISTO_TUNE_FILE, else $XDG_CACHE_HOME/histo/tune.conf, else
  * ~/.cache/histo/tune.conf. A malformed line is skipped with a warning; a
  * missing or unreadable file is no cache.
@@ -40,11 +40,12 @@ struct tune_entry {
     struct tune_key key;
     unsigned batches;        /* 0 .. CLI_MAX_BATCHES, 0 = automatic */
     unsigned tile_rows;      /* 0 .. CLI_MAX_TILE_ROWS, 0 = maximum */
+    unsigned replicas;       /* 0 .. CLI_MAX_REPLICAS, 0 = default  */
 };
 
 enum tune_source {
     TUNE_FROM_DEFAULT,       /* nothing given, nothing cached       */
-    TUNE_FROM_COMMAND_LINE,  /* --batches and/or --tile-rows        */
+    TUNE_FROM_COMMAND_LINE,  /* --batches, --tile-rows, --replicas  */
     TUNE_FROM_CACHE,         /* a matching line of the tune cache   */
     TUNE_FROM_TUNING         /* measured by this run (--tune)       */
 };
@@ -53,6 +54,7 @@ enum tune_source {
 struct tune_knobs {
     unsigned batches;
     unsigned tile_rows;
+    unsigned replicas;
     enum tune_source from;
     char cache[TUNE_PATH_MAX]; /* file read (CACHE) or written (TUNING),
                                   "" when none */

@@ -10,7 +10,8 @@
 # batches, a 2-D window, values outside the eye, no window at all, one
 # bin, a single value, a histogram smaller than one tile, groups of odd
 # size, the workload's own histogram shape, the cpu strategy's count and
-# merge, and the global strategy's count and saturating pass. A case passes when histo succeeds, its raw counters equal the
+# merge, the global strategy's count and saturating pass, and the
+# replicated strategy's copies of a tile (2, 3 and 4, whole rows and 2-D). A case passes when histo succeeds, its raw counters equal the
 # sequential reference's, histo.out shows the path the case is for, and
 # Oclgrind reported nothing but the races the design accepts: a read of
 # a counter before the atomic add to it (tile_add in eye_tile.cl, add in
@@ -224,6 +225,16 @@ check_case cpu.below_one_line "--image 7x3 --histo 5x3 --dist uniform" "$cpu --b
     '^strategy = cpu$'
 check_case cpu.workload_shape "--image 64x64" "$cpu --batches 2" '' \
     '^input.histogram = 256x8192$'
+
+rep='--strategy replicated'
+check_case replicated.tiles_batches "$small" "$rep --replicas 2 --tile-rows 2 --batches 3" '' \
+    "^config.replicas = 2\$|$many|^config.batches = 3\$"
+check_case replicated.window_2d "$wide" "$rep --replicas 3 --tile-rows 2" HISTO_TEST_2D_MIN_VALUES=1 \
+    "^config.tile_kernel = eye_tile_2d\$|^config.replicas = 3\$|$many"
+check_case replicated.groups_of_7 "$small" "$rep --replicas 4" HISTO_TEST_MAX_GROUP=7 \
+    '^config.work_group.eye_tile = 7$|^config.replicas = 4$'
+check_case replicated.one_bin "--dist onebin --image 64x64 --histo 100x37 --bin 1234" "$rep" '' \
+    '^config.replicas = 2$'
 
 glob='--strategy global'
 check_case global.eye "$small" "$glob" '' \

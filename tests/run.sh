@@ -239,7 +239,7 @@ with_cache() (
     "$@"
 )
 # key_line STRATEGY FILE: the cache line for the tuning input
-key_line() { grep "| $1 | 256x8192 | 2^15 = batches [0-9]* tile_rows [0-9]*$" "$2"; }
+key_line() { grep "| $1 | 256x8192 | 2^15 = batches [0-9]* tile_rows [0-9]*\( replicas [0-9]*\)\{0,1\}$" "$2"; }
 for s in $STRATEGIES auto; do
     id=tune.$s
     with_cache "$TC" run_histo --tune --strategy "$s" -i "$TIN" \
@@ -315,12 +315,16 @@ for s in $STRATEGIES; do
     b=${line##*batches }
     b=${b%% *}
     w=${line##*tile_rows }
+    w=${w%% *}
+    r=0
+    case $line in *" replicas "*) r=${line##*replicas } ;; esac
     if with_cache "$TC" run_histo --strategy "$s" -i "$TIN" \
             -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1 \
        && grep -q "^config.knobs_from = tune cache $TC$" "$W/$id.out" \
        && grep -q "^config.tuned = yes$" "$W/$id.out" \
        && grep -q "^config.knobs.batches = $b$" "$W/$id.out" \
        && grep -q "^config.knobs.tile_rows = $w$" "$W/$id.out" \
+       && grep -q "^config.knobs.replicas = $r$" "$W/$id.out" \
        && same_counts "$W/$id.bmp" "$W/tune.ref.bmp"; then
         ok "$id"
     else
@@ -560,7 +564,7 @@ if echo "$STRATEGIES" | grep -qw eye; then
               && grep -q "^config.tile_rebuilt = groups of 65280 refused (CL_INVALID_" "$W/$id.out" \
               && grep -q "^config.work_group_required.eye_tile = $g$" "$W/$id.out" \
               && grep -q "^build.options = .* -DHISTO_TILE_REQD_SIZE=$g\( \|$\)" "$W/$id.out"; } \
-            || { grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=65280 failed" "$W/$id.log" \
+            || { grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=65280 .*failed" "$W/$id.log" \
                  && grep -q "^config.work_group_required.eye_tile = 0$" "$W/$id.out"; }; }; then
         ok "$id"
     else
@@ -574,7 +578,7 @@ if echo "$STRATEGIES" | grep -qw eye; then
     if run_histo --strategy eye --kernels "$W/noreqd-kernels" -i "$W/gauss.bin" \
             -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1 \
        && same_counts "$W/$id.bmp" "$W/gauss.ref.bmp" \
-       && grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=[0-9]* failed (CL_BUILD_PROGRAM_FAILURE); building with -DHISTO_TILE_REQD_SIZE=0 instead" "$W/$id.log" \
+       && grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=[0-9]* .*failed (CL_BUILD_PROGRAM_FAILURE); building with -DHISTO_TILE_REQD_SIZE=0 .*instead" "$W/$id.log" \
        && grep -q "^config.work_group_required.eye_tile = 0$" "$W/$id.out" \
        && grep -q "^config.work_group_from.eye_tile = CL_KERNEL_WORK_GROUP_SIZE$" "$W/$id.out"; then
         ok "$id"
@@ -713,8 +717,13 @@ IN="$W/gz.bin"
 expect cli.missing_input 2 "missing -i" $HISTO -o "$W/x.bmp" -- 1
 expect cli.bad_iterations 2 "iteration count" $HISTO -i "$IN" -o "$W/x.bmp" -- zero
 expect cli.bad_tile_rows 2 "tile-rows must be a whole number" $HISTO --tile-rows 0 -i "$IN" -o "$W/x.bmp" -- 1
-expect cli.tune_with_batches 2 "give neither" $HISTO --tune --batches 2 -i "$IN" -o "$W/x.bmp" -- 1
-expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, cpu, global)" \
+expect cli.tune_with_batches 2 "give none of them" $HISTO --tune --batches 2 -i "$IN" -o "$W/x.bmp" -- 1
+expect cli.tune_with_replicas 2 "give none of them" $HISTO --tune --replicas 2 -i "$IN" -o "$W/x.bmp" -- 1
+for v in 0 17 x; do
+    expect "cli.bad_replicas_$v" 2 "replicas must be a whole number" \
+        $HISTO --replicas "$v" -i "$IN" -o "$W/x.bmp" -- 1
+done
+expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, cpu, global, replicated)" \
     $HISTO --strategy gpu -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect input.missing_file 3 "cannot open input" \
     run_histo -i "$W/nope.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
@@ -787,7 +796,8 @@ for s in $STRATEGIES; do
     expect "device.$s.build_failure_log" 4 "build log" \
         run_histo --strategy "$s" --kernels "$W/broken-kernels" -i "$IN" \
         -o "$W/x.bmp" --timing "$W/x.out" -- 1
-    # A strategy's kernel files are named after it (cpu_*.cl, eye_*.cl).
+    # A strategy's kernel files are named after it (cpu_*.cl, eye_*.cl),
+    # but for the replicated strategy, which runs the eye kernels.
     # Compilers that honour #line name them (PoCL, Intel's); NVIDIA's
     # reports "<kernel>:LINE" of the joined sources whatever #line says.
     if grep -q "<kernel>:[0-9]" "$W/device.$s.build_failure_log.stderr"; then
@@ -795,7 +805,9 @@ for s in $STRATEGIES; do
         continue
     fi
     missing=""
-    for f in "$W/broken-kernels/${s}"_*.cl; do
+    files=$s
+    [ "$s" = replicated ] && files=eye
+    for f in "$W/broken-kernels/${files}"_*.cl; do
         at="$f:$(wc -l <"$f" | tr -d ' '):"
         grep -qF -- "$at" "$W/device.$s.build_failure_log.stderr" \
             || missing="$missing $at"

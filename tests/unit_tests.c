@@ -596,6 +596,15 @@ static void test_tune_parse(void)
               && tune_parse_line("# DEVICE | eye | 1x1 | 2^0 = batches 1 "
                                  "tile_rows 1", &e) == 0,
           "tune.parse_comments", "a comment or blank line is not skipped");
+    r = tune_parse_line("D | replicated | 256x8192 | 2^24 = batches 0 "
+                        "tile_rows 0 replicas 16", &e);
+    check(r == 1 && strcmp(e.key.strategy, "replicated") == 0
+              && e.replicas == 16 && e.batches == 0,
+          "tune.parse_replicas", "result %d, replicas %u", r, e.replicas);
+    r = tune_parse_line("D | eye | 256x8192 | 2^24 = batches 3 tile_rows 0",
+                        &e);
+    check(r == 1 && e.replicas == 0, "tune.parse_no_replicas",
+          "result %d, replicas %u", r, e.replicas);
 
     static const char *const bad[] = {
         "garbage",
@@ -624,6 +633,11 @@ static void test_tune_parse(void)
         "D | eye | 256x8192 | 2^24 = batches64 tile_rows 0",
         "D | eye | 256x8192 | 2^24 = tile_rows 0 batches 64",
         "D | eye | 256x8192 | 2^24 = batches 99999999999999999999 tile_rows 0",
+        "D | eye | 256x8192 | 2^24 = batches 64 tile_rows 0 replicas 0",
+        "D | eye | 256x8192 | 2^24 = batches 64 tile_rows 0 replicas 17",
+        "D | eye | 256x8192 | 2^24 = batches 64 tile_rows 0 replicas",
+        "D | eye | 256x8192 | 2^24 = batches 64 tile_rows 0 replicas 2 x",
+        "D | eye | 256x8192 | 2^24 = batches 64 replicas 2 tile_rows 0",
     };
     int which = -1;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0] && which < 0; ++i)
@@ -639,7 +653,7 @@ static void test_tune_parse(void)
           "accepted a 2000-character line");
 
     /* what tune_format_line writes reads back as the same entry */
-    struct tune_entry w = {.batches = 12, .tile_rows = 345};
+    struct tune_entry w = {.batches = 12, .tile_rows = 345, .replicas = 4};
     strcpy(w.key.device, "Dev | with = odd characters");
     strcpy(w.key.strategy, "eye");
     w.key.histo_width = 1000000;
@@ -656,7 +670,8 @@ static void test_tune_parse(void)
     }
     r = tune_parse_line(line, &e);
     check(r == 1 && memcmp(&e.key, &w.key, sizeof e.key) == 0
-              && e.batches == w.batches && e.tile_rows == w.tile_rows,
+              && e.batches == w.batches && e.tile_rows == w.tile_rows
+              && e.replicas == w.replicas,
           "tune.format_round_trip", "'%s' read back as %d", line, r);
 }
 
@@ -891,7 +906,8 @@ static void test_strategy_table(void)
               && strcmp(cpu->name, "cpu") == 0 && strategy_find("") == NULL
               && strategy_find("ey") == NULL,
           "strategy.find", "lookup by name wrong");
-    check(strcmp(strategy_names(), "eye, cpu, global") == 0, "strategy.names",
+    check(strcmp(strategy_names(), "eye, cpu, global, replicated") == 0,
+          "strategy.names",
           "'%s'", strategy_names());
     /* by local memory, whatever the type: a scratchpad gets eye */
     static const struct {
