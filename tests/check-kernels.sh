@@ -11,14 +11,15 @@
 # bin, a single value, a histogram smaller than one tile, groups of odd
 # size, the workload's own histogram shape, the cpu strategy's count and
 # merge, the global strategy's count and saturating pass, and the
-# replicated strategy's copies of a tile (2, 3 and 4, whole rows and 2-D). A case passes when histo succeeds, its raw counters equal the
+# replicated strategy's copies of a tile (2, 3 and 4, whole rows and 2-D).
+# A case passes when histo succeeds, its raw counters equal the
 # sequential reference's, histo.out shows the path the case is for, and
-# Oclgrind reported nothing but the races the design accepts: a read of
-# a counter before the atomic add to it (tile_add in eye_tile.cl, add in
-# global_count.cl), a pair of lines marked "race: pre-read" and "race: its add"
-# in one kernel file (their bound, and why the read is not an atomic
-# load, are in docs/design.md). Any other report, on any line or kernel,
-# fails the case and is shown.
+# Oclgrind reported nothing but the race the design accepts: a read of a
+# counter before the atomic add to it (tile_add in eye_tile.cl), a pair
+# of lines marked "race: pre-read" and "race: its add" in one kernel
+# file (its bound, and why the read is not an atomic load, are in
+# docs/design.md). Any other report, on any line or kernel, fails the
+# case and is shown.
 #
 # Needs Oclgrind installed by make platforms (.ci/platforms).
 set -u
