@@ -871,7 +871,7 @@ fi
 # before any value is read: here the header comes through a FIFO whose
 # writer then sends nothing more, so a reader that waited for the values
 # would block until the timeout.
-max_alloc=$(sed -n 's/^selected.max_alloc_bytes = //p' "$W/gz.cpu.out" "$W/gz.eye.out" 2>/dev/null | head -n 1)
+max_alloc=$(cat "$W"/gz.*.out 2>/dev/null | sed -n 's/^selected.max_alloc_bytes = //p' | head -n 1)
 if [ -z "$max_alloc" ] || [ "$max_alloc" -ge 8589934592 ]; then
     echo "input.too_large_from_header: skipped: the device allows ${max_alloc:-?} bytes, not less than 2^31 values need"
 else
