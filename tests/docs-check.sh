@@ -13,8 +13,8 @@
 # example, with no summary line (tests/run.sh counts them; alone it exits
 # non-zero on a failure). Numbers, digests, commit ids, runs of spaces
 # and the device's name may differ; the words, the fields and their order
-# may not. The results table is compared exactly: tests/results-table.sh
-# computes it from the committed rows.
+# may not. The results tables are compared exactly: tests/results-table.sh
+# computes them from the committed rows.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 W=${HISTO_TEST_WORK:-tests/work}/docs
@@ -42,7 +42,7 @@ produce() {
     $HISTO -i input/test.bin.gz -o "$W/test.bmp" --timing "$W/histo.out" \
         -- 30 >"$W/ex/summary" 2>"$W/summary.err" \
         || { echo "FAIL docs.produce: histo failed: $(cat "$W/summary.err")"; return 1; }
-    grep -E '^(format|input\.(image|histogram|values)|histogram\.digest|iterations|selected\.(name|type|local_mem_type)|strategy|config\.batches|time\.(read_s|build_s|total_s)|iteration\.device\.median_us|kernel\.[a-z_]+\.median_us) = ' \
+    grep -E '^(format|input\.(histogram|values)|histogram\.digest|iterations|selected\.name|strategy|config\.batches|iteration\.device\.median_us|kernel\.[a-z_]+\.median_us) = ' \
         "$W/histo.out" >"$W/ex/histo-out"
     sed -n 's/^selected\.name = //p' "$W/histo.out" >"$W/device"
     # --tune on a small input: the tune cache line it stores
@@ -66,15 +66,21 @@ produce() {
     (cd "$W/v" && "$OLDPWD/$B/histo-validate" results/test/histo.bmp \
         output/test.bmp.gz) >"$W/ex/validate-bmp" 2>&1
     sh tests/results-table.sh >"$W/ex/results-table" 2>&1
+    # the strategies side by side (docs/design.md)
+    h100=docs/bench/h100-dcfd579-all.jsonl pocl=docs/bench/pocl-2core-7444fcf-all.jsonl
+    sh tests/results-table.sh $h100:eye $h100:global $h100:replicated $h100:cpu \
+        >"$W/ex/strategies-h100" 2>&1
+    sh tests/results-table.sh $pocl:cpu $pocl:eye $pocl:global $pocl:replicated \
+        >"$W/ex/strategies-pocl" 2>&1
 }
 
 # normal ID DEVICE < TEXT: what may differ taken out (see the top)
 normal() {
     awk -v id="$1" -v dev="$2" '
     {
+        if (id ~ /^(results-table|strategies-)/) { print; next }
         if (dev != "") while ((i = index($0, dev)) > 0)
             $0 = substr($0, 1, i - 1) "@DEVICE@" substr($0, i + length(dev))
-        if (id == "results-table") { print; next }
         if (id == "runs-jsonl") gsub(/":("[^"]*"|[^,}]*)/, "\":_")
         gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "@HEX@")
         gsub(/[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/, "#")
@@ -113,7 +119,8 @@ for f in ${DOCS_FILES:-README.md docs/*.md}; do
             function emit(id,    line, names) {
                 names = 0
                 while ((getline line < (dir "/" id)) > 0) {
-                    if (dev != "" && index(line, dev)) names = 1
+                    if (dev != "" && index(line, dev) \
+                        && id !~ /^(results-table|strategies-)/) names = 1
                     out[++n] = line
                 }
                 close(dir "/" id)

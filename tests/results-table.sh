@@ -1,25 +1,35 @@
 #!/bin/sh
-# tests/results-table.sh - the README's results table, from make bench rows
-# committed in docs/bench/ (one file per device and run).
+# tests/results-table.sh - a results table from make bench rows committed
+# in docs/bench/ (one file per device and run): the README's, or with
+# arguments any other.
 #
-#   sh tests/results-table.sh [ROWS.jsonl...]
+#   sh tests/results-table.sh [ROWS.jsonl[:STRATEGY]...]
 #
-# One column per file, in the order given (default: the files named
-# below, the newest full run on each device). A cell is the median device
-# time per iteration and, in brackets, the sequential C reference's median
-# on the same host in the same run divided by it (> 1: histo is faster).
-# The caption names each column's device, platform, strategy, date and
-# commit (the rows' "commit", else the part of the file name after its
-# last '-' where that is a commit id). A file with several rows of one input
-# gives the first. docs-check compares the README's table with this output.
+# One column per argument, in the order given (default: the files named
+# below): the rows of that file, of STRATEGY only where given. A cell is
+# the median device time per iteration and, in brackets, the sequential C
+# reference's median on the same host in the same run divided by it (> 1:
+# histo is faster). The caption names each column's device, platform,
+# strategy, date and commit (the rows' "commit", else the part of the file
+# name after its last '-' where that is a commit id). A column with
+# several rows of one input gives the first. docs-check compares the
+# tables in README.md and docs/ with this output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-[ $# -gt 0 ] || set -- docs/bench/h200-e84ec6c.jsonl docs/bench/h100-ad73deb.jsonl \
-    docs/bench/pocl-2core-cpu-fix.jsonl
-for f in "$@"; do
+[ $# -gt 0 ] || set -- docs/bench/h100-dcfd579-all.jsonl:eye \
+    docs/bench/h200-e84ec6c.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
+col=0
+for arg in "$@"; do
+    col=$((col + 1))
+    f=${arg%%:*} strategy=""
+    [ "$f" = "$arg" ] || strategy=${arg#*:}
     [ -s "$f" ] || { echo "results-table: $f is missing or empty" >&2; exit 1; }
-done
-awk '
+    if [ -n "$strategy" ]; then
+        grep -F "\"strategy\":\"$strategy\"" "$f"
+    else
+        cat "$f"
+    fi | sed "s|^|$col	$f	|"
+done | awk -F '\t' '
 function field(line, key,    m) {
     if (match(line, "\"" key "\":(\"[^\"]*\"|[^,}]*)")) {
         m = substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
@@ -28,39 +38,40 @@ function field(line, key,    m) {
     }
     return ""
 }
-FNR == 1 {
-    col++
-    file[col] = FILENAME
-    c = field($0, "commit")
-    if (c == "") { c = FILENAME; sub(/.*-/, "", c); sub(/\.jsonl$/, "", c) }
-    if (c !~ /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+$/) c = "not recorded"
-    commit[col] = c == "not recorded" ? c : "commit " c
-    device[col] = field($0, "device")
-    platform[col] = field($0, "platform")
-    strategy[col] = field($0, "strategy")
-    date[col] = substr(field($0, "time"), 1, 10)
-}
 {
-    in_ = field($0, "input")
-    if (!(in_ in seen)) { seen[in_] = 1; order[++ninputs] = in_; values[in_] = field($0, "values") }
-    if ((in_, col) in us) next   # the first row of each input in the file
-    us[in_, col] = field($0, "iteration_device_median_us")
-    ref[in_, col] = field($0, "reference_median_us")
-    ok[in_, col] = field($0, "check")
+    c = $1; line = $3
+    if (c > ncol) ncol = c
+    if (!(c in file)) {
+        file[c] = $2
+        k = field(line, "commit")
+        if (k == "") { k = $2; sub(/.*-/, "", k); sub(/\.jsonl$/, "", k) }
+        commit[c] = k ~ /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+$/ \
+                  ? "commit " k : "commit not recorded"
+        device[c] = field(line, "device")
+        platform[c] = field(line, "platform")
+        strategy[c] = field(line, "strategy")
+        date[c] = substr(field(line, "time"), 1, 10)
+    }
+    in_ = field(line, "input")
+    if (!(in_ in seen)) { seen[in_] = 1; order[++ninputs] = in_; values[in_] = field(line, "values") }
+    if ((in_, c) in us) next   # the first row of each input in the column
+    us[in_, c] = field(line, "iteration_device_median_us")
+    ref[in_, c] = field(line, "reference_median_us")
+    ok[in_, c] = field(line, "check")
 }
 END {
     names["test"] = "test dataset"; names["train"] = "train dataset"
     names["ref"] = "ref dataset"; names["wide"] = "wide eye (sigma 205 rows x 16 columns)"
     names["uniform"] = "uniform"; names["onebin"] = "one bin"
     printf "| input | values |"
-    for (c = 1; c <= col; c++) printf " (%d) us (x C) |", c
+    for (c = 1; c <= ncol; c++) printf " (%d) us (x C) |", c
     printf "\n| --- | ---: |"
-    for (c = 1; c <= col; c++) printf " ---: |"
+    for (c = 1; c <= ncol; c++) printf " ---: |"
     printf "\n"
     for (i = 1; i <= ninputs; i++) {
         n = order[i]
         printf "| %s | %.2fM |", (n in names ? names[n] : n), values[n] / 1e6
-        for (c = 1; c <= col; c++) {
+        for (c = 1; c <= ncol; c++) {
             if ((n, c) in us && us[n, c] != "" && ok[n, c] == "byte-exact") {
                 fmt = ref[n, c] / us[n, c] < 10 ? " %.1f (%.1fx) |" : " %.1f (%.0fx) |"
                 printf fmt, us[n, c], ref[n, c] / us[n, c]
@@ -72,7 +83,7 @@ END {
         printf "\n"
     }
     printf "\n"
-    for (c = 1; c <= col; c++)
+    for (c = 1; c <= ncol; c++)
         printf "(%d) %s (%s), %s strategy, %s, %s (`%s`).\n", c, device[c],
                platform[c], strategy[c], date[c], commit[c], file[c]
-}' "$@"
+}'
