@@ -118,7 +118,8 @@ for name in $INPUTS; do
         printf "%-8s %9d %-26.26s %-5s %5s %5s %10.1f %10s %10.1f %8.1f %10.1f %8.2f %s\n",
             name, values, dev, strat, b, w, iter, kernels, wall,
             values * 4 / (iter * 1e3), ref, ref / iter, check }'
-    # one JSON line per row; every number straight from histo.out
+    # one JSON line per row, composed whole, then appended under a lock
+    # (concurrent benches never interleave); every number from histo.out
     {
         printf '{"time":"%s","input":"%s","values":%s,"device":"%s","platform":"%s",' \
             "$stamp" "$name" "$values" "$(key "$out" selected.name)" \
@@ -131,7 +132,7 @@ for name in $INPUTS; do
             printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
         done
         printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
-    } >>results/bench.jsonl
+    } | sh validate/append-line.sh results/bench.jsonl || status=1
     echo "$name $(key "$out" strategy) $iter $check $values" >>"$W/compare"
     [ "$(key "$out" strategy)" = global ] && [ "$name" = uniform ] \
         && global_uniform=$iter && probe_at="$(key "$out" selected.platform) $(key "$out" selected.device)"

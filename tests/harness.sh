@@ -305,10 +305,12 @@ validate_fails() {
     fi
 }
 
-OUT=$(spec test output)
-RAW=$(spec test raw)
-TIMING=$(spec test timing)
-if [ -f "$OUT" ] && [ -f "$RAW" ] && [ -f "$TIMING" ]; then
+# the run's own files, in its folder (results/test/STAMP-PID/)
+last=$(sh validate/harness.sh last-run test 2>/dev/null)
+OUT=$last/$(basename "$(spec test output)")
+RAW=$last/$(basename "$(spec test raw)")
+TIMING=$last/$(basename "$(spec test timing)")
+if [ -n "$last" ] && [ -f "$OUT" ] && [ -f "$RAW" ] && [ -f "$TIMING" ]; then
     cp "$OUT" "$W/run-output.bmp"
     cp "$RAW" "$W/run-output.raw"
     cp "$TIMING" "$W/run-output.out"
@@ -361,4 +363,60 @@ if [ -f "$OUT" ] && [ -f "$RAW" ] && [ -f "$TIMING" ]; then
     fi
 else
     bad harness.validate_names_pixel "no $OUT, $RAW or $TIMING after the run"
+fi
+
+# --- runs started together, and an interrupted run ---
+# Eight make runs at once in this checkout, with distinct iteration counts:
+# every record is one whole line, one per run with its own count and a
+# PASS, and every run's result line reports its own count.
+CLOG=$W/concurrent.jsonl
+rm -f "$CLOG"
+for k in 21 22 23 24 25 26 27 28; do
+    $MAKE_CMD --no-print-directory run ITERATIONS=$k RESULTS_LOG="$CLOG" \
+        >"$W/concurrent.$k.log" 2>&1 &
+done
+wait
+lines=$(wc -l <"$CLOG" 2>/dev/null || echo 0)
+whole=$(grep -c '^{"time":"[^"]*","benchmark":"116.histo",.*,"commit":"[^"]*","modified":[a-z]*}$' "$CLOG" 2>/dev/null)
+wrong=""
+for k in 21 22 23 24 25 26 27 28; do
+    [ "$(grep -c "\"iterations\":$k,.*\"result\":\"PASS\"\|\"result\":\"PASS\",.*\"iterations\":$k," "$CLOG")" -eq 1 ] \
+        || wrong="$wrong record of $k;"
+    tail -n 1 "$W/concurrent.$k.log" | grep -q "^116.histo test | .* | $k iterations (Spec: .*) | .* | PASS$" \
+        || wrong="$wrong result line of $k: $(tail -n 1 "$W/concurrent.$k.log");"
+done
+if [ "$lines" -eq 8 ] && [ "$whole" -eq 8 ] && [ -z "$wrong" ]; then
+    ok harness.concurrent_runs
+else
+    bad harness.concurrent_runs "$lines lines, $whole whole records;$wrong"
+fi
+
+# SIGTERM to a run's process group (as Ctrl-C signals the terminal's)
+# while histo runs: exit 128 + 15, no record, last-run pointers unchanged.
+if command -v setsid >/dev/null 2>&1; then
+    cp results/last-run "$W/last-run.before"
+    cp results/test/last-run "$W/test-last-run.before"
+    before=$(wc -l <"$CLOG")
+    setsid sh -c "ITERATIONS=1000000 RESULTS_LOG='$CLOG' exec sh validate/harness.sh run test" \
+        >"$W/interrupted.log" 2>&1 &
+    pid=$!
+    # until histo has started (its folder holds histo.log)
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+        grep -q "^116.histo test: ./histo" "$W/interrupted.log" 2>/dev/null && break
+        sleep 0.25
+    done
+    sleep 0.5
+    kill -TERM "-$pid" 2>/dev/null
+    wait "$pid"
+    st=$?
+    if [ "$st" -eq 143 ] && [ "$(wc -l <"$CLOG")" -eq "$before" ] \
+       && cmp -s results/last-run "$W/last-run.before" \
+       && cmp -s results/test/last-run "$W/test-last-run.before" \
+       && grep -q "interrupted by signal 15; nothing recorded" "$W/interrupted.log"; then
+        ok harness.interrupted_run
+    else
+        bad harness.interrupted_run "status $st: $(tail -n 2 "$W/interrupted.log" | tr '\n' ' ')"
+    fi
+else
+    echo "harness.interrupted_run: skipped: no setsid" >&2
 fi

@@ -7,12 +7,23 @@
 #   harness.sh validate [SIZE]  validate a run again (default: the last one)
 #   harness.sh reference SIZE   rewrite output/ from the sequential program
 #   harness.sh check-spec SIZE  the dataset's Spec keys agree with each other
+#   harness.sh last-run SIZE    the folder of SIZE's last complete run
 #
 # Everything about a dataset comes from Spec/benchmark.conf and
 # Spec/SIZE.conf. The environment may set PLATFORM and DEVICE (passed to
 # histo as --platform / --device), ITERATIONS (replaces the Spec's count;
 # such a run is marked not reportable) and RESULTS_LOG (where the JSON line
 # goes instead of the Spec's results_log).
+#
+# Each run writes into a folder of its own, results/SIZE/STAMP-PID/ (the
+# Spec's output, raw and timing file names, with histo.log), validates
+# that folder's files and appends one whole JSON line to the results log
+# under a lock (validate/append-line.sh), so that runs started together
+# never read or record each other's files. When it completes, PASS or
+# FAIL, results/SIZE/last-run names its folder and results/last-run its
+# size (each written to a temporary file, then renamed over). An
+# interrupted run (SIGINT, SIGTERM, SIGHUP) records nothing, leaves both
+# pointers on the previous complete run and exits with 128 + the signal.
 #
 # Exit status: 0 PASS or done, 1 FAIL or a step failed, 2 usage.
 set -u
@@ -255,11 +266,28 @@ run() {
         esac
         command="${command% -- *} -- $ITERATIONS"
     fi
-    # The Spec's command is a list of plain words (no quotes, no globs).
+    # This run's own folder, and its files there under the Spec's names.
+    stamp=$(date -u +%Y%m%dT%H%M%SZ)-$$
+    run_dir=results/$1/$stamp
+    spec_output=$d_output spec_raw=$d_raw spec_timing=$d_timing
+    d_output=$run_dir/$(basename "$spec_output")
+    d_raw=$run_dir/$(basename "$spec_raw")
+    d_timing=$run_dir/$(basename "$spec_timing")
+    # The Spec's command is a list of plain words (no quotes, no globs);
+    # its output, raw and timing paths become this run's.
     set -f
     # shellcheck disable=SC2086
     set -- $command
     set +f
+    for word do
+        shift
+        case $word in
+            "$spec_output") word=$d_output ;;
+            "$spec_raw") word=$d_raw ;;
+            "$spec_timing") word=$d_timing ;;
+        esac
+        set -- "$@" "$word"
+    done
     program=$1
     shift
     [ -n "${DEVICE:-}" ] && set -- --device "$DEVICE" "$@"
@@ -272,20 +300,28 @@ run() {
         esac
     done
 
-    run_dir=$(dirname "$d_output")
-    mkdir -p "$run_dir" "$(dirname "$d_raw")" "$(dirname "$d_timing")" results || exit 1
-    rm -f "$d_output" "$d_raw" "$d_timing"
-    echo "$size" >results/last-run
+    mkdir -p "$run_dir" || exit 1
     log=$run_dir/histo.log
+    # A signal waits for histo (which removes its own unfinished outputs)
+    # or the validator to end; then the run stops, recording nothing.
+    caught=""
+    trap 'caught=${caught:-2}' INT
+    trap 'caught=${caught:-15}' TERM
+    trap 'caught=${caught:-1}' HUP
     echo "$NAME $size: $shown"
     "$program" "$@" >"$log" 2>&1
     histo_status=$?
+    if [ -z "$caught" ] && [ "$histo_status" -gt 128 ]; then
+        caught=$((histo_status - 128))
+    fi
+    interrupted
     if [ "$histo_status" -ne 0 ]; then
         sed 's/^/  /' "$log" | tail -n 20
         v_result=FAIL v_why="histo exited with status $histo_status"
     else
         verdict "$size"
     fi
+    interrupted
     result_line "$size"
 
     results_log=${RESULTS_LOG:-$(spec "$BENCH" results_log)}
@@ -295,7 +331,7 @@ run() {
     [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && modified=true
     reportable=true
     [ -n "${ITERATIONS:-}" ] && [ "$ITERATIONS" != "$d_iterations" ] && reportable=false
-    {
+    record=$({
         printf '{"time":%s,' "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
         printf '"benchmark":%s,"dataset":%s,' "$(json_str "$NAME")" "$(json_str "$size")"
         printf '"result":%s,' "$(json_str "$v_result")"
@@ -320,9 +356,41 @@ run() {
         printf '"histo_status":%s,' "$histo_status"
         printf '"command":%s,' "$(json_str "$shown")"
         printf '"host":%s,' "$(json_str "$(uname -n)")"
-        printf '"commit":%s,"modified":%s}\n' "$(json_str "$commit")" "$modified"
-    } >>"$results_log"
+        printf '"run_dir":%s,' "$(json_str "$run_dir")"
+        printf '"commit":%s,"modified":%s}' "$(json_str "$commit")" "$modified"
+    })
+    interrupted
+    printf '%s\n' "$record" | sh validate/append-line.sh "$results_log" \
+        || die "could not append the record to $results_log"
+    point "results/$size/last-run" "$stamp"
+    point results/last-run "$size"
+    trap - INT TERM HUP
     [ "$v_result" = PASS ]
+}
+
+# interrupted: after a signal (caught), stops the run with nothing recorded
+# and the last-run pointers left where they were.
+interrupted() {
+    [ -n "$caught" ] || return 0
+    echo "$NAME $size: interrupted by signal $caught; nothing recorded, results/last-run unchanged (this run's files: $run_dir)" >&2
+    exit $((128 + caught))
+}
+
+# point FILE TEXT: FILE holds TEXT, replaced whole (a temporary file beside
+# it, renamed over), so that a reader sees the old or the new, never half.
+point() {
+    printf '%s\n' "$2" >"$1.tmp.$$" && mv -f "$1.tmp.$$" "$1" \
+        || die "could not write $1"
+}
+
+# last_run SIZE: sets d_output, d_raw and d_timing to SIZE's last complete
+# run's files (results/SIZE/last-run names its folder).
+last_run() {
+    [ -r "results/$1/last-run" ] || die "no complete run of $1 yet: make run SIZE=$1 first"
+    run_dir=results/$1/$(cat "results/$1/last-run")
+    d_output=$run_dir/$(basename "$d_output")
+    d_raw=$run_dir/$(basename "$d_raw")
+    d_timing=$run_dir/$(basename "$d_timing")
 }
 
 revalidate() {
@@ -332,6 +400,7 @@ revalidate() {
         size=$(cat results/last-run)
     fi
     load "$size"
+    last_run "$size"
     [ -e "$d_output" ] || die "$d_output is missing: make run SIZE=$size first"
     verdict "$size"
     result_line "$size"
@@ -379,7 +448,7 @@ publish() {
 }
 
 usage() {
-    sed -n '2,14s/^# \{0,1\}//p' "$0" >&2
+    sed -n '2,16s/^# \{0,1\}//p' "$0" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
@@ -392,5 +461,6 @@ case $step in
     reference) [ $# -eq 1 ] || usage; reference "$1" ;;
     check-spec) [ $# -eq 1 ] || usage; check_spec "$1" ;;
     datasets) echo "$DATASETS" ;;
+    last-run) [ $# -eq 1 ] || usage; load "$1"; last_run "$1"; echo "$run_dir" ;;
     *) echo "harness: unknown step '$step'" >&2; exit 2 ;;
 esac
