@@ -192,6 +192,10 @@ wide='--image 200x100 --histo 256x64 --row-mean 32 --row-sigma 10 --col-mean 128
 # the same, taller: its samples favour whole rows (in eye_tile_2d)
 tall='--image 200x100 --histo 256x64 --row-mean 32 --row-sigma 12 --col-mean 128 --col-sigma 6 --outliers 20000'
 many='^eye.tiles_used = [2-9]'
+onebin='--dist onebin --image 64x64 --histo 100x37 --bin 1234'
+single='--dist onebin --image 1x1 --histo 100x37 --bin 7'
+odd='--image 7x3 --histo 5x3 --dist uniform'
+shape='--image 64x64'
 
 check_case eye.tiles_batches "$small" "$eye --tile-rows 4 --batches 3" '' \
     "^config.tile_kernel = eye_tile\$|$many|^config.batches = 3\$"
@@ -206,25 +210,25 @@ check_case eye.2d_groups_of_3 "$wide" "$eye --tile-rows 2" \
     "^config.tile_kernel = eye_tile_2d\$|^config.work_group.eye_tile = 3\$|^eye.cols = [1-9][0-9]\$"
 check_case eye.no_window "--image 200x100 --histo 256x64 --dist uniform" "$eye --tile-rows 2" '' \
     '^eye.tiles_used = 0$'
-check_case eye.one_bin "--dist onebin --image 64x64 --histo 100x37 --bin 1234" "$eye" '' \
+check_case eye.one_bin "$onebin" "$eye" '' \
     '^eye.tiles_used = 1$'
-check_case eye.one_value "--dist onebin --image 1x1 --histo 100x37 --bin 7" "$eye" '' \
+check_case eye.one_value "$single" "$eye" '' \
     '^input.values = 1$'
-check_case eye.below_one_tile "--image 7x3 --histo 5x3 --dist uniform" "$eye" '' \
+check_case eye.below_one_tile "$odd" "$eye" '' \
     '^eye.tiles_used = 1$|^eye.end_bin = 15$'
-check_case eye.workload_shape "--image 64x64" "$eye" '' \
+check_case eye.workload_shape "$shape" "$eye" '' \
     '^input.histogram = 256x8192$|^eye.tiles_used = [1-9]'
 check_case cpu.batches "$small" "$cpu --batches 3" '' \
     '^strategy = cpu$|^config.batches = 3$'
 check_case cpu.one_batch "$small" "$cpu --batches 1" '' \
     '^strategy = cpu$|^config.batches = 1$'
-check_case cpu.one_bin "--dist onebin --image 64x64 --histo 100x37 --bin 1234" "$cpu --batches 2" '' \
+check_case cpu.one_bin "$onebin" "$cpu --batches 2" '' \
     '^strategy = cpu$'
-check_case cpu.one_value "--dist onebin --image 1x1 --histo 100x37 --bin 7" "$cpu" '' \
+check_case cpu.one_value "$single" "$cpu" '' \
     '^strategy = cpu$'
-check_case cpu.below_one_line "--image 7x3 --histo 5x3 --dist uniform" "$cpu --batches 2" '' \
+check_case cpu.below_one_line "$odd" "$cpu --batches 2" '' \
     '^strategy = cpu$'
-check_case cpu.workload_shape "--image 64x64" "$cpu --batches 2" '' \
+check_case cpu.workload_shape "$shape" "$cpu --batches 2" '' \
     '^input.histogram = 256x8192$'
 
 rep='--strategy replicated'
@@ -234,7 +238,7 @@ check_case replicated.window_2d "$wide" "$rep --replicas 3 --tile-rows 2" HISTO_
     "^config.tile_kernel = eye_tile_2d\$|^config.replicas = 3\$|$many"
 check_case replicated.groups_of_7 "$small" "$rep --replicas 4" HISTO_TEST_MAX_GROUP=7 \
     '^config.work_group.eye_tile = 7$|^config.replicas = 4$'
-check_case replicated.one_bin "--dist onebin --image 64x64 --histo 100x37 --bin 1234" "$rep" '' \
+check_case replicated.one_bin "$onebin" "$rep" '' \
     '^config.replicas = 2$'
 
 glob='--strategy global'
@@ -242,13 +246,13 @@ check_case global.eye "$small" "$glob" '' \
     '^strategy = global$|^config.counter_bits = 32$'
 check_case global.groups_of_7 "$small" "$glob" HISTO_TEST_MAX_GROUP=7 \
     '^config.work_group.global_count = 7$|^config.work_group.global_saturate = 7$'
-check_case global.one_bin "--dist onebin --image 64x64 --histo 100x37 --bin 1234" "$glob" '' \
+check_case global.one_bin "$onebin" "$glob" '' \
     '^strategy = global$'
-check_case global.one_value "--dist onebin --image 1x1 --histo 100x37 --bin 7" "$glob" '' \
+check_case global.one_value "$single" "$glob" '' \
     '^strategy = global$'
-check_case global.odd_shape "--image 7x3 --histo 5x3 --dist uniform" "$glob" '' \
+check_case global.odd_shape "$odd" "$glob" '' \
     '^input.histogram = 5x3$'
-check_case global.workload_shape "--image 64x64" "$glob" '' \
+check_case global.workload_shape "$shape" "$glob" '' \
     '^input.histogram = 256x8192$'
 
 # A read past the input's end, and a barrier missing before the window
