@@ -287,6 +287,13 @@ else
     bad harness.results_json_digest "the last record lacks the reference's digest: $(tail -n 1 "$LOG" 2>/dev/null | head -c 300)"
 fi
 
+# how histo was built and where it ran, for whoever reproduces a figure
+if tail -n 1 "$LOG" 2>/dev/null | grep -q '"platform_version":"[^"]\{1,\}",.*"cpu_cores":[1-9][0-9]*,"compiler":"[^"]\{1,\}","cflags":"[^"]*-std=c11[^"]*","build_options":"-cl-std=CL1.2 [^"]*",'; then
+    ok harness.results_json_build
+else
+    bad harness.results_json_build "the last record lacks the build or host fields: $(tail -n 1 "$LOG" 2>/dev/null | head -c 400)"
+fi
+
 # validate_fails NAME WHY PATTERN: make validate fails, its result line
 # ends in "| FAIL (WHY)" exactly (so no other check failed) and a line of
 # its output matches PATTERN.

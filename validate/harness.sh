@@ -160,6 +160,11 @@ timing() {
     [ -r "$d_timing" ] && sed -n "s/^$1 = //p" "$d_timing" | sed -n '1p'
 }
 
+# build_info KEY: how histo was built (build/build-info, written by make).
+build_info() {
+    [ -r build/build-info ] && sed -n "s/^$1 = //p" build/build-info | sed -n '1p'
+}
+
 json_str() {
     printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"
 }
@@ -346,6 +351,9 @@ run() {
         printf '"device":%s,' "$(json_str "$(timing selected.name)")"
         printf '"device_type":%s,' "$(json_str "$(timing selected.type)")"
         printf '"driver":%s,' "$(json_str "$(timing selected.driver)")"
+        printf '"platform_version":%s,' \
+            "$(json_str "$(timing "platform.$(timing selected.platform).version")")"
+        printf '"device_version":%s,' "$(json_str "$(timing selected.version)")"
         printf '"strategy":%s,' "$(json_str "$(timing strategy)")"
         printf '"iterations":%s,' "$(json_num "$(timing iterations)")"
         printf '"reportable":%s,' "$reportable"
@@ -356,6 +364,11 @@ run() {
         printf '"histo_status":%s,' "$histo_status"
         printf '"command":%s,' "$(json_str "$shown")"
         printf '"host":%s,' "$(json_str "$(uname -n)")"
+        printf '"cpu_model":%s,' "$(json_str "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | sed -n 1p)")"
+        printf '"cpu_cores":%s,' "$(json_num "$(getconf _NPROCESSORS_ONLN 2>/dev/null)")"
+        printf '"compiler":%s,' "$(json_str "$(build_info compiler)")"
+        printf '"cflags":%s,' "$(json_str "$(build_info cflags)")"
+        printf '"build_options":%s,' "$(json_str "$(timing build.options)")"
         printf '"run_dir":%s,' "$(json_str "$run_dir")"
         printf '"commit":%s,"modified":%s}' "$(json_str "$commit")" "$modified"
     })
