@@ -579,11 +579,8 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         pl.tile_len = rows * cols;
     }
     /* The scratch is free: the windows were chosen (from it) before the
-     * last barrier and live in small[]. With `replicas` copies of the
-     * tile (the replicated strategy; 1 for eye), copy c holds tile_bins
-     * counters from word c * tile_bins / 2, and work-item lid counts into
-     * copy lid % replicas: 1/replicas of the work-items contend for each
-     * counter. */
+     * last barrier and live in small[]. Each copy of the tile (see Copies
+     * above) is zeroed; this work-item counts into its own. */
     const uint tile_len = pl.tile_len;
     const uint copy_words = tile_bins / 2;
     const uint zero_words = (tile_len + 1) / 2;
