@@ -245,7 +245,7 @@ $MAKE_CMD --no-print-directory run PLATFORM="no such platform" \
 st=$?
 if [ "$st" -ne 0 ] && grep -q -- "--platform 'no such platform'" "$W/platform.log" \
     && grep -q "no OpenCL platform matches 'no such platform'" "$W/platform.log" \
-    && grep -q "^116.histo test | .* | FAIL (histo exited with status 4)$" "$W/platform.log"; then
+    && grep -q "^116.histo test | .* | 3 runs | median - s/iteration (min -, max -) | ratio - | FAIL (run 1: histo exited with status 4; run 2: histo exited with status 4; run 3: histo exited with status 4)$" "$W/platform.log"; then
     ok harness.platform_passed
 else
     bad harness.platform_passed "status $st: $(tail -n 3 "$W/platform.log")"
@@ -268,7 +268,8 @@ fi
 
 # One test-size run on the default device ends in PASS.
 if $MAKE_CMD --no-print-directory run RESULTS_LOG="$LOG" >"$W/run.log" 2>&1; then
-    if tail -n 1 "$W/run.log" | grep -q "^116.histo test | .* | $ITER iterations | .* s total | .* s/iteration | PASS$"; then
+    if tail -n 1 "$W/run.log" | grep -q "^116.histo test | .* | $ITER iterations | 3 runs | median [0-9.]* s/iteration (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | PASS$" \
+       && [ "$(grep -c "^run [123] of 3: 116.histo test | .* | $ITER iterations | .* s total | .* s/iteration | PASS$" "$W/run.log")" -eq 3 ]; then
         ok harness.run_test_pass
     else
         bad harness.run_test_pass "unexpected last line: $(tail -n 1 "$W/run.log")"
@@ -286,6 +287,33 @@ if tail -n 1 "$LOG" 2>/dev/null | grep -q "\"result\":\"PASS\",.*\"digest\":\"sh
 else
     bad harness.results_json_digest "the last record lacks the reference's digest: $(tail -n 1 "$LOG" 2>/dev/null | head -c 300)"
 fi
+
+# the record of three runs: their count, median, fastest, slowest, the
+# Spec's reference time and the ratio, and each run's folder
+ref_s=$(spec test reference_seconds_per_iteration)
+if tail -n 1 "$LOG" 2>/dev/null | grep -q "\"runs\":3,\"s_per_iteration\":[0-9.]*,\"s_per_iteration_min\":[0-9.]*,\"s_per_iteration_max\":[0-9.]*,\"reference_s_per_iteration\":$ref_s,\"reference\":\"[^\"]\{1,\}\",\"ratio\":[0-9.]*,.*\"run_dirs\":\[\"results/test/[^\"]*\",\"results/test/[^\"]*\",\"results/test/[^\"]*\"\],"; then
+    ok harness.results_json_repeat
+else
+    bad harness.results_json_repeat "$(tail -n 1 "$LOG" 2>/dev/null | head -c 600)"
+fi
+# REFERENCE=host times sequential C now; REPEAT=2 gives two runs
+$MAKE_CMD --no-print-directory run ITERATIONS=5 REPEAT=2 REFERENCE=host \
+    RESULTS_LOG="$W/host.jsonl" >"$W/host.log" 2>&1
+if tail -n 1 "$W/host.log" | grep -q "^116.histo test | .* | 5 iterations (Spec: $ITER, not reportable) | 2 runs | median [0-9.]* s/iteration (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | PASS$" \
+   && grep -q '"runs":2,.*"reference":"sequential C, build/ref-bench, this host' "$W/host.jsonl"; then
+    ok harness.reference_host
+else
+    bad harness.reference_host "$(tail -n 2 "$W/host.log")"
+fi
+for v in 0 x 101; do
+    if REPEAT=$v sh validate/harness.sh run test >"$W/repeat.$v.log" 2>&1; then
+        bad "harness.bad_repeat_$v" "REPEAT=$v accepted"
+    elif grep -q "REPEAT must be" "$W/repeat.$v.log"; then
+        ok "harness.bad_repeat_$v"
+    else
+        bad "harness.bad_repeat_$v" "$(head -c 200 "$W/repeat.$v.log")"
+    fi
+done
 
 # how histo was built and where it ran, for whoever reproduces a figure
 if tail -n 1 "$LOG" 2>/dev/null | grep -q '"platform_version":"[^"]\{1,\}",.*"cpu_cores":[1-9][0-9]*,"compiler":"[^"]\{1,\}","cflags":"[^"]*-std=c11[^"]*","build_options":"-cl-std=CL1.2 [^"]*",'; then

@@ -12,10 +12,12 @@
 # Everything about a dataset comes from Spec/benchmark.conf and
 # Spec/SIZE.conf. The environment may set PLATFORM and DEVICE (passed to
 # histo as --platform / --device), ITERATIONS (replaces the Spec's count;
-# such a run is marked not reportable) and RESULTS_LOG (where the JSON line
-# goes instead of the Spec's results_log).
+# such a run is marked not reportable), REPEAT (complete runs whose median
+# is the result: 3, or 1 with ITERATIONS), REFERENCE (spec: the ratio's
+# reference time is the Spec's; host: sequential C timed here now) and
+# RESULTS_LOG (where the JSON line goes instead of the Spec's results_log).
 #
-# Each run writes into a folder of its own, results/SIZE/STAMP-PID/ (the
+# Each run writes into a folder of its own, results/SIZE/STAMP-PID-I/ (the
 # Spec's output, raw and timing file names, with histo.log), validates
 # that folder's files and appends one whole JSON line to the results log
 # under a lock (validate/append-line.sh), so that runs started together
@@ -261,20 +263,57 @@ result_line() {
         "${total:--}" "${per:--}" "$verdict_text"
 }
 
-run() {
-    check_spec "$1"
-    [ -r "$d_input" ] || die "$d_input is missing: make dataset SIZE=$1"
-    command=$d_command
-    if [ -n "${ITERATIONS:-}" ]; then
-        case $ITERATIONS in
-            *[!0-9]* | 0*) die "ITERATIONS must be a positive whole number, not '$ITERATIONS'" ;;
-        esac
-        command="${command% -- *} -- $ITERATIONS"
+# reference_times SIZE: ref_s, the reference seconds per iteration the
+# ratio divides (the Spec's reference_seconds_per_iteration, or with
+# REFERENCE=host sequential C timed now on this host by build/ref-bench),
+# and ref_label, what it is.
+reference_times() {
+    ref_s="" ref_label=""
+    case ${REFERENCE:-spec} in
+        spec)
+            ref_s=$(spec "$SPEC/$1.conf" reference_seconds_per_iteration)
+            ref_label=$(spec "$SPEC/$1.conf" reference_platform) ;;
+        host)
+            [ -x build/ref-bench ] || die "build/ref-bench is missing: run make"
+            us=$(build/ref-bench "$d_input" 1 | sed -n 's/^reference.median_us = //p')
+            [ -n "$us" ] || die "build/ref-bench gave no time for $d_input"
+            ref_s=$(awk -v u="$us" 'BEGIN { printf "%.7f", u / 1e6 }')
+            ref_label="sequential C, build/ref-bench, this host ($(uname -n)), this run" ;;
+        *) die "REFERENCE must be spec or host, not '$REFERENCE'" ;;
+    esac
+}
+
+# summary_line SIZE: the line a run ends with: the median seconds per
+# iteration over the runs, the fastest and slowest, the ratio to the
+# reference time, and the verdict over all the runs.
+summary_line() {
+    device=$(timing selected.name)
+    platform=$(timing selected.platform_name)
+    iters=$(timing iterations)
+    if [ -n "$device" ]; then
+        device="$device ($platform)"
+    else
+        device="none opened (platform ${PLATFORM:-default}, device ${DEVICE:-default})"
     fi
+    note=""
+    [ -n "$iters" ] && [ "$iters" != "$d_iterations" ] \
+        && note=" (Spec: $d_iterations, not reportable)"
+    verdict_text=$v_result
+    [ -n "$v_why" ] && verdict_text="$v_result ($v_why)"
+    printf '%s %s | %s | %s iterations%s | %s run%s | median %s s/iteration (min %s, max %s) | ratio %s | %s\n' \
+        "$NAME" "$1" "$device" "${iters:-?}" "$note" "$repeat" \
+        "$([ "$repeat" -eq 1 ] || echo s)" "$median" "$fastest" "$slowest" \
+        "${ratio:--}" "$verdict_text"
+}
+
+# run_once SIZE I N: run I of N of the dataset's command ($run_command)
+# in a folder of its own, validated; sets run_dir, stamp, histo_status,
+# v_result, v_why and per (seconds per iteration) and prints its lines.
+run_once() {
+    run_i=$2 run_n=$3
     # This run's own folder, and its files there under the Spec's names.
-    stamp=$(date -u +%Y%m%dT%H%M%SZ)-$$
+    stamp=$(date -u +%Y%m%dT%H%M%SZ)-$$-$2
     run_dir=results/$1/$stamp
-    spec_output=$d_output spec_raw=$d_raw spec_timing=$d_timing
     d_output=$run_dir/$(basename "$spec_output")
     d_raw=$run_dir/$(basename "$spec_raw")
     d_timing=$run_dir/$(basename "$spec_timing")
@@ -282,7 +321,7 @@ run() {
     # its output, raw and timing paths become this run's.
     set -f
     # shellcheck disable=SC2086
-    set -- $command
+    set -- $run_command
     set +f
     for word do
         shift
@@ -307,12 +346,6 @@ run() {
 
     mkdir -p "$run_dir" || exit 1
     log=$run_dir/histo.log
-    # A signal waits for histo (which removes its own unfinished outputs)
-    # or the validator to end; then the run stops, recording nothing.
-    caught=""
-    trap 'caught=${caught:-2}' INT
-    trap 'caught=${caught:-15}' TERM
-    trap 'caught=${caught:-1}' HUP
     echo "$NAME $size: $shown"
     "$program" "$@" >"$log" 2>&1
     histo_status=$?
@@ -327,7 +360,72 @@ run() {
         verdict "$size"
     fi
     interrupted
+    [ "$run_n" -gt 1 ] && printf 'run %s of %s: ' "$run_i" "$run_n"
     result_line "$size"
+}
+
+run() {
+    check_spec "$1"
+    [ -r "$d_input" ] || die "$d_input is missing: make dataset SIZE=$1"
+    command=$d_command
+    if [ -n "${ITERATIONS:-}" ]; then
+        case $ITERATIONS in
+            *[!0-9]* | 0*) die "ITERATIONS must be a positive whole number, not '$ITERATIONS'" ;;
+        esac
+        command="${command% -- *} -- $ITERATIONS"
+    fi
+    run_command=$command
+    spec_output=$d_output spec_raw=$d_raw spec_timing=$d_timing
+    # REPEAT complete runs, each validated: 3 for a reportable result, 1
+    # for a quick check with ITERATIONS
+    repeat=${REPEAT:-}
+    if [ -z "$repeat" ]; then
+        repeat=3
+        [ -n "${ITERATIONS:-}" ] && repeat=1
+    fi
+    case $repeat in
+        *[!0-9]* | 0*) die "REPEAT must be a positive whole number, not '$repeat'" ;;
+    esac
+    [ "$repeat" -le 100 ] || die "REPEAT must be at most 100, not $repeat"
+    reference_times "$1"
+    # A signal waits for histo (which removes its own unfinished outputs)
+    # or the validator to end; then the run stops, recording nothing.
+    caught=""
+    trap 'caught=${caught:-2}' INT
+    trap 'caught=${caught:-15}' TERM
+    trap 'caught=${caught:-1}' HUP
+    runs="" all_result=PASS all_why="" i=0
+    while [ "$i" -lt "$repeat" ]; do
+        i=$((i + 1))
+        run_once "$1" "$i" "$repeat"
+        runs="$runs${per:--} $run_dir $histo_status
+"
+        if [ "$v_result" != PASS ]; then
+            all_result=FAIL
+            reason=$v_why
+            [ "$repeat" -gt 1 ] && reason="run $i: $v_why"
+            all_why="${all_why:+$all_why; }$reason"
+        fi
+    done
+    # the median over the runs that have a time, and the run that has it
+    # (the lower of the two middle ones for an even count)
+    stats=$(printf '%s' "$runs" | awk '$1 != "-"' | sort -g | awk '
+        { t[NR] = $1; d[NR] = $2; s[NR] = $3 }
+        END {
+            if (NR == 0) { print "- - - - 0"; exit }
+            m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
+            k = int((NR + 1) / 2)
+            printf "%.7f %.7f %.7f %s %s\n", m, t[1], t[NR], d[k], s[k]
+        }')
+    set -- $stats
+    median=$1 fastest=$2 slowest=$3 run_dir=$4 histo_status=$5
+    d_timing=$run_dir/$(basename "$spec_timing")
+    ratio=""
+    [ -n "$ref_s" ] && [ "$median" != - ] \
+        && ratio=$(awk -v r="$ref_s" -v m="$median" 'BEGIN { printf "%.2f", r / m }')
+    v_result=$all_result v_why=$all_why
+    summary_line "$size"
+
 
     results_log=${RESULTS_LOG:-$(spec "$BENCH" results_log)}
     mkdir -p "$(dirname "$results_log")" || exit 1
@@ -359,7 +457,13 @@ run() {
         printf '"reportable":%s,' "$reportable"
         printf '"total_s":%s,' "$(json_num "$(timing time.total_s)")"
         printf '"iterations_wall_s":%s,' "$(json_num "$(timing time.iterations_wall_s)")"
-        printf '"s_per_iteration":%s,' "$(json_num "$per")"
+        printf '"runs":%s,' "$repeat"
+        printf '"s_per_iteration":%s,' "$(json_num "$median")"
+        printf '"s_per_iteration_min":%s,' "$(json_num "$fastest")"
+        printf '"s_per_iteration_max":%s,' "$(json_num "$slowest")"
+        printf '"reference_s_per_iteration":%s,' "$(json_num "$ref_s")"
+        printf '"reference":%s,' "$(json_str "$ref_label")"
+        printf '"ratio":%s,' "$(json_num "$ratio")"
         printf '"iteration_device_median_us":%s,' "$(json_num "$(timing iteration.device.median_us)")"
         printf '"histo_status":%s,' "$histo_status"
         printf '"command":%s,' "$(json_str "$shown")"
@@ -370,12 +474,14 @@ run() {
         printf '"cflags":%s,' "$(json_str "$(build_info cflags)")"
         printf '"build_options":%s,' "$(json_str "$(timing build.options)")"
         printf '"run_dir":%s,' "$(json_str "$run_dir")"
+        printf '"run_dirs":[%s],' "$(printf '%s' "$runs" \
+            | awk '{ printf "%s\"%s\"", (NR > 1 ? "," : ""), $2 }')"
         printf '"commit":%s,"modified":%s}' "$(json_str "$commit")" "$modified"
     })
     interrupted
     printf '%s\n' "$record" | sh validate/append-line.sh "$results_log" \
         || die "could not append the record to $results_log"
-    point "results/$size/last-run" "$stamp"
+    point "results/$size/last-run" "$(basename "$run_dir")"
     point results/last-run "$size"
     trap - INT TERM HUP
     [ "$v_result" = PASS ]
@@ -461,7 +567,7 @@ publish() {
 }
 
 usage() {
-    sed -n '2,16s/^# \{0,1\}//p' "$0" >&2
+    sed -n '2,18s/^# \{0,1\}//p' "$0" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
