@@ -236,6 +236,22 @@ add_why() {
     v_why="${v_why:+$v_why; }$1"
 }
 
+# line_fields: the fields every result line shares, from the timing file
+# and the verdict: device (with its platform), note (a count not the
+# Spec's) and verdict_text.
+line_fields() {
+    if [ -n "$device" ]; then
+        device="$device ($platform)"
+    else
+        device="none opened (platform ${PLATFORM:-default}, device ${DEVICE:-default})"
+    fi
+    note=""
+    [ -n "$iters" ] && [ "$iters" != "$d_iterations" ] \
+        && note=" (Spec: $d_iterations, not reportable)"
+    verdict_text=$v_result
+    [ -n "$v_why" ] && verdict_text="$v_result ($v_why)"
+}
+
 # result_line SIZE: the one line a run or re-validation ends with.
 result_line() {
     device=$(timing selected.name)
@@ -248,16 +264,7 @@ result_line() {
     if [ -n "$iters" ] && [ -n "$wall" ]; then
         per=$(awk -v w="$wall" -v n="$iters" 'BEGIN { printf "%.7f", w / n }')
     fi
-    if [ -n "$device" ]; then
-        device="$device ($platform)"
-    else
-        device="none opened (platform ${PLATFORM:-default}, device ${DEVICE:-default})"
-    fi
-    note=""
-    [ -n "$iters" ] && [ "$iters" != "$d_iterations" ] \
-        && note=" (Spec: $d_iterations, not reportable)"
-    verdict_text=$v_result
-    [ -n "$v_why" ] && verdict_text="$v_result ($v_why)"
+    line_fields
     printf '%s %s | %s | %s iterations%s | %s s total | %s s/iteration | %s\n' \
         "$NAME" "$1" "$device" "${iters:-?}" "$note" \
         "${total:--}" "${per:--}" "$verdict_text"
@@ -290,16 +297,7 @@ summary_line() {
     device=$(timing selected.name)
     platform=$(timing selected.platform_name)
     iters=$(timing iterations)
-    if [ -n "$device" ]; then
-        device="$device ($platform)"
-    else
-        device="none opened (platform ${PLATFORM:-default}, device ${DEVICE:-default})"
-    fi
-    note=""
-    [ -n "$iters" ] && [ "$iters" != "$d_iterations" ] \
-        && note=" (Spec: $d_iterations, not reportable)"
-    verdict_text=$v_result
-    [ -n "$v_why" ] && verdict_text="$v_result ($v_why)"
+    line_fields
     printf '%s %s | %s | %s iterations%s | %s run%s | median %s s/iteration (min %s, max %s) | ratio %s | %s\n' \
         "$NAME" "$1" "$device" "${iters:-?}" "$note" "$repeat" \
         "$([ "$repeat" -eq 1 ] || echo s)" "$median" "$fastest" "$slowest" \
