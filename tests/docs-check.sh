@@ -67,6 +67,10 @@ produce() {
     (cd "$W/v" && "$OLDPWD/$B/histo-validate" results/test/histo.bmp \
         output/test.bmp.gz) >"$W/ex/validate-bmp" 2>&1
     sh tests/results-table.sh >"$W/ex/results-table" 2>&1
+    # make report on the committed sample: its table and its CSV
+    sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
+        2>&1 | grep -v '^CSV: \|^plot: \|^(gnuplot' >"$W/ex/report"
+    cp "$W/report.csv" "$W/ex/report-csv"
     # the strategies side by side (docs/design.md)
     h100=docs/bench/h100-dcfd579-all.jsonl pocl=docs/bench/pocl-2core-7444fcf-all.jsonl
     sh tests/results-table.sh $h100:eye $h100:global $h100:replicated $h100:cpu \
@@ -79,7 +83,7 @@ produce() {
 normal() {
     awk -v id="$1" -v dev="$2" '
     {
-        if (id ~ /^(results-table|strategies-)/) { print; next }
+        if (id ~ /^(results-table|strategies-|report)/) { print; next }
         if (dev != "") while ((i = index($0, dev)) > 0)
             $0 = substr($0, 1, i - 1) "@DEVICE@" substr($0, i + length(dev))
         if (id == "runs-jsonl") gsub(/":("[^"]*"|[^,}]*)/, "\":_")
@@ -121,7 +125,7 @@ for f in ${DOCS_FILES:-README.md docs/*.md}; do
                 names = 0
                 while ((getline line < (dir "/" id)) > 0) {
                     if (dev != "" && index(line, dev) \
-                        && id !~ /^(results-table|strategies-)/) names = 1
+                        && id !~ /^(results-table|strategies-|report)/) names = 1
                     out[++n] = line
                 }
                 close(dir "/" id)

@@ -455,3 +455,23 @@ if command -v setsid >/dev/null 2>&1; then
 else
     echo "harness.interrupted_run: skipped: no setsid" >&2
 fi
+
+# make report on a committed sample with known numbers (tests/data/:
+# two devices, a later record replacing an earlier one, a bench row): the
+# table and the CSV exactly as committed, worked out by hand from the
+# sample; the plot where gnuplot is installed.
+if sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
+        >"$W/report.txt" 2>&1 \
+   && grep -v '^CSV: \|^plot: \|^(gnuplot' "$W/report.txt" | cmp -s - tests/data/report-sample.txt \
+   && cmp -s "$W/report.csv" tests/data/report-sample.csv \
+   && { ! command -v gnuplot >/dev/null 2>&1 || [ -s "$W/report.png" ]; }; then
+    ok harness.report
+else
+    bad harness.report "$(head -c 400 "$W/report.txt")"
+fi
+if sh validate/report.sh -o "$W/report-bad" nosuch.jsonl >/dev/null 2>&1; then
+    bad harness.report_missing_log "a missing log was accepted"
+else
+    ok harness.report_missing_log
+fi
+
