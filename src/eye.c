@@ -211,24 +211,17 @@ fail:
  * holds any. */
 static int reduce_group(struct eye_state *s)
 {
-    int status = HISTO_OK;
     struct eye_plan *p = &s->plan;
-    size_t kmax = 0, size;
-    CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_REDUCE], s->env.device->id,
-                                     CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
-                                     &kmax, NULL));
-    if ((status = strategy_device_group_limit(s->env.device, &size))
-        != HISTO_OK)
+    size_t size;
+    const int status = strategy_group_size(s->env.device, s->kernel[K_REDUCE],
+                                           HISTO_WORK_GROUP, &size,
+                                           &p->group_limit[K_REDUCE]);
+    if (status != HISTO_OK)
         return status;
-    size = min_size(min_size(size, kmax), HISTO_WORK_GROUP);
-    if (size < 1)
-        size = 1;
     if (size >= HISTO_REDUCE_LANES)
         size -= size % HISTO_REDUCE_LANES;
-    p->group_limit[K_REDUCE] = kmax;
     p->group[K_REDUCE] = size;
-fail:
-    return status;
+    return HISTO_OK;
 }
 
 /* The share of samples a cell needs to join the eye window, as 1/N:

@@ -5,6 +5,7 @@
 #include "program.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Stats of one column (kernel k) of the per-iteration table. */
 static struct run_stats kernel_stats(const struct run_times *t, size_t k,
@@ -140,14 +141,14 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "strategy = %s\n", r->strategy->name);
     /* the knobs it honours: what --batches, --tile-rows and --tune change */
     const struct strategy *st = r->strategy;
-    fprintf(f, "strategy.knobs = %s%s%s%s%s\n",
-            st->uses_batches ? "batches" : "",
-            st->uses_batches && st->uses_tiles ? " " : "",
-            st->uses_tiles ? "tile_rows" : "",
-            (st->uses_batches || st->uses_tiles) && st->uses_replicas ? " "
-                                                                      : "",
-            st->uses_replicas ? "replicas"
-            : st->uses_batches || st->uses_tiles ? "" : "none");
+    char knobs[32] = "";
+    if (st->uses_batches)
+        strcat(knobs, " batches");
+    if (st->uses_tiles)
+        strcat(knobs, " tile_rows");
+    if (st->uses_replicas)
+        strcat(knobs, " replicas");
+    fprintf(f, "strategy.knobs = %s\n", knobs[0] != '\0' ? knobs + 1 : "none");
     fprintf(f, "strategy.requested = %s\n", r->options->strategy != NULL
                                               ? r->options->strategy
                                               : "auto");

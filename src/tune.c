@@ -1,7 +1,7 @@
 /*
  * tune.c - histo --tune: measuring candidate knobs (see tune.h).
  *
- * histo --tune times every candidate (B, w) with the same program, input
+ * histo --tune times every candidate (B, w, R) with the same program, input
  * and iteration count, one strategy setup each on the input values
  * uploaded once for all of them and the run after, and keeps the lowest
  * median device time per iteration: medians, because the first iterations
@@ -108,11 +108,17 @@ static void add_unique(unsigned *list, size_t *n, unsigned v)
     list[(*n)++] = v;
 }
 
-/* B: automatic, then a spread around one batch per compute unit, at most
- * one batch per HISTO_MIN_GROUP_VALUES values (fewer are not worth a
- * batch's fixed cost) and never more than --batches accepts. */
-static size_t batch_candidates(const struct strategy_env *env, unsigned *b)
+/* B: automatic, then, for strategies with batches, a spread around one
+ * batch per compute unit, at most one batch per HISTO_MIN_GROUP_VALUES
+ * values (fewer are not worth a batch's fixed cost) and never more than
+ * --batches accepts. */
+static size_t batch_candidates(const struct strategy *strategy,
+                               const struct strategy_env *env, unsigned *b)
 {
+    size_t n = 0;
+    add_unique(b, &n, 0);
+    if (!strategy->uses_batches)
+        return n;
     const uint64_t units = env->device->compute_units > 0
                          ? env->device->compute_units : 1;
     uint64_t cap = env->input->nvalues / HISTO_MIN_GROUP_VALUES;
@@ -122,8 +128,6 @@ static size_t batch_candidates(const struct strategy_env *env, unsigned *b)
         cap = CLI_MAX_BATCHES;
     const uint64_t spread[] = {units / 4, units / 2, units, 2 * units,
                                4 * units};
-    size_t n = 0;
-    add_unique(b, &n, 0);
     for (size_t i = 0; i < sizeof spread / sizeof spread[0]; ++i)
         if (spread[i] >= 1)
             add_unique(b, &n, (unsigned)(spread[i] < cap ? spread[i] : cap));
@@ -215,8 +219,7 @@ int tune_run(const struct strategy *strategy,
         != HISTO_OK)
         goto fail;
     unsigned bs[8], ws[4];
-    const size_t nb = strategy->uses_batches ? batch_candidates(base, bs)
-                                             : (bs[0] = 0, 1);
+    const size_t nb = batch_candidates(strategy, base, bs);
     const size_t nw = row_candidates(strategy, c->tile_rows_used, ws);
     /* R: the strategy's default (0), one copy and four */
     const unsigned rs[] = {0, 1, 4};
