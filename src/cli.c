@@ -51,6 +51,15 @@ void cli_usage(FILE *f)
 "                      GPU, ACCELERATOR, CUSTOM (a device of several types\n"
 "                      matches each; default $HISTO_DEVICE, else the\n"
 "                      platform's first)\n"
+"                      A list (0,1 or GPU,GPU; the same device twice\n"
+"                      is two queues) or 'all' (every device of the\n"
+"                      platform) splits the input among them\n"
+"  --device-budget B   bytes of device memory the input may take (K, M,\n"
+"                      G, T suffixes; default 7/8 of the device's);\n"
+"                      above it the input is streamed from host memory\n"
+"                      in chunks, every iteration\n"
+"  --chunk-values N    at most N values a chunk (default: the device's\n"
+"                      largest allocation, 2^31 at most; streamed: 2^25)\n"
 "  --timing FILE       configuration and timing report (default histo.out)\n"
 "  --raw FILE          the 8-bit counters, row-major, no header (what is\n"
 "                      validated; histo.out holds their SHA-256 digest)\n"
@@ -110,6 +119,28 @@ static int parse_count(const char *what, const char *text, unsigned long min,
         return HISTO_EXIT_USAGE;
     }
     *out = v;
+    return HISTO_OK;
+}
+
+/* A byte count: a whole number with an optional K, M, G or T (powers of
+ * 1024), from 1 byte to 2^60. */
+static int parse_bytes(const char *what, const char *text, uint64_t *out)
+{
+    char digits[32];
+    const size_t len = strlen(text);
+    unsigned shift = 0;
+    const char *units = "KMGT", *u;
+    if (len > 0 && len < sizeof digits
+        && (u = strchr(units, text[len - 1])) != NULL && text[len - 1]) {
+        shift = 10 * (unsigned)(u - units + 1);
+        memcpy(digits, text, len - 1);
+        digits[len - 1] = '\0';
+        text = digits;
+    }
+    unsigned long v;
+    if (parse_count(what, text, 1, (1ul << 60) >> shift, &v) != HISTO_OK)
+        return HISTO_EXIT_USAGE;
+    *out = (uint64_t)v << shift;
     return HISTO_OK;
 }
 
@@ -197,6 +228,21 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
                                          &copies) != HISTO_OK)
                 return HISTO_EXIT_USAGE;
             opt->replicas = (unsigned)copies;
+            continue;
+        } else if (strcmp(arg, "--device-budget") == 0) {
+            const char *v = option_value(argc, argv, &i);
+            if (v == NULL || parse_bytes("--device-budget", v,
+                                         &opt->device_budget) != HISTO_OK)
+                return HISTO_EXIT_USAGE;
+            continue;
+        } else if (strcmp(arg, "--chunk-values") == 0) {
+            const char *v = option_value(argc, argv, &i);
+            unsigned long n;
+            if (v == NULL || parse_count("--chunk-values", v, 1,
+                                         CLI_MAX_CHUNK_VALUES, &n)
+                                 != HISTO_OK)
+                return HISTO_EXIT_USAGE;
+            opt->chunk_values = n;
             continue;
         } else if (strcmp(arg, "--strategy") == 0) {
             const char *v = option_value(argc, argv, &i);

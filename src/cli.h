@@ -6,6 +6,7 @@
 #define HISTO_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Upper bounds accepted on the command line (larger values are rejected,
@@ -14,6 +15,7 @@
 #define CLI_MAX_BATCHES 65536ul
 #define CLI_MAX_TILE_ROWS 65535ul
 #define CLI_MAX_REPLICAS 16ul
+#define CLI_MAX_CHUNK_VALUES (1ul << 31)
 
 struct histo_options {
     const char *input;       /* -i FILE (required)                      */
@@ -27,6 +29,8 @@ struct histo_options {
     unsigned batches;        /* --batches, 0 = derived from the device  */
     unsigned tile_rows;      /* --tile-rows, 0 = as many as fit         */
     unsigned replicas;       /* --replicas, 0 = the strategy's default  */
+    uint64_t device_budget;  /* --device-budget bytes, 0 = the device's */
+    uint64_t chunk_values;   /* --chunk-values, 0 = the largest allowed */
     bool tune;               /* --tune: measure knobs, store the best   */
     bool no_tune_cache;      /* --no-tune-cache or $HISTO_NO_TUNE_CACHE */
     const char *strategy;    /* --strategy NAME, NULL = by local memory */

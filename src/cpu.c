@@ -129,7 +129,8 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
         CL_CREATE(s->kernel[k], clCreateKernel(env->program, kernel_names[k],
                                                &cl_err_));
 
-    /* nvalues <= HISTO_MAX_VALUES = 2^31 (input.c): fits in cl_uint. */
+    /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
+     * in cl_uint. */
     const cl_uint n = (cl_uint)in->nvalues;
     const cl_uint nbins = in->nbins;
     /* One batch has no private histogram; OpenCL has no empty buffers. */
@@ -192,6 +193,20 @@ fail:
     return status;
 }
 
+/* Counts another chunk of the same length from now on. */
+static int cpu_bind(void *opaque, cl_mem values)
+{
+    struct cpu_state *s = opaque;
+    return strategy_bind_values(&s->values, s->kernel[K_COUNT], values);
+}
+
+/* The buffer an iteration leaves the histogram in. */
+static cl_mem cpu_output(const void *opaque)
+{
+    const struct cpu_state *s = opaque;
+    return s->histo;
+}
+
 static int cpu_download(void *opaque, cl_command_queue queue, uint8_t *histo)
 {
     int status = HISTO_OK;
@@ -240,6 +255,8 @@ const struct strategy cpu_strategy = {
     .setup = cpu_setup,
     .enqueue = cpu_enqueue,
     .download = cpu_download,
+    .output = cpu_output,
+    .bind = cpu_bind,
     .report = cpu_report,
     .summary = cpu_summary,
     .release = cpu_release,

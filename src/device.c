@@ -431,6 +431,71 @@ int device_select(struct device_list *list, const char *platform,
     return HISTO_EXIT_DEVICE;
 }
 
+int device_select_many(struct device_list *list, const char *platform,
+                       const char *devices, const struct device_info **out,
+                       size_t max, size_t *n)
+{
+    *n = 0;
+    if (devices != NULL && strcmp(devices, "all") == 0) {
+        int status = device_select(list, platform, NULL);
+        if (status != HISTO_OK)
+            return status;
+        const struct platform_info *pi = &list->platforms[list->platform];
+        const cl_uint chosen = list->device;
+        for (cl_uint d = 0; d < pi->ndevices && *n < max; ++d) {
+            if (pi->devices[d].skipped[0] != '\0')
+                continue;
+            list->device = d;
+            if ((status = check_byte_order(device_selected(list)))
+                    != HISTO_OK)
+                return status;
+            out[(*n)++] = device_selected(list);
+        }
+        list->device = chosen;
+        return HISTO_OK;
+    }
+    /* A list: each item as --device alone would take it, all on the
+     * platform of the first. */
+    const char *item = devices;
+    cl_uint platform0 = 0, device0 = 0;
+    do {
+        char one[256];
+        const char *comma = item != NULL ? strchr(item, ',') : NULL;
+        const size_t len = comma != NULL ? (size_t)(comma - item)
+                         : item != NULL ? strlen(item) : 0;
+        if (item != NULL && (len == 0 || len >= sizeof one)) {
+            histo_error("--device '%s': an empty or overlong item", devices);
+            return HISTO_EXIT_USAGE;
+        }
+        if (*n == max) {
+            histo_error("--device '%s': more than %zu devices", devices, max);
+            return HISTO_EXIT_USAGE;
+        }
+        if (item != NULL) {
+            memcpy(one, item, len);
+            one[len] = '\0';
+        }
+        const int status = device_select(list, platform,
+                                         item != NULL ? one : NULL);
+        if (status != HISTO_OK)
+            return status;
+        if (*n == 0) {
+            platform0 = list->platform;
+            device0 = list->device;
+        } else if (list->platform != platform0) {
+            histo_error("--device '%s': the devices are on different "
+                        "platforms (%u and %u); one run uses one platform",
+                        devices, platform0, list->platform);
+            return HISTO_EXIT_DEVICE;
+        }
+        out[(*n)++] = device_selected(list);
+        item = comma != NULL ? comma + 1 : NULL;
+    } while (item != NULL);
+    list->platform = platform0;
+    list->device = device0;
+    return HISTO_OK;
+}
+
 void device_print(FILE *f, const struct device_list *list, bool selected)
 {
     for (cl_uint p = 0; p < list->nplatforms; ++p) {

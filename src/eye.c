@@ -425,7 +425,8 @@ static int set_tile_args(struct eye_state *s)
 {
     int status = HISTO_OK;
     const struct eye_plan *p = &s->plan;
-    /* nvalues <= HISTO_MAX_VALUES = 2^31 (input.c): fits in cl_uint. */
+    /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
+     * in cl_uint. */
     const cl_uint n = (cl_uint)s->input->nvalues;
     const cl_uint nbins = s->input->nbins;
     const cl_kernel k = s->kernel[K_TILE];
@@ -651,6 +652,20 @@ static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
     return launch(s, queue, K_REDUCE, reduce_items, &ev[K_REDUCE]);
 }
 
+/* Counts another chunk of the same length from now on. */
+static int eye_bind(void *opaque, cl_mem values)
+{
+    struct eye_state *s = opaque;
+    return strategy_bind_values(&s->values, s->kernel[K_TILE], values);
+}
+
+/* The buffer an iteration leaves the histogram in. */
+static cl_mem eye_output(const void *opaque)
+{
+    const struct eye_state *s = opaque;
+    return s->histo;
+}
+
 static int eye_download(void *opaque, cl_command_queue queue, uint8_t *histo)
 {
     int status = HISTO_OK;
@@ -772,6 +787,8 @@ const struct strategy eye_strategy = {
     .setup = eye_setup,
     .enqueue = eye_enqueue,
     .download = eye_download,
+    .output = eye_output,
+    .bind = eye_bind,
     .report = eye_report,
     .summary = eye_summary,
     .release = eye_release,
@@ -790,6 +807,8 @@ const struct strategy replicated_strategy = {
     .setup = replicated_setup,
     .enqueue = eye_enqueue,
     .download = eye_download,
+    .output = eye_output,
+    .bind = eye_bind,
     .report = eye_report,
     .summary = eye_summary,
     .release = eye_release,

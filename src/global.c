@@ -92,7 +92,8 @@ static int global_setup(const struct strategy_env *env, void **opaque)
     p->groups[K_SATURATE] = groups_for(dev, in->nbins / 4 + 1,
                                        p->group[K_SATURATE]);
 
-    /* nvalues <= HISTO_MAX_VALUES = 2^31 (input.c): fits in cl_uint. */
+    /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
+     * in cl_uint. */
     const cl_uint n = (cl_uint)in->nvalues;
     const cl_uint nbins = in->nbins;
     CL_CALL(clRetainMemObject(env->values));
@@ -135,6 +136,20 @@ static int global_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
     }
 fail:
     return status;
+}
+
+/* Counts another chunk of the same length from now on. */
+static int global_bind(void *opaque, cl_mem values)
+{
+    struct global_state *s = opaque;
+    return strategy_bind_values(&s->values, s->kernel[K_COUNT], values);
+}
+
+/* The buffer an iteration leaves the histogram in. */
+static cl_mem global_output(const void *opaque)
+{
+    const struct global_state *s = opaque;
+    return s->histo;
 }
 
 static int global_download(void *opaque, cl_command_queue queue,
@@ -181,6 +196,8 @@ const struct strategy global_strategy = {
     .setup = global_setup,
     .enqueue = global_enqueue,
     .download = global_download,
+    .output = global_output,
+    .bind = global_bind,
     .report = global_report,
     .summary = global_summary,
     .release = global_release,

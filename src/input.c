@@ -33,14 +33,8 @@ int input_check_header(const unsigned char header[HISTO_HEADER_BYTES],
         return -1;
     }
     const uint64_t nvalues = (uint64_t)in->img_width * in->img_height;
-    if (nvalues > HISTO_MAX_VALUES) {
-        snprintf(why, why_len, "image %" PRIu32 "x%" PRIu32 " has %" PRIu64
-                 " values, more than the %" PRIu64 " histo can process",
-                 in->img_width, in->img_height, nvalues, HISTO_MAX_VALUES);
-        return -1;
-    }
-    /* read_values() sizes the buffer as nvalues * 4 in size_t: on a host
-     * whose size_t is 32 bits that would wrap above 2^30 values. */
+    /* Values are counted and addressed in bytes as size_t: on a host whose
+     * size_t is 32 bits nvalues * 4 would wrap above 2^30 values. */
     if (nvalues > SIZE_MAX / sizeof(uint32_t)) {
         snprintf(why, why_len, "image %" PRIu32 "x%" PRIu32 " has %" PRIu64
                  " values, more than this host can address",
@@ -302,136 +296,101 @@ static void reader_close(struct reader *r)
     free(r->chunk);
 }
 
-/* Reads the promised values, growing the buffer as data arrives: a short
- * file that promises 2^31 values costs what it holds, not 8 GiB. */
-static int read_values(struct reader *r, struct histo_input *in)
+/* Reads n values into dst and decodes them in place, checking each:
+ * the same bytes give the same values on any host. `first` is the index
+ * of dst[0] in the input, for messages. A file that ends early is
+ * reported with the bytes it held. Returns 0 or an exit status. */
+static int read_values(struct reader *r, const struct histo_input *in,
+                       uint32_t *dst, size_t n, size_t first)
 {
-    const size_t want = in->nvalues * sizeof *in->values;
-    size_t have = 0, cap = 0;
-    unsigned char *buf = NULL;
-    while (have < want) {
-        if (have == cap) {
-            size_t next = cap == 0 ? (size_t)1 << 22 : cap * 2;
-            if (next > want)
-                next = want;
-            unsigned char *grown = realloc(buf, next);
-            if (grown == NULL) {
-                free(buf);
-                histo_error("out of host memory reading '%s' (%zu bytes)",
-                            r->name, next);
-                return HISTO_EXIT_INTERNAL;
-            }
-            buf = grown;
-            cap = next;
-        }
-        const long long got = reader_read(r, buf + have, cap - have);
-        if (got < 0) {
-            free(buf);
-            return r->failed;
-        }
-        have += (size_t)got;
-        if (have < cap)
-            break; /* end of data */
-    }
-    in->values = (uint32_t *)(void *)buf;
-    if (have < want) {
+    const long long got = reader_read(r, (unsigned char *)dst,
+                                      n * sizeof *dst);
+    if (got < 0)
+        return r->failed;
+    if ((size_t)got < n * sizeof *dst) {
         histo_error("input '%s': header promises %zu values (%" PRIu32 "x%"
                     PRIu32 ") but the file holds %zu bytes of data, %zu"
                     " needed", r->name, in->nvalues, in->img_width,
-                    in->img_height, have, want);
+                    in->img_height, first * sizeof *dst + (size_t)got,
+                    in->nvalues * sizeof *dst);
         return HISTO_EXIT_INPUT;
     }
-    return HISTO_OK;
-}
-
-/* The header, the values, then the end of the data: nothing may follow the
- * values, and every gzip member must have been read to its trailer. */
-static int read_input(struct reader *r, struct histo_input *in,
-                      input_size_check check, void *arg)
-{
-    unsigned char header[HISTO_HEADER_BYTES];
-    char why[256];
-
-    long long got = reader_read(r, header, sizeof header);
-    if (got < 0)
-        return r->failed;
-    if (got < (long long)sizeof header) {
-        histo_error("input '%s': header is %lld bytes, expected %u", r->name,
-                    got, HISTO_HEADER_BYTES);
-        return HISTO_EXIT_INPUT;
-    }
-    if (input_check_header(header, in, why, sizeof why) != 0) {
-        histo_error("input '%s': %s", r->name, why);
-        return HISTO_EXIT_INPUT;
-    }
-    int status = check != NULL ? check(in, arg) : HISTO_OK;
-    if (status != HISTO_OK)
-        return status;
-    status = read_values(r, in);
-    if (status != HISTO_OK)
-        return status;
-
-    unsigned char extra;
-    got = reader_read(r, &extra, 1);
-    if (got < 0)
-        return r->failed;
-    if (got != 0) {
-        histo_error("input '%s': trailing data after the %zu values the"
-                    " header promises", r->name, in->nvalues);
-        return HISTO_EXIT_INPUT;
-    }
-    return HISTO_OK;
-}
-
-/* Decodes in place: the same bytes give the same values on any host. */
-static int decode_values(const char *name, struct histo_input *in)
-{
-    const unsigned char *raw = (const unsigned char *)in->values;
-    for (size_t i = 0; i < in->nvalues; ++i) {
+    const unsigned char *raw = (const unsigned char *)dst;
+    for (size_t i = 0; i < n; ++i) {
         const uint32_t v = input_le32(raw + 4 * i);
         if (v >= in->nbins) {
+            const size_t at = first + i;
             histo_error("input '%s': value %zu (image row %zu, column %zu) is"
                         " %" PRIu32 ", outside the %" PRIu32 "x%" PRIu32
-                        " histogram (%" PRIu32 " bins)", name, i,
-                        i / in->img_width, i % in->img_width, v,
+                        " histogram (%" PRIu32 " bins)", r->name, at,
+                        at / in->img_width, at % in->img_width, v,
                         in->histo_width, in->histo_height, in->nbins);
             return HISTO_EXIT_INPUT;
         }
-        in->values[i] = v;
+        dst[i] = v;
     }
     return HISTO_OK;
 }
 
-static int read_stream(FILE *file, const char *name, struct histo_input *in,
-                       input_size_check check, void *arg)
-{
+struct input_stream {
     struct reader r;
-    memset(in, 0, sizeof *in);
-    int status = reader_open(&r, file, name);
-    if (status == HISTO_OK)
-        status = read_input(&r, in, check, arg);
-    reader_close(&r);
-    if (status == HISTO_OK)
-        status = decode_values(name, in);
+    struct histo_input in;  /* sizes only                                */
+    size_t next;            /* index of the next value to read           */
+    bool owns_file;
+};
+
+static int stream_begin(struct input_stream *s, FILE *file, const char *name,
+                        struct histo_input *in)
+{
+    unsigned char header[HISTO_HEADER_BYTES];
+    char why[256];
+    int status = reader_open(&s->r, file, name);
     if (status != HISTO_OK)
-        input_free(in);
-    return status;
+        return status;
+    const long long got = reader_read(&s->r, header, sizeof header);
+    if (got < 0)
+        return s->r.failed;
+    if (got < (long long)sizeof header) {
+        histo_error("input '%s': header is %lld bytes, expected %u", name,
+                    got, HISTO_HEADER_BYTES);
+        return HISTO_EXIT_INPUT;
+    }
+    if (input_check_header(header, &s->in, why, sizeof why) != 0) {
+        histo_error("input '%s': %s", name, why);
+        return HISTO_EXIT_INPUT;
+    }
+    *in = s->in;
+    return HISTO_OK;
 }
 
-int input_read_stream(FILE *file, const char *name, struct histo_input *in)
-{
-    return read_stream(file, name, in, NULL, NULL);
-}
-
-int input_read(const char *path, struct histo_input *in)
-{
-    return input_read_checked(path, in, NULL, NULL);
-}
-
-int input_read_checked(const char *path, struct histo_input *in,
-                       input_size_check check, void *arg)
+static int stream_open(FILE *file, bool owns_file, const char *name,
+                       struct input_stream **stream, struct histo_input *in)
 {
     memset(in, 0, sizeof *in);
+    struct input_stream *s = calloc(1, sizeof *s);
+    *stream = NULL;
+    if (s == NULL) {
+        if (owns_file)
+            fclose(file);
+        histo_error("out of host memory reading '%s'", name);
+        return HISTO_EXIT_INTERNAL;
+    }
+    s->owns_file = owns_file;
+    const int status = stream_begin(s, file, name, in);
+    if (status != HISTO_OK) {
+        input_close(s);
+        memset(in, 0, sizeof *in);
+        return status;
+    }
+    *stream = s;
+    return HISTO_OK;
+}
+
+int input_open(const char *path, struct input_stream **stream,
+               struct histo_input *in)
+{
+    memset(in, 0, sizeof *in);
+    *stream = NULL;
     errno = 0;
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
@@ -439,9 +398,111 @@ int input_read_checked(const char *path, struct histo_input *in,
                     errno ? strerror(errno) : "out of memory");
         return HISTO_EXIT_INPUT;
     }
-    const int status = read_stream(file, path, in, check, arg);
-    fclose(file);
+    return stream_open(file, true, path, stream, in);
+}
+
+int input_next(struct input_stream *s, uint32_t *dst, size_t n)
+{
+    if (n > s->in.nvalues - s->next) {
+        histo_error("internal: %zu values asked of '%s' past its %zu",
+                    n, s->r.name, s->in.nvalues);
+        return HISTO_EXIT_INTERNAL;
+    }
+    /* In pieces within any read's reach, so that one huge request does
+     * not ask zlib or read() for more than they take at once. */
+    const size_t piece = (size_t)1 << 28;
+    while (n > 0) {
+        const size_t k = n < piece ? n : piece;
+        const int status = read_values(&s->r, &s->in, dst, k, s->next);
+        if (status != HISTO_OK)
+            return status;
+        dst += k;
+        n -= k;
+        s->next += k;
+    }
+    return HISTO_OK;
+}
+
+int input_end(struct input_stream *s)
+{
+    unsigned char extra;
+    if (s->next != s->in.nvalues) {
+        histo_error("internal: '%s' closed after %zu of its %zu values",
+                    s->r.name, s->next, s->in.nvalues);
+        return HISTO_EXIT_INTERNAL;
+    }
+    const long long got = reader_read(&s->r, &extra, 1);
+    if (got < 0)
+        return s->r.failed;
+    if (got != 0) {
+        histo_error("input '%s': trailing data after the %zu values the"
+                    " header promises", s->r.name, s->in.nvalues);
+        return HISTO_EXIT_INPUT;
+    }
+    return HISTO_OK;
+}
+
+void input_close(struct input_stream *s)
+{
+    if (s == NULL)
+        return;
+    reader_close(&s->r);
+    if (s->owns_file)
+        fclose(s->r.file);
+    free(s);
+}
+
+/* The whole input into one host buffer that grows as data arrives: a
+ * short file that promises 2^31 values costs what it holds, not 8 GiB. */
+static int read_whole(struct input_stream *s, struct histo_input *in)
+{
+    size_t have = 0, cap = 0;
+    while (have < in->nvalues) {
+        if (have == cap) {
+            size_t next = cap == 0 ? (size_t)1 << 20 : cap * 2;
+            if (next > in->nvalues)
+                next = in->nvalues;
+            uint32_t *grown = realloc(in->values, next * sizeof *grown);
+            if (grown == NULL) {
+                histo_error("out of host memory reading '%s' (%zu bytes)",
+                            s->r.name, next * sizeof *grown);
+                return HISTO_EXIT_INTERNAL;
+            }
+            in->values = grown;
+            cap = next;
+        }
+        const int status = input_next(s, in->values + have, cap - have);
+        if (status != HISTO_OK)
+            return status;
+        have = cap;
+    }
+    return input_end(s);
+}
+
+/* The rest of an opened input into one buffer, then closed. */
+static int read_rest(int status, struct input_stream *s,
+                     struct histo_input *in)
+{
+    if (status == HISTO_OK)
+        status = read_whole(s, in);
+    input_close(s);
+    if (status != HISTO_OK)
+        input_free(in);
     return status;
+}
+
+int input_read_stream(FILE *file, const char *name, struct histo_input *in)
+{
+    struct input_stream *s;
+    const int status = stream_open(file, false, name, &s, in);
+    return read_rest(status, s, in);
+}
+
+int input_read(const char *path, struct histo_input *in)
+{
+    struct input_stream *s;
+    const int status = input_open(path, &s, in);
+    return read_rest(status, s, in);
 }
 
 void input_free(struct histo_input *in)

@@ -14,9 +14,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The device kernels index values and bins with 32-bit integers and step
- * past the end by up to a work-group, so inputs stop at 2^31 values. */
-#define HISTO_MAX_VALUES (UINT64_C(1) << 31)
 #define HISTO_HEADER_BYTES 16u
 
 struct histo_input {
@@ -32,23 +29,30 @@ struct histo_input {
 int input_check_header(const unsigned char header[HISTO_HEADER_BYTES],
                        struct histo_input *in, char *why, size_t why_len);
 
-/* Reads and validates a whole input file. Returns 0 or HISTO_EXIT_INPUT
- * (message printed) / HISTO_EXIT_INTERNAL (host memory). */
+/* Reads and validates a whole input file into in->values. Returns 0 or
+ * HISTO_EXIT_INPUT (message printed) / HISTO_EXIT_INTERNAL (host memory).
+ * A short file that promises many values costs what it holds. */
 int input_read(const char *path, struct histo_input *in);
-
-/* Called once the header is checked, before any value is read or
- * decompressed, with the sizes of `in` filled: returns 0 to go on, or an
- * exit status (after printing why) that input_read_checked returns. */
-typedef int (*input_size_check)(const struct histo_input *in, void *arg);
-
-/* input_read with check(in, arg) between the header and the values. */
-int input_read_checked(const char *path, struct histo_input *in,
-                       input_size_check check, void *arg);
 
 /* The same from an open stream, read to its end through its descriptor
  * (stdio's buffer is not used) but not closed; name is used in messages.
  * For callers that do not read from a path (the fuzzer). */
 int input_read_stream(FILE *file, const char *name, struct histo_input *in);
+
+/* An input read a piece at a time, so that its values can go straight
+ * where they are counted (device buffers) without a whole copy in host
+ * memory: input_open reads and checks the header and fills the sizes of
+ * `in` (values stays NULL); input_next reads the next n values into dst,
+ * decoded and each checked against the histogram; input_end checks that
+ * nothing follows the last value (and that every gzip member was read to
+ * its trailer); input_close frees the stream (NULL is fine). Each returns
+ * 0 or an exit status after printing why. */
+struct input_stream;
+int input_open(const char *path, struct input_stream **stream,
+               struct histo_input *in);
+int input_next(struct input_stream *stream, uint32_t *dst, size_t n);
+int input_end(struct input_stream *stream);
+void input_close(struct input_stream *stream);
 
 void input_free(struct histo_input *in);
 

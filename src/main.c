@@ -15,6 +15,7 @@
 #include "strategy.h"
 #include "timer.h"
 #include "tune.h"
+#include "work.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -29,25 +30,25 @@ static FILE *summary_stream(const struct histo_options *opt)
                ? stderr : stdout;
 }
 
-/* Whether the input's values and its histogram fit the device: each in
- * one allocation, both in its memory. The strategies check their other
- * buffers when they plan them. */
-static int input_fits(const struct histo_input *in, void *arg)
+/* The strategy every share runs: --strategy, else the devices' default,
+ * which must agree. Returns NULL after saying why. */
+static const struct strategy *choose_strategy(const char *name,
+                                              const struct device_info
+                                                  *const *devs,
+                                              size_t ndevs)
 {
-    const struct device_info *dev = arg;
-    const uint64_t values = (uint64_t)in->nvalues * sizeof(cl_uint);
-    int status = device_check_alloc(dev, "input", values);
-    if (status == HISTO_OK)
-        status = device_check_alloc(dev, "histogram", in->nbins);
-    if (status == HISTO_OK && values + in->nbins > dev->global_mem) {
-        histo_error("the input (%" PRIu64 " bytes) and its histogram (%"
-                    PRIu32 " bytes) need more than the %llu bytes of "
-                    "memory '%s' has (CL_DEVICE_GLOBAL_MEM_SIZE)", values,
-                    in->nbins, (unsigned long long)dev->global_mem,
-                    dev->name);
-        status = HISTO_EXIT_DEVICE;
-    }
-    return status;
+    if (name != NULL)
+        return strategy_find(name);
+    const struct strategy *st = strategy_default(devs[0]);
+    for (size_t i = 1; i < ndevs; ++i)
+        if (strategy_default(devs[i]) != st) {
+            histo_error("'%s' and '%s' default to different strategies (%s"
+                        " and %s): name one with --strategy", devs[0]->name,
+                        devs[i]->name, st->name,
+                        strategy_default(devs[i])->name);
+            return NULL;
+        }
+    return st;
 }
 
 int main(int argc, char **argv)
@@ -58,14 +59,11 @@ int main(int argc, char **argv)
     struct device_list devices = {0};
     struct run_times times = {0};
     struct phase_times ph = {0};
-    cl_context context = NULL;
-    cl_command_queue queue = NULL;
-    cl_program program = NULL;
-    cl_mem values = NULL;
+    struct input_stream *stream = NULL;
+    struct work work = {0};
     const struct strategy *strategy = NULL;
     struct tune_knobs knobs;
     struct tune_result tuning;
-    void *state = NULL;
     uint8_t *histo = NULL;
     double t;
 
@@ -101,66 +99,68 @@ int main(int argc, char **argv)
             && (status = outfile_prepare(opt.raw)) != HISTO_OK))
         return status;
 
-    /* The device first: an input too large for it is refused from its
-     * header, before gigabytes are read or decompressed. */
+    /* The devices, then the input's header: the work is planned from it
+     * (and a histogram too large for a device refused) before gigabytes
+     * are read or decompressed. */
     t = timer_now();
+    const struct device_info *devs[WORK_MAX_SHARES];
+    size_t ndevs = 0;
     if ((status = device_enumerate(&devices)) != HISTO_OK
-        || (status = device_select(&devices, opt.platform, opt.device))
+        || (status = device_select_many(&devices, opt.platform, opt.device,
+                                        devs, WORK_MAX_SHARES, &ndevs))
                != HISTO_OK)
         goto fail;
     ph.setup_s = timer_now() - t;
-    const struct device_info *dev = device_selected(&devices);
 
     t = timer_now();
-    if ((status = input_read_checked(opt.input, &input, input_fits,
-                                     (void *)dev)) != HISTO_OK)
+    const struct work_options wopt = {
+        .device_budget = opt.device_budget,
+        .chunk_values = opt.chunk_values,
+    };
+    if ((status = input_open(opt.input, &stream, &input)) != HISTO_OK
+        || (status = work_plan(&work, devs, ndevs, &input, &wopt))
+               != HISTO_OK)
         goto fail;
     ph.read_s = timer_now() - t;
 
     t = timer_now();
-    if ((status = device_open(&devices, &context, &queue)) != HISTO_OK)
+    if ((status = work_open(&work,
+                            devices.platforms[devices.platform].id))
+            != HISTO_OK)
         goto fail;
     ph.setup_s += timer_now() - t;
 
-    strategy = opt.strategy != NULL ? strategy_find(opt.strategy)
-                                    : strategy_default(dev);
-    struct program_defines defines = {.count = 0};
+    if ((strategy = choose_strategy(opt.strategy, devs, ndevs)) == NULL) {
+        status = HISTO_EXIT_USAGE;
+        goto fail;
+    }
     t = timer_now();
-    if ((strategy->defines != NULL
-         && (status = strategy->defines(dev, &defines)) != HISTO_OK)
-        || (status = program_build(context, dev->id, opt.kernel_dir,
-                                   strategy->sources, strategy->nsources,
-                                   input.histo_width, &defines, &program))
-               != HISTO_OK)
+    if ((status = work_build(&work, strategy, opt.kernel_dir)) != HISTO_OK)
         goto fail;
     ph.build_s = timer_now() - t;
 
-    /* The input goes to the device once: --tune's candidates and the run
-     * share it. */
+    /* The values go from the file to where they are counted, once:
+     * --tune's candidates and the run share them. */
     t = timer_now();
-    if ((status = strategy_values_upload(context, queue, dev, &input,
-                                         &values)) != HISTO_OK)
+    status = work_fill(&work, stream);
+    input_close(stream);
+    stream = NULL;
+    if (status != HISTO_OK)
         goto fail;
-    ph.upload_s = timer_now() - t;
+    ph.upload_s = work.upload_s;
+    ph.read_s += timer_now() - t - work.upload_s;
 
-    /* Batches and tile rows: measured (--tune), else given, cached or
-     * left to the strategy. */
-    struct strategy_env env = {
-        .context = context,
-        .queue = queue,
-        .program = program,
-        .kernel_dir = opt.kernel_dir,
-        .device = dev,
-        .input = &input,
-        .values = values,
-    };
+    /* Batches and tile rows: measured (--tune, on the first chunk), else
+     * given, cached or left to the strategy. */
+    struct strategy_env env = {.kernel_dir = opt.kernel_dir};
     struct tune_key key;
-    tune_key_of(&key, dev, strategy, &input);
+    tune_key_of(&key, devs[0], strategy, &input);
     if (opt.tune) {
         t = timer_now();
-        if ((status = tune_run(strategy, &env, opt.iterations, &opt, &key,
-                               &tuning, &knobs, summary_stream(&opt)))
-                != HISTO_OK)
+        if ((status = work_tune_env(&work, &env)) != HISTO_OK
+            || (status = tune_run(strategy, &env, opt.iterations, &opt,
+                                  &key, &tuning, &knobs,
+                                  summary_stream(&opt))) != HISTO_OK)
             goto fail;
         ph.tune_s = timer_now() - t;
     } else {
@@ -171,12 +171,13 @@ int main(int argc, char **argv)
     env.replicas = knobs.replicas;
 
     t = timer_now();
-    if ((status = strategy_setup(strategy, &env, &state)) != HISTO_OK)
+    if ((status = work_setup(&work, &env)) != HISTO_OK)
         goto fail;
     ph.strategy_setup_s = timer_now() - t;
 
-    if ((status = run_iterations(strategy, state, queue, opt.iterations,
-                                 &times)) != HISTO_OK)
+    struct run_plan plan;
+    work_run_plan(&work, &plan);
+    if ((status = run_plan(&plan, opt.iterations, &times)) != HISTO_OK)
         goto fail;
 
     t = timer_now();
@@ -185,7 +186,7 @@ int main(int argc, char **argv)
         status = HISTO_EXIT_INTERNAL;
         goto fail;
     }
-    if ((status = strategy->download(state, queue, histo)) != HISTO_OK)
+    if ((status = work_download(&work, histo)) != HISTO_OK)
         goto fail;
     ph.download_s = timer_now() - t;
 
@@ -206,7 +207,8 @@ int main(int argc, char **argv)
         .input = &input,
         .devices = &devices,
         .strategy = strategy,
-        .state = state,
+        .state = work_first_state(&work),
+        .work = &work,
         .times = &times,
         .knobs = &knobs,
         .tuning = opt.tune ? &tuning : NULL,
@@ -225,16 +227,8 @@ fail:
         outfile_discard_all();
     free(histo);
     run_times_free(&times);
-    if (state != NULL)
-        strategy->release(state);
-    if (values != NULL)
-        clReleaseMemObject(values);
-    if (program != NULL)
-        clReleaseProgram(program);
-    if (queue != NULL)
-        clReleaseCommandQueue(queue);
-    if (context != NULL)
-        clReleaseContext(context);
+    work_release(&work);
+    input_close(stream);
     device_list_free(&devices);
     input_free(&input);
     return status;

@@ -4,6 +4,7 @@
 #include "outfile.h"
 #include "program.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,74 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "selected.max_work_items_0 = %zu\n", d->max_work_items);
 }
 
+/* Where the values are and who counts them (work.h), and the
+ * iteration's parts: copies, kernels, combines, per share. */
+static void print_work(FILE *f, const struct work *w,
+                       const struct run_times *t, double *scratch)
+{
+    size_t chunks = 0;
+    bool streamed = false, resident = false, pinned = true;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        chunks += w->shares[s].nchunks;
+        streamed |= w->shares[s].streamed;
+        resident |= !w->shares[s].streamed;
+        pinned &= !w->shares[s].streamed || w->shares[s].pinned;
+    }
+    fprintf(f, "input.residency = %s\n", streamed && resident ? "mixed"
+                                         : streamed ? "streamed" : "device");
+    fprintf(f, "input.chunk_values = %zu\n", w->shares[0].chunk_values);
+    fprintf(f, "input.chunks = %zu\n", chunks);
+    if (streamed)
+        fprintf(f, "input.host_memory = %s\n", pinned ? "pinned"
+                                                      : "pageable");
+    fprintf(f, "shares = %zu\n", w->nshares);
+    fprintf(f, "shares.split = compute units\n");
+    for (size_t s = 0; s < w->nshares; ++s) {
+        const struct work_share *sh = &w->shares[s];
+        char key[64];
+        fprintf(f, "share.%zu.device = %s\n", s, sh->device->name);
+        fprintf(f, "share.%zu.compute_units = %u\n", s,
+                sh->device->compute_units);
+        fprintf(f, "share.%zu.first_value = %zu\n", s, sh->first);
+        fprintf(f, "share.%zu.values = %zu\n", s, sh->count);
+        fprintf(f, "share.%zu.residency = %s\n", s,
+                sh->streamed ? "streamed" : "device");
+        fprintf(f, "share.%zu.chunks = %zu\n", s, sh->nchunks);
+        fprintf(f, "share.%zu.chunk_values = %zu\n", s, sh->chunk_values);
+        for (unsigned long i = 0; i < t->iterations; ++i)
+            scratch[i] = t->share_us[i * t->nshares + s];
+        snprintf(key, sizeof key, "share.%zu.busy", s);
+        print_stats(f, key, run_stats(scratch, t->iterations));
+    }
+    fprintf(f, "memory.peak_rss_bytes = %" PRIu64 "\n", work_peak_rss());
+}
+
+/* Per iteration: the copies, all kernels (combines included), and the
+ * span, so that a reader sees how much of each the span hides. */
+static void print_parts(FILE *f, const struct run_times *t, double *scratch)
+{
+    if (t->has_combine) {
+        for (unsigned long i = 0; i < t->iterations; ++i)
+            scratch[i] = t->combine_us[i];
+        print_stats(f, "kernel.combine", run_stats(scratch, t->iterations));
+    }
+    for (unsigned long i = 0; i < t->iterations; ++i) {
+        scratch[i] = t->combine_us[i];
+        for (size_t k = 0; k < t->nkernels; ++k)
+            scratch[i] += t->kernel_us[i * t->nkernels + k];
+    }
+    print_stats(f, "iteration.kernels", run_stats(scratch, t->iterations));
+    if (t->has_transfer) {
+        for (unsigned long i = 0; i < t->iterations; ++i)
+            scratch[i] = t->transfer_us[i];
+        print_stats(f, "iteration.transfer",
+                    run_stats(scratch, t->iterations));
+    }
+    fprintf(f, "iteration.timed_by = %s\n", t->synced
+            ? "host (each iteration finished before the next)"
+            : "device (first start to last end)");
+}
+
 int report_write(const struct report *r, const char *path)
 {
     struct outfile out;
@@ -175,6 +244,8 @@ int report_write(const struct report *r, const char *path)
     for (unsigned long i = 0; i < t->iterations; ++i)
         scratch[i] = t->span_us[i];
     print_stats(f, "iteration.device", run_stats(scratch, t->iterations));
+    print_parts(f, t, scratch);
+    print_work(f, r->work, t, scratch);
     fprintf(f, "iteration.wall_mean_us = %.3f\n",
             t->wall_s * 1e6 / (double)t->iterations);
     free(scratch);

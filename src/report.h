@@ -14,6 +14,7 @@
 #include "run.h"
 #include "strategy.h"
 #include "tune.h"
+#include "work.h"
 
 #define REPORT_FORMAT "histo.out/1"
 
@@ -35,7 +36,8 @@ struct report {
     const struct histo_input *input;
     const struct device_list *devices;
     const struct strategy *strategy;
-    const void *state;
+    const void *state;                /* the first chunk's        */
+    const struct work *work;
     struct run_times *times; /* sorted in place while reporting */
     const struct tune_knobs *knobs;
     const struct tune_result *tuning; /* NULL without --tune */

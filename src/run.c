@@ -1,8 +1,8 @@
 /*
  * run.c - the iteration loop (see run.h).
  *
- * Iterations are enqueued in chunks. While chunk k runs, the host waits for
- * chunk k-1 and reads its events, so the device always has work queued and
+ * Iterations are enqueued in batches. While batch k runs, the host waits for
+ * batch k-1 and reads its events, so the device always has work queued and
  * the number of live events stays bounded whatever the iteration count.
  */
 #include "run.h"
@@ -12,31 +12,154 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK 32
+/* Iterations a batch at most, and events a batch at most (work of many
+ * chunks takes fewer iterations a batch). */
+#define BATCH 32
+#define BATCH_EVENTS 4096
 
-static int harvest(cl_event *events, size_t count, size_t nkernels,
-                   unsigned long first, struct run_times *t)
+static int harvest(const struct run_plan *p, cl_event *events,
+                   unsigned long count, unsigned long first,
+                   struct run_times *t)
 {
     int status = HISTO_OK;
-    cl_ulong span_start = 0;
-    CL_CALL(clWaitForEvents((cl_uint)count, events));
-    for (size_t e = 0; e < count; ++e) {
-        cl_ulong start = 0, end = 0;
-        CL_CALL(clGetEventProfilingInfo(events[e], CL_PROFILING_COMMAND_START,
-                                        sizeof start, &start, NULL));
-        CL_CALL(clGetEventProfilingInfo(events[e], CL_PROFILING_COMMAND_END,
-                                        sizeof end, &end, NULL));
-        const unsigned long it = first + e / nkernels;
-        const size_t k = e % nkernels;
-        t->kernel_us[it * nkernels + k] = (double)(end - start) * 1e-3;
-        if (k == 0)
-            span_start = start;
-        if (k == nkernels - 1)
-            t->span_us[it] = (double)(end - span_start) * 1e-3;
+    const size_t n = (size_t)count * p->nevents;
+    CL_CALL(clWaitForEvents((cl_uint)n, events));
+    for (unsigned long i = 0; i < count; ++i) {
+        const unsigned long it = first + i;
+        cl_ulong lo = 0, hi = 0;
+        for (size_t e = 0; e < p->nevents; ++e) {
+            cl_ulong start = 0, end = 0;
+            cl_event ev = events[i * p->nevents + e];
+            CL_CALL(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
+                                            sizeof start, &start, NULL));
+            CL_CALL(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END,
+                                            sizeof end, &end, NULL));
+            const double us = (double)(end - start) * 1e-3;
+            const struct run_tag tag = p->tags[e];
+            if (tag.kind == RUN_TAG_TRANSFER)
+                t->transfer_us[it] += us;
+            else if (tag.kind == RUN_TAG_COMBINE)
+                t->combine_us[it] += us;
+            else
+                t->kernel_us[it * t->nkernels + tag.kind] += us;
+            t->share_us[it * t->nshares + tag.share] += us;
+            if (e == 0 || start < lo)
+                lo = start;
+            if (e == 0 || end > hi)
+                hi = end;
+        }
+        if (!p->synced)
+            t->span_us[it] = (double)(hi - lo) * 1e-3;
     }
 fail:
-    for (size_t e = 0; e < count; ++e)
+    for (size_t e = 0; e < n; ++e)
         clReleaseEvent(events[e]);
+    return status;
+}
+
+int run_plan(const struct run_plan *p, unsigned long iterations,
+             struct run_times *t)
+{
+    int status = HISTO_OK;
+    cl_event *events[2] = {NULL, NULL};
+    unsigned long live[2] = {0, 0}, batch_first[2] = {0, 0};
+
+    memset(t, 0, sizeof *t);
+    t->iterations = iterations;
+    t->nkernels = p->nkernels;
+    t->nshares = p->nshares;
+    t->synced = p->synced;
+    for (size_t e = 0; e < p->nevents; ++e) {
+        t->has_transfer |= p->tags[e].kind == RUN_TAG_TRANSFER;
+        t->has_combine |= p->tags[e].kind == RUN_TAG_COMBINE;
+    }
+    HOST_ALLOC(t->kernel_us, (size_t)iterations * p->nkernels);
+    HOST_ALLOC(t->transfer_us, iterations);
+    HOST_ALLOC(t->combine_us, iterations);
+    HOST_ALLOC(t->share_us, (size_t)iterations * p->nshares);
+    HOST_ALLOC(t->span_us, iterations);
+    unsigned long batch = p->synced ? 1 : BATCH;
+    while (batch > 1 && batch * p->nevents > BATCH_EVENTS)
+        batch /= 2;
+    HOST_ALLOC(events[0], batch * p->nevents);
+    HOST_ALLOC(events[1], batch * p->nevents);
+
+    const double t0 = timer_now();
+    int cur = 0;
+    for (unsigned long first = 0; first < iterations; first += batch) {
+        const unsigned long count = iterations - first < batch
+                                  ? iterations - first : batch;
+        batch_first[cur] = first;
+        for (unsigned long i = 0; i < count; ++i) {
+            const double it0 = timer_now();
+            status = p->enqueue(p->ctx, &events[cur][live[cur] * p->nevents]);
+            if (status != HISTO_OK)
+                goto fail;
+            ++live[cur];
+            if (p->synced) {
+                if ((status = p->finish(p->ctx)) != HISTO_OK)
+                    goto fail;
+                t->span_us[first + i] = (timer_now() - it0) * 1e6;
+            }
+        }
+        if ((status = p->flush(p->ctx)) != HISTO_OK)
+            goto fail;
+        const int prev = 1 - cur;
+        if (live[prev] > 0) {
+            const unsigned long n = live[prev];
+            live[prev] = 0;
+            if ((status = harvest(p, events[prev], n, batch_first[prev], t))
+                != HISTO_OK)
+                goto fail;
+        }
+        cur = prev;
+    }
+    if ((status = p->finish(p->ctx)) != HISTO_OK)
+        goto fail;
+    t->wall_s = timer_now() - t0;
+    const int last = 1 - cur;
+    if (live[last] > 0) {
+        const unsigned long n = live[last];
+        live[last] = 0;
+        status = harvest(p, events[last], n, batch_first[last], t);
+    }
+fail:
+    /* An iteration whose enqueue failed half-way is not counted in live;
+     * its few events go with the context when histo exits. */
+    for (int c = 0; c < 2; ++c) {
+        for (size_t e = 0; e < live[c] * p->nevents; ++e)
+            clReleaseEvent(events[c][e]);
+        free(events[c]);
+    }
+    return status;
+}
+
+/* A plan of one strategy state on one queue. */
+struct single {
+    const struct strategy *strategy;
+    void *state;
+    cl_command_queue queue;
+};
+
+static int single_enqueue(void *ctx, cl_event *events)
+{
+    struct single *s = ctx;
+    return s->strategy->enqueue(s->state, s->queue, events);
+}
+
+static int single_flush(void *ctx)
+{
+    int status = HISTO_OK;
+    CL_CALL(clFlush(((struct single *)ctx)->queue));
+fail:
+    return status;
+}
+
+static int single_finish(void *ctx)
+{
+    int status = HISTO_OK;
+    CL_CALL(clFinish(((struct single *)ctx)->queue));
+fail:
     return status;
 }
 
@@ -44,62 +167,29 @@ int run_iterations(const struct strategy *strategy, void *state,
                    cl_command_queue queue, unsigned long iterations,
                    struct run_times *t)
 {
-    int status = HISTO_OK;
-    const size_t nk = strategy->nkernels;
-    cl_event events[2][CHUNK * STRATEGY_MAX_KERNELS];
-    size_t live[2] = {0, 0};
-    unsigned long chunk_first[2] = {0, 0};
-
-    memset(t, 0, sizeof *t);
-    t->iterations = iterations;
-    t->nkernels = nk;
-    HOST_ALLOC(t->kernel_us, (size_t)iterations * nk);
-    HOST_ALLOC(t->span_us, iterations);
-
-    const double t0 = timer_now();
-    int cur = 0;
-    for (unsigned long first = 0; first < iterations; first += CHUNK) {
-        const unsigned long count = iterations - first < CHUNK
-                                  ? iterations - first : CHUNK;
-        chunk_first[cur] = first;
-        for (unsigned long i = 0; i < count; ++i) {
-            status = strategy->enqueue(state, queue, &events[cur][live[cur]]);
-            if (status != HISTO_OK)
-                goto fail;
-            live[cur] += nk;
-        }
-        CL_CALL(clFlush(queue));
-        const int prev = 1 - cur;
-        if (live[prev] > 0) {
-            const size_t n = live[prev];
-            live[prev] = 0;
-            if ((status = harvest(events[prev], n, nk, chunk_first[prev], t))
-                != HISTO_OK)
-                goto fail;
-        }
-        cur = prev;
-    }
-    CL_CALL(clFinish(queue));
-    t->wall_s = timer_now() - t0;
-    const int last = 1 - cur;
-    if (live[last] > 0) {
-        const size_t n = live[last];
-        live[last] = 0;
-        status = harvest(events[last], n, nk, chunk_first[last], t);
-    }
-    return status;
-fail:
-    /* An iteration whose enqueue failed half-way is not counted in live;
-     * its few events go with the context when histo exits. */
-    for (int c = 0; c < 2; ++c)
-        for (size_t e = 0; e < live[c]; ++e)
-            clReleaseEvent(events[c][e]);
-    return status;
+    struct run_tag tags[STRATEGY_MAX_KERNELS];
+    for (size_t k = 0; k < strategy->nkernels; ++k)
+        tags[k] = (struct run_tag){(uint8_t)k, 0};
+    struct single s = {strategy, state, queue};
+    const struct run_plan plan = {
+        .nevents = strategy->nkernels,
+        .tags = tags,
+        .nkernels = strategy->nkernels,
+        .nshares = 1,
+        .enqueue = single_enqueue,
+        .flush = single_flush,
+        .finish = single_finish,
+        .ctx = &s,
+    };
+    return run_plan(&plan, iterations, t);
 }
 
 void run_times_free(struct run_times *t)
 {
     free(t->kernel_us);
+    free(t->transfer_us);
+    free(t->combine_us);
+    free(t->share_us);
     free(t->span_us);
     memset(t, 0, sizeof *t);
 }

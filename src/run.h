@@ -1,22 +1,62 @@
 /*
  * run.h - the timed iteration loop: enqueue every iteration back to back,
- * harvest each kernel's profiling times as chunks complete.
+ * harvest the profiling times of each iteration's events as batches of
+ * iterations complete.
  */
 #ifndef HISTO_RUN_H
 #define HISTO_RUN_H
 
 #include "strategy.h"
 
-struct run_times {
-    unsigned long iterations;
-    size_t nkernels;
-    double *kernel_us;  /* [iteration * nkernels + k], device time      */
-    double *span_us;    /* [iteration]: first kernel start to last end  */
-    double wall_s;      /* host clock: first enqueue to the last finish */
+/* What an event of an iteration is: kernel k of the strategy (0..), a
+ * copy of input values to the device, or a combine of two partial
+ * histograms (work.c); and the share (device) it ran on. */
+enum { RUN_TAG_TRANSFER = 250, RUN_TAG_COMBINE = 251 };
+struct run_tag {
+    uint8_t kind;   /* k < STRATEGY_MAX_KERNELS, or RUN_TAG_*   */
+    uint8_t share;
 };
 
-/* Runs the iterations; fills times (free with run_times_free).
+/* One iteration's work: `enqueue` enqueues a whole iteration and returns
+ * its events in the order of `tags` (nevents of them, the same every
+ * iteration); `flush` and `finish` act on every queue it uses. `synced`:
+ * each iteration is finished before the next starts and timed on the
+ * host, for work on several devices, whose profiling clocks need not
+ * agree; otherwise an iteration's time is its events' span on the device
+ * clock. */
+struct run_plan {
+    size_t nevents;
+    const struct run_tag *tags;
+    size_t nkernels;
+    size_t nshares;
+    bool synced;
+    int (*enqueue)(void *ctx, cl_event *events);
+    int (*flush)(void *ctx);
+    int (*finish)(void *ctx);
+    void *ctx;
+};
+
+struct run_times {
+    unsigned long iterations;
+    size_t nkernels, nshares;
+    double *kernel_us;   /* [iteration * nkernels + k]: device time of
+                            kernel k, summed over chunks and shares   */
+    double *transfer_us; /* [iteration]: copies to the device, summed  */
+    double *combine_us;  /* [iteration]: combines, summed              */
+    double *share_us;    /* [iteration * nshares + s]: kernel, combine
+                            and copy time on share s                  */
+    double *span_us;     /* [iteration]: first start to last end on the
+                            device, or host time when synced          */
+    bool has_transfer, has_combine, synced;
+    double wall_s;       /* host clock: first enqueue to the last finish */
+};
+
+/* Runs the iterations of a plan; fills times (free with run_times_free).
  * Returns 0 or an exit status. */
+int run_plan(const struct run_plan *plan, unsigned long iterations,
+             struct run_times *times);
+
+/* run_plan for one strategy state on one queue. */
 int run_iterations(const struct strategy *strategy, void *state,
                    cl_command_queue queue, unsigned long iterations,
                    struct run_times *times);

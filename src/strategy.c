@@ -50,27 +50,6 @@ const char *strategy_names(void)
     return names;
 }
 
-int strategy_values_upload(cl_context context, cl_command_queue queue,
-                           const struct device_info *device,
-                           const struct histo_input *in, cl_mem *values)
-{
-    int status = HISTO_OK;
-    const size_t bytes = in->nvalues * sizeof(cl_uint);
-    *values = NULL;
-    if ((status = device_check_alloc(device, "input", bytes)) != HISTO_OK)
-        return status;
-    CL_CREATE(*values, clCreateBuffer(context, CL_MEM_READ_ONLY, bytes, NULL,
-                                      &cl_err_));
-    CL_CALL(clEnqueueWriteBuffer(queue, *values, CL_TRUE, 0, bytes,
-                                 in->values, 0, NULL, NULL));
-    return HISTO_OK;
-fail:
-    if (*values != NULL)
-        clReleaseMemObject(*values);
-    *values = NULL;
-    return status;
-}
-
 int strategy_setup(const struct strategy *strategy,
                    const struct strategy_env *env, void **state)
 {
@@ -85,6 +64,19 @@ int strategy_setup(const struct strategy *strategy,
 fail:
     strategy->release(*state);
     *state = NULL;
+    return status;
+}
+
+int strategy_bind_values(cl_mem *held, cl_kernel kernel, cl_mem values)
+{
+    int status = HISTO_OK;
+    if (*held == values)
+        return HISTO_OK;
+    CL_CALL(clSetKernelArg(kernel, 0, sizeof values, &values));
+    CL_CALL(clRetainMemObject(values));
+    clReleaseMemObject(*held);
+    *held = values;
+fail:
     return status;
 }
 

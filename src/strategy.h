@@ -7,11 +7,13 @@
  * The run loop (run.c) only sees this interface: it enqueues one iteration
  * at a time and times the events each iteration returns, one per kernel.
  *
- * The input values reach the device once (strategy_values_upload): that
- * buffer belongs to the caller, which hands it to every setup, so histo
- * --tune sets the strategy up once per candidate without copying the
- * input again. A strategy only reads it; everything it computes from the
- * input lives in its own state and starts anew with every setup.
+ * A strategy counts one chunk of the input: env->values holds the chunk's
+ * env->input->nvalues values (at most 2^31, work.h). The buffer belongs
+ * to the caller (work.c), which sets up one state per chunk length, binds
+ * it to each chunk in turn and adds the chunks' histograms up itself; histo --tune sets the strategy up once
+ * per candidate on the same buffer. A strategy only reads it; everything
+ * it computes from the input lives in its own state and starts anew with
+ * every iteration.
  */
 #ifndef HISTO_STRATEGY_H
 #define HISTO_STRATEGY_H
@@ -32,9 +34,8 @@ struct strategy_env {
     cl_program program;       /* built with the strategy's defines()    */
     const char *kernel_dir;   /* where program's sources came from      */
     const struct device_info *device;
-    const struct histo_input *input;
-    cl_mem values;      /* input->values on the device (read only),
-                           from strategy_values_upload               */
+    const struct histo_input *input; /* sizes: nvalues is the chunk's */
+    cl_mem values;      /* the chunk's values on the device (read only) */
     unsigned batches;   /* --batches, 0 = the strategy decides          */
     unsigned tile_rows; /* rows per local tile at most, 0 = as many as
                            local memory holds (strategies with tiles) */
@@ -62,8 +63,15 @@ struct strategy {
     int (*setup)(const struct strategy_env *env, void **state);
     /* Enqueues one whole iteration; events[k] belongs to kernels[k]. */
     int (*enqueue)(void *state, cl_command_queue queue, cl_event *events);
-    /* Reads the final histogram (nbins bytes) back (blocking). */
+    /* Reads the final histogram (nbins bytes) back (blocking), with what
+     * report() needs. */
     int (*download)(void *state, cl_command_queue queue, uint8_t *histo);
+    /* The buffer (nbins bytes) each iteration leaves the histogram in. */
+    cl_mem (*output)(const void *state);
+    /* Counts `values` from the next enqueue on: a chunk of the same
+     * length as the one set up (the plan depends on the length only), so
+     * that chunks of one length share a state. */
+    int (*bind)(void *state, cl_mem values);
     /* Writes "key = value" lines of configuration and results. */
     void (*report)(const void *state, FILE *f);
     /* One line for the console summary (no newline). */
@@ -71,18 +79,16 @@ struct strategy {
     void (*release)(void *state);
 };
 
-/* Creates the read-only buffer of the input values on the device and
- * copies them into it (blocking), after checking the device's allocation
- * limit. The caller releases *values. Returns 0 or an exit status. */
-int strategy_values_upload(cl_context context, cl_command_queue queue,
-                           const struct device_info *device,
-                           const struct histo_input *input, cl_mem *values);
-
 /* strategy->setup, then waits for the fills it enqueued, so that the
  * first timed iteration does not pay for them. On a failure *state is
  * NULL and nothing is left to release. Returns 0 or an exit status. */
 int strategy_setup(const struct strategy *strategy,
                    const struct strategy_env *env, void **state);
+
+/* Shared by the strategies' bind: holds `values` (retained) in *held,
+ * releasing the buffer held before, and makes it argument 0 of kernel.
+ * Returns 0 or an exit status. */
+int strategy_bind_values(cl_mem *held, cl_kernel kernel, cl_mem values);
 
 /* Shared by the strategies' release: releases the kernels and buffers
  * that exist (NULLs are skipped). */

@@ -164,12 +164,16 @@ $GEN -o "$W/sat.bin" --seed 5 --image "${total}x1" --dist counts --counts "$spec
     && ref_counts "$W/sat.bin" "$W/sat.ref.bmp" \
     || bad saturation.input "histo-gen --dist counts failed"
 nbins_set=$(echo "$expect_bins" | wc -w)
-for s in $STRATEGIES; do
-    id=saturation.$s
-    if ! run_histo --strategy "$s" -i "$W/sat.bin" -o "$W/$id.bmp" \
+# check_sat ID HISTO-ARGS...: the set's bins hold their expected counts,
+# no other bin counts anything, and the BMP is the reference's; status 1
+# after a FAIL line.
+check_sat() {
+    id=$1
+    shift
+    if ! run_histo "$@" -i "$W/sat.bin" -o "$W/$id.bmp" \
             --timing "$W/$id.out" -- 3 >"$W/$id.log" 2>&1; then
         bad "$id" "histo failed: $(tail -n 2 "$W/$id.log")"
-        continue
+        return 1
     fi
     wrong=""
     for pair in $expect_bins; do
@@ -185,8 +189,78 @@ for s in $STRATEGIES; do
         bad "$id" "$(cat "$W/last.diff")"
     else
         ok "$id"
+        return 0
     fi
+    return 1
+}
+for s in $STRATEGIES; do
+    check_sat "saturation.$s" --strategy "$s"
+    # in chunks of 997 values: every bin of the set is split among
+    # chunks, whose 8-bit partials must add up with saturation
+    check_sat "saturation.chunks.$s" --strategy "$s" --chunk-values 997
 done
+# A combine that wraps instead of saturating must be caught.
+mkdir -p "$W/wrap-kernels"
+cp kernels/*.cl "$W/wrap-kernels/"
+sed 's/convert_uchar16(min(sum, top))/convert_uchar16(sum)/' \
+    kernels/combine.cl >"$W/wrap-kernels/combine.cl"
+if cmp -s kernels/combine.cl "$W/wrap-kernels/combine.cl"; then
+    bad saturation.planted_wrap "cannot plant the bug: kernels/combine.cl changed; update this test"
+elif (check_sat saturation.planted_wrap.run --strategy cpu --chunk-values 997 \
+        --kernels "$W/wrap-kernels") >"$W/planted_wrap.log"; then
+    bad saturation.planted_wrap "a combine that wraps at 256 gave the right counts"
+else
+    ok saturation.planted_wrap
+fi
+# kernels/combine.cl against 64-bit sums: counts past 2^32 in one bin.
+build/combine-test "$PLATFORM" $DEVICE >"$W/combine.log" 2>&1
+while read -r verdict rest; do
+    case $verdict in
+        PASS) ok "$rest" ;;
+        FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$W/combine.log"
+grep -q '^PASS combine.tree_order' "$W/combine.log" \
+    || bad combine.ran "build/combine-test: $(tail -n 2 "$W/combine.log")"
+
+# --- chunks, streaming and several devices (work.h) ---
+# Every distribution above with its input in about 3 chunks on the
+# device; streamed past a device budget of two chunks (about 5 chunks,
+# copied every iteration); and split between two queues on the test
+# device named twice, each share in 2 chunks. 3 iterations each.
+twice=${DEVICE:-0},${DEVICE:-0}
+while IFS='|' read -r name gen_args batches; do
+    in="$W/$name.bin"
+    [ -f "$W/$name.ref.raw" ] || continue
+    n=$(( $(wc -c <"$in") / 4 - 4 ))
+    for mode in chunks streamed shares; do
+        want="input.residency = device"
+        case $mode in
+            chunks) set -- --chunk-values $((n / 3 + 1)) ;;
+            streamed)
+                c=$((n / 5 + 1))
+                set -- --chunk-values $c --device-budget $((8 * c))
+                [ $((4 * n)) -le $((8 * c)) ] || want="input.residency = streamed" ;;
+            shares)
+                set -- --chunk-values $((n / 4 + 1)) --device "$twice"
+                want="shares = 2" ;;
+        esac
+        for s in $STRATEGIES; do
+            id="$name.$s.$mode"
+            if ! run_histo --strategy "$s" "$@" -i "$in" -o "$W/$id.bmp" \
+                --timing "$W/$id.out" -- 3 >"$W/$id.log" 2>&1; then
+                bad "work.$mode.$s.$name" "histo failed: $(tail -n 3 "$W/$id.log")"
+            elif ! grep -q "^$want$" "$W/$id.out"; then
+                bad "work.$mode.$s.$name" "histo.out lacks '$want'"
+            elif same_counts "$W/$id.bmp" "$W/$name.ref.bmp"; then
+                ok "work.$mode.$s.$name"
+            else
+                bad "work.$mode.$s.$name" "$(cat "$W/last.diff")"
+            fi
+        done
+    done
+done <"$W/cases.txt"
+
 # A planted off-by-one near saturation: cpu_merge.cl turns a merged count
 # of 253 into 254. 253 and 254 have one colour, so the BMP cannot see it;
 # the raw counters must. Two batches, so the merge sums every bin of the
@@ -644,7 +718,9 @@ report_keys() {
     for key in format selected.name selected.type selected.local_mem_type \
                strategy strategy.requested config.batches time.input_read_s \
                time.program_build_s time.upload_s time.strategy_setup_s \
-               iteration.device.median_us \
+               iteration.device.median_us iteration.kernels.median_us \
+               input.residency input.chunks input.chunk_values shares \
+               share.0.values memory.peak_rss_bytes \
                iteration.wall_mean_us time.download_s time.bmp_write_s \
                time.total_s "$@"; do
         grep -q "^$key = " "$t" 2>/dev/null || missing="$missing $key"
@@ -867,22 +943,23 @@ if [ "$PLATFORM" = "Portable Computing Language" ]; then
     expect device.allocation_too_large 4 "CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
         run_histo --batches 65536 -i "$W/gauss.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 fi
-# An input larger than the device allows is refused from its header,
+# A histogram larger than the device allows is refused from the header,
 # before any value is read: here the header comes through a FIFO whose
 # writer then sends nothing more, so a reader that waited for the values
-# would block until the timeout.
+# would block until the timeout. (Inputs of any size are accepted: they
+# are split into chunks, and streamed past the device's memory.)
 max_alloc=$(cat "$W"/gz.*.out 2>/dev/null | sed -n 's/^selected.max_alloc_bytes = //p' | head -n 1)
-if [ -z "$max_alloc" ] || [ "$max_alloc" -ge 8589934592 ]; then
-    echo "input.too_large_from_header: skipped: the device allows ${max_alloc:-?} bytes, not less than 2^31 values need"
+if [ -z "$max_alloc" ] || [ "$max_alloc" -ge 4294901760 ]; then
+    echo "input.too_large_from_header: skipped: the device allows ${max_alloc:-?} bytes, not less than a 65535x65536 histogram needs"
 else
     rm -f "$W/big.fifo"
     mkfifo "$W/big.fifo"
-    # 65536 x 32768 values (2^31, 8 GiB) into 256 x 8192 bins
-    { printf '\000\000\001\000\000\200\000\000\000\001\000\000\000\040\000\000'; sleep 60; } >"$W/big.fifo" &
+    # 65536 x 32768 values (2^31, 8 GiB) into 65535 x 65536 bins
+    { printf '\000\000\001\000\000\200\000\000\377\377\000\000\000\000\001\000'; sleep 60; } >"$W/big.fifo" &
     writer=$!
     set -- --platform "$PLATFORM"
     [ -z "$DEVICE" ] || set -- "$@" --device "$DEVICE"
-    expect input.too_large_from_header 4 "input buffer needs 8589934592 bytes.*CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
+    expect input.too_large_from_header 4 "histogram buffer needs 4294901760 bytes.*CL_DEVICE_MAX_MEM_ALLOC_SIZE" \
         timeout 30 $HISTO "$@" -i "$W/big.fifo" -o "$W/x.bmp" --timing "$W/x.out" -- 1
     kill $writer 2>/dev/null
     wait $writer 2>/dev/null
@@ -1099,6 +1176,22 @@ for d in words:summary field:histo-out; do
         bad "docs.drift_${d%%:*}" "not the one failure expected: $(grep -v '^PASS' "$W/drift.log" | head -n 3 | tr '\n' ' ')"
     fi
 done
+
+# --- a 4 GiB input: byte-exact, peak RSS within 1.25x (tests/big-input.sh) ---
+# Not under the sanitizers (make test-asan): their shadow memory is not
+# the program's.
+if [ "$B" != build ]; then
+    echo "big_input: skipped: $B is not the plain build (its RSS is the sanitizer's)"
+else
+    sh tests/big-input.sh "$W" "$PLATFORM" "$DEVICE" >"$W/big.log" 2>&1
+    while read -r verdict rest; do
+        case $verdict in
+            PASS) ok "$rest" ;;
+            FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+            *) echo "$verdict $rest" ;;
+        esac
+    done <"$W/big.log"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,642 @@
+/* work.c - shares, chunks, residency and the combine (see work.h). */
+#include "work.h"
+
+#include "params.h"
+#include "program.h"
+#include "timer.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+static size_t chunk_length(const struct work_share *sh, size_t c)
+{
+    const size_t start = c * sh->chunk_values;
+    return min64(sh->chunk_values, sh->count - start);
+}
+
+/* The slot of chunks of this length, added if new (set up on `buffer`,
+ * the first such chunk's). */
+static size_t slot_of(struct work_share *sh, const struct histo_input *in,
+                      size_t buffer, size_t length)
+{
+    for (size_t i = 0; i < sh->nslots; ++i)
+        if (sh->slots[i].view.nvalues == length)
+            return i;
+    struct work_slot *slot = &sh->slots[sh->nslots];
+    slot->buffer = buffer;
+    slot->view = *in;
+    slot->view.values = NULL;
+    slot->view.nvalues = length;
+    return sh->nslots++;
+}
+
+static int plan_share(struct work_share *sh, const struct histo_input *in,
+                      const struct work_options *opt)
+{
+    int status = HISTO_OK;
+    const struct device_info *dev = sh->device;
+    const uint64_t budget = opt->device_budget != 0
+                          ? opt->device_budget : dev->global_mem / 8 * 7;
+    uint64_t chunk = min64(WORK_MAX_CHUNK_VALUES,
+                           dev->max_alloc / sizeof(cl_uint));
+    if (opt->chunk_values != 0)
+        chunk = min64(chunk, opt->chunk_values);
+    sh->streamed = (uint64_t)sh->count * sizeof(cl_uint) > budget;
+    if (sh->streamed) {
+        if (opt->chunk_values == 0)
+            chunk = min64(chunk, WORK_STREAM_CHUNK_VALUES);
+        /* two device buffers within the budget */
+        chunk = min64(chunk, budget / (2 * sizeof(cl_uint)));
+        if (chunk == 0) {
+            histo_error("a device budget of %" PRIu64 " bytes cannot hold "
+                        "two chunks of one value each", budget);
+            return HISTO_EXIT_USAGE;
+        }
+    }
+    if (chunk == 0) {
+        histo_error("'%s' allocates at most %llu bytes at once: not one "
+                    "value", dev->name, (unsigned long long)dev->max_alloc);
+        return HISTO_EXIT_DEVICE;
+    }
+    sh->chunk_values = (size_t)chunk;
+    sh->nchunks = sh->count == 0 ? 0
+                : (sh->count - 1) / sh->chunk_values + 1;
+    sh->nbuffers = sh->streamed ? 2 : sh->nchunks;
+    /* every chunk but the last is chunk_values long */
+    HOST_ALLOC(sh->slots, 2);
+    HOST_ALLOC(sh->chunk_slot, sh->nchunks > 0 ? sh->nchunks : 1);
+    for (size_t c = 0; c < sh->nchunks; ++c)
+        sh->chunk_slot[c] = slot_of(sh, in, sh->streamed ? c % 2 : c,
+                                    chunk_length(sh, c));
+fail:
+    return status;
+}
+
+int work_plan(struct work *w, const struct device_info *const *devices,
+              size_t ndevices, const struct histo_input *in,
+              const struct work_options *opt)
+{
+    int status = HISTO_OK;
+    memset(w, 0, sizeof *w);
+    w->input = in;
+    w->options = *opt;
+    if (ndevices < 1 || ndevices > WORK_MAX_SHARES) {
+        histo_error("%zu devices named: histo runs on 1 to %d at once",
+                    ndevices, WORK_MAX_SHARES);
+        return HISTO_EXIT_USAGE;
+    }
+    w->nshares = ndevices;
+    /* Shares in proportion to compute units: a device's rate is close to
+     * proportional to them among devices of one platform, and they are
+     * known before anything runs. Share 0 takes the remainder. */
+    uint64_t units = 0;
+    for (size_t s = 0; s < ndevices; ++s)
+        units += devices[s]->compute_units > 0 ? devices[s]->compute_units
+                                               : 1;
+    const uint64_t n = in->nvalues;
+    size_t given = 0;
+    for (size_t s = ndevices; s-- > 1;) {
+        const uint64_t cu = devices[s]->compute_units > 0
+                          ? devices[s]->compute_units : 1;
+        w->shares[s].count = (size_t)(n / units * cu + n % units * cu / units);
+        given += w->shares[s].count;
+    }
+    w->shares[0].count = in->nvalues - given;
+    size_t first = 0;
+    for (size_t s = 0; s < ndevices; ++s) {
+        struct work_share *sh = &w->shares[s];
+        sh->device = devices[s];
+        sh->first = first;
+        first += sh->count;
+        if ((status = device_check_alloc(sh->device, "histogram",
+                                         in->nbins)) != HISTO_OK
+            || (status = plan_share(sh, in, opt)) != HISTO_OK)
+            return status;
+    }
+    return HISTO_OK;
+}
+
+int work_open(struct work *w, cl_platform_id platform)
+{
+    int status = HISTO_OK;
+    cl_device_id ids[WORK_MAX_SHARES];
+    cl_uint nids = 0;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        cl_uint i = 0;
+        while (i < nids && ids[i] != w->shares[s].device->id)
+            ++i;
+        if (i == nids)
+            ids[nids++] = w->shares[s].device->id;
+    }
+    const cl_context_properties props[] = {
+        CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    CL_CREATE(w->context, clCreateContext(props, nids, ids, NULL, NULL,
+                                          &cl_err_));
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        CL_CREATE(sh->queue, clCreateCommandQueue(w->context, sh->device->id,
+                                                  CL_QUEUE_PROFILING_ENABLE,
+                                                  &cl_err_));
+        if (sh->streamed)
+            CL_CREATE(sh->copy,
+                      clCreateCommandQueue(w->context, sh->device->id,
+                                           CL_QUEUE_PROFILING_ENABLE,
+                                           &cl_err_));
+    }
+fail:
+    return status;
+}
+
+static int build_combine(struct work *w, struct work_share *sh,
+                         const char *kernel_dir)
+{
+    int status = HISTO_OK;
+    static const char *const files[] = {"combine.cl"};
+    const struct device_info *dev = sh->device;
+    if ((status = program_build(w->context, dev->id, kernel_dir, files, 1,
+                                w->input->histo_width, NULL,
+                                &sh->combine_program)) != HISTO_OK)
+        return status;
+    CL_CREATE(sh->combine, clCreateKernel(sh->combine_program, "combine",
+                                          &cl_err_));
+    size_t local;
+    if ((status = strategy_group_size(dev, sh->combine, HISTO_WORK_GROUP,
+                                      &local, NULL)) != HISTO_OK)
+        return status;
+    /* 16 bins a work-item, at most 4 groups a compute unit (they stride),
+     * and at least 16 work-items for the bins past the last 16. */
+    const uint64_t runs = w->input->nbins / 16 + 1;
+    uint64_t groups = min64((runs + local - 1) / local,
+                            4 * (uint64_t)(dev->compute_units > 0
+                                           ? dev->compute_units : 1));
+    sh->combine_items = (size_t)groups * local;
+    if (sh->combine_items < 16)
+        sh->combine_items = (16 + local - 1) / local * local;
+fail:
+    return status;
+}
+
+int work_build(struct work *w, const struct strategy *strategy,
+               const char *kernel_dir)
+{
+    int status = HISTO_OK;
+    w->strategy = strategy;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        const struct device_info *dev = sh->device;
+        struct program_defines defines = {.count = 0};
+        if ((strategy->defines != NULL
+             && (status = strategy->defines(dev, &defines)) != HISTO_OK)
+            || (status = program_build(w->context, dev->id, kernel_dir,
+                                       strategy->sources, strategy->nsources,
+                                       w->input->histo_width, &defines,
+                                       &sh->program)) != HISTO_OK
+            || (status = build_combine(w, sh, kernel_dir)) != HISTO_OK)
+            return status;
+    }
+    return HISTO_OK;
+}
+
+static int create_buffer(struct work *w, const struct device_info *dev,
+                         const char *what, cl_mem_flags flags, size_t bytes,
+                         cl_mem *mem)
+{
+    int status = device_check_alloc(dev, what, bytes);
+    if (status != HISTO_OK)
+        return status;
+    CL_CREATE(*mem, clCreateBuffer(w->context, flags, bytes, NULL,
+                                   &cl_err_));
+fail:
+    return status;
+}
+
+/* A resident share: each chunk's buffer, filled through `staging`. */
+static int fill_resident(struct work *w, struct work_share *sh,
+                         struct input_stream *stream, uint32_t *staging)
+{
+    int status = HISTO_OK;
+    HOST_ALLOC(sh->buffers, sh->nchunks);
+    for (size_t c = 0; c < sh->nchunks; ++c) {
+        const size_t len = chunk_length(sh, c);
+        if ((status = create_buffer(w, sh->device, "input chunk",
+                                    CL_MEM_READ_ONLY, len * sizeof(cl_uint),
+                                    &sh->buffers[c])) != HISTO_OK)
+            return status;
+        for (size_t done = 0; done < len;) {
+            const size_t k = min64(len - done, WORK_STAGING_VALUES);
+            if ((status = input_next(stream, staging, k)) != HISTO_OK)
+                return status;
+            const double t0 = timer_now();
+            CL_CALL(clEnqueueWriteBuffer(sh->queue, sh->buffers[c], CL_TRUE,
+                                         done * sizeof(cl_uint),
+                                         k * sizeof(cl_uint), staging, 0,
+                                         NULL, NULL));
+            w->upload_s += timer_now() - t0;
+            done += k;
+        }
+    }
+fail:
+    return status;
+}
+
+/* Host memory for a streamed chunk: a mapped buffer allocated by the
+ * implementation (pinned on GPUs, so copies from it run at full speed
+ * and asynchronously) where it gives one, else ordinary memory; pinned
+ * stays true while every chunk so far got the former. */
+static int host_chunk(struct work *w, struct work_share *sh, size_t c,
+                      size_t bytes)
+{
+    cl_int err;
+    cl_mem mem = clCreateBuffer(w->context, CL_MEM_ALLOC_HOST_PTR
+                                | CL_MEM_READ_WRITE, bytes, NULL, &err);
+    void *p = NULL;
+    if (mem != NULL && err == CL_SUCCESS)
+        p = clEnqueueMapBuffer(sh->queue, mem, CL_TRUE, CL_MAP_WRITE, 0,
+                               bytes, 0, NULL, NULL, &err);
+    if (p != NULL && err == CL_SUCCESS) {
+        sh->host_mem[c] = mem;
+        sh->host[c] = p;
+        return HISTO_OK;
+    }
+    if (mem != NULL)
+        clReleaseMemObject(mem);
+    sh->pinned = false;
+    sh->host[c] = malloc(bytes);
+    if (sh->host[c] == NULL) {
+        histo_error("out of host memory for a streamed chunk (%zu bytes)",
+                    bytes);
+        return HISTO_EXIT_INTERNAL;
+    }
+    return HISTO_OK;
+}
+
+/* A streamed share: two device buffers, and every chunk in host memory. */
+static int fill_streamed(struct work *w, struct work_share *sh,
+                         struct input_stream *stream)
+{
+    int status = HISTO_OK;
+    HOST_ALLOC(sh->buffers, 2);
+    HOST_ALLOC(sh->host, sh->nchunks);
+    HOST_ALLOC(sh->host_mem, sh->nchunks);
+    for (size_t b = 0; b < 2; ++b)
+        if ((status = create_buffer(w, sh->device, "streamed chunk",
+                                    CL_MEM_READ_ONLY,
+                                    sh->chunk_values * sizeof(cl_uint),
+                                    &sh->buffers[b])) != HISTO_OK)
+            return status;
+    sh->pinned = true;
+    for (size_t c = 0; c < sh->nchunks; ++c) {
+        const size_t len = chunk_length(sh, c);
+        if ((status = host_chunk(w, sh, c, len * sizeof(cl_uint)))
+                != HISTO_OK
+            || (status = input_next(stream, sh->host[c], len)) != HISTO_OK)
+            return status;
+    }
+fail:
+    return status;
+}
+
+int work_fill(struct work *w, struct input_stream *stream)
+{
+    int status = HISTO_OK;
+    uint32_t *staging = NULL;
+    for (size_t s = 0; s < w->nshares && status == HISTO_OK; ++s) {
+        struct work_share *sh = &w->shares[s];
+        if (sh->streamed) {
+            status = fill_streamed(w, sh, stream);
+            continue;
+        }
+        if (staging == NULL) {
+            staging = histo_calloc(WORK_STAGING_VALUES, sizeof *staging,
+                                   "staging buffer");
+            if (staging == NULL)
+                return HISTO_EXIT_INTERNAL;
+        }
+        status = fill_resident(w, sh, stream, staging);
+    }
+    free(staging);
+    if (status == HISTO_OK)
+        status = input_end(stream);
+    return status;
+}
+
+static void share_env(const struct work *w, const struct work_share *sh,
+                      const struct work_slot *slot, struct strategy_env *env)
+{
+    env->context = w->context;
+    env->queue = sh->queue;
+    env->program = sh->program;
+    env->device = sh->device;
+    env->input = &slot->view;
+    env->values = sh->buffers[slot->buffer];
+}
+
+int work_tune_env(const struct work *w, struct strategy_env *env)
+{
+    const struct work_share *sh = &w->shares[0];
+    if (sh->streamed) {
+        histo_error("--tune measures on the device's copy of the input, "
+                    "and this input is streamed (larger than the device "
+                    "budget): give the knobs instead");
+        return HISTO_EXIT_USAGE;
+    }
+    share_env(w, sh, &sh->slots[sh->chunk_slot[0]], env);
+    return HISTO_OK;
+}
+
+/* Whether a share adds its chunks up in a buffer of its own: with
+ * several chunks, and on share 0 with several shares. */
+static bool has_acc(const struct work *w, size_t s)
+{
+    return w->shares[s].nchunks > 1 || (s == 0 && w->nshares > 1);
+}
+
+static int build_tags(struct work *w)
+{
+    int status = HISTO_OK;
+    size_t n = 0;
+    const size_t nk = w->strategy->nkernels;
+    for (int pass = 0; pass < 2; ++pass) {
+        n = 0;
+        for (size_t s = 0; s < w->nshares; ++s) {
+            const struct work_share *sh = &w->shares[s];
+            for (size_t c = 0; c < sh->nchunks; ++c) {
+                if (sh->streamed && pass)
+                    w->tags[n] = (struct run_tag){RUN_TAG_TRANSFER,
+                                                  (uint8_t)s};
+                n += sh->streamed;
+                for (size_t k = 0; k < nk; ++k, ++n)
+                    if (pass)
+                        w->tags[n] = (struct run_tag){(uint8_t)k,
+                                                      (uint8_t)s};
+                if (has_acc(w, s)) {
+                    if (pass)
+                        w->tags[n] = (struct run_tag){RUN_TAG_COMBINE,
+                                                      (uint8_t)s};
+                    ++n;
+                }
+            }
+        }
+        for (size_t s = 1; s < w->nshares; ++s)
+            if (w->shares[s].nchunks > 0) {
+                if (pass)
+                    w->tags[n] = (struct run_tag){RUN_TAG_COMBINE, 0};
+                ++n;
+            }
+        if (!pass)
+            HOST_ALLOC(w->tags, n);
+    }
+    w->nevents = n;
+fail:
+    return status;
+}
+
+int work_setup(struct work *w, const struct strategy_env *base)
+{
+    int status = HISTO_OK;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        for (size_t i = 0; i < sh->nslots; ++i) {
+            struct strategy_env env = *base;
+            share_env(w, sh, &sh->slots[i], &env);
+            if ((status = strategy_setup(w->strategy, &env,
+                                         &sh->slots[i].state)) != HISTO_OK)
+                return status;
+        }
+        if (has_acc(w, s))
+            CL_CREATE(sh->acc, clCreateBuffer(w->context, CL_MEM_READ_WRITE,
+                                              w->input->nbins, NULL,
+                                              &cl_err_));
+    }
+    return build_tags(w);
+fail:
+    return status;
+}
+
+/* acc = part (first) or min(acc + part, 255), on the share's queue. */
+static int combine(struct work *w, struct work_share *sh, cl_mem acc,
+                   cl_mem part, bool first, cl_event *event)
+{
+    int status = HISTO_OK;
+    const cl_uint nbins = w->input->nbins, copy = first;
+    cl_kernel k = sh->combine;
+    CL_CALL(clSetKernelArg(k, 0, sizeof acc, &acc));
+    CL_CALL(clSetKernelArg(k, 1, sizeof part, &part));
+    CL_CALL(clSetKernelArg(k, 2, sizeof nbins, &nbins));
+    CL_CALL(clSetKernelArg(k, 3, sizeof copy, &copy));
+    CL_CALL(clEnqueueNDRangeKernel(sh->queue, k, 1, NULL, &sh->combine_items,
+                                   NULL, 0, NULL, event));
+fail:
+    return status;
+}
+
+/* The buffer a share's iteration ends in. */
+static cl_mem share_result(const struct work *w, size_t s)
+{
+    const struct work_share *sh = &w->shares[s];
+    if (sh->acc != NULL)
+        return sh->acc;
+    return w->strategy->output(sh->slots[sh->chunk_slot[0]].state);
+}
+
+/* A marker on queue that completes when all before it has: *event. */
+static int mark(cl_command_queue queue, cl_event *event)
+{
+    int status = HISTO_OK;
+    if (*event != NULL)
+        clReleaseEvent(*event);
+    *event = NULL;
+    CL_CALL(clEnqueueMarkerWithWaitList(queue, 0, NULL, event));
+fail:
+    return status;
+}
+
+/* Chunk c of a share: its copy (streamed), its count, its combine. */
+static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
+                         size_t c, cl_event *ev, size_t *e)
+{
+    int status = HISTO_OK;
+    struct work_slot *slot = &sh->slots[sh->chunk_slot[c]];
+    const size_t b = sh->streamed ? c % 2 : c;
+    if ((status = w->strategy->bind(slot->state, sh->buffers[b]))
+            != HISTO_OK)
+        return status;
+    if (sh->streamed) {
+        const cl_event wait = sh->buffer_free[b];
+        CL_CALL(clEnqueueWriteBuffer(sh->copy, sh->buffers[b], CL_FALSE, 0,
+                                     slot->view.nvalues * sizeof(cl_uint),
+                                     sh->host[c], wait != NULL,
+                                     wait != NULL ? &wait : NULL, &ev[*e]));
+        CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &ev[*e], NULL));
+        ++*e;
+    }
+    if ((status = w->strategy->enqueue(slot->state, sh->queue, &ev[*e]))
+            != HISTO_OK)
+        return status;
+    *e += w->strategy->nkernels;
+    if (has_acc(w, s)) {
+        if ((status = combine(w, sh, sh->acc, w->strategy->output(slot->state),
+                              c == 0, &ev[*e])) != HISTO_OK)
+            return status;
+        ++*e;
+    }
+    if (sh->streamed)
+        status = mark(sh->queue, &sh->buffer_free[b]);
+fail:
+    return status;
+}
+
+static int enqueue_iteration(void *ctx, cl_event *ev)
+{
+    int status = HISTO_OK;
+    struct work *w = ctx;
+    size_t e = 0;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        for (size_t c = 0; c < sh->nchunks; ++c)
+            if ((status = enqueue_chunk(w, sh, s, c, ev, &e)) != HISTO_OK)
+                return status;
+        if (w->nshares > 1 && sh->nchunks > 0) {
+            if ((status = mark(sh->queue, &sh->done)) != HISTO_OK)
+                return status;
+            CL_CALL(clFlush(sh->queue));
+        }
+    }
+    /* The other shares' histograms into share 0's, on its device: the
+     * implementation moves each buffer there from the device that wrote
+     * it. */
+    struct work_share *first = &w->shares[0];
+    for (size_t s = 1; s < w->nshares; ++s) {
+        if (w->shares[s].nchunks == 0)
+            continue;
+        CL_CALL(clEnqueueBarrierWithWaitList(first->queue, 1,
+                                             &w->shares[s].done, NULL));
+        if ((status = combine(w, first, first->acc, share_result(w, s), false,
+                              &ev[e++])) != HISTO_OK)
+            return status;
+    }
+fail:
+    return status;
+}
+
+static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
+{
+    int status = HISTO_OK;
+    struct work *w = ctx;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        if (w->shares[s].copy != NULL)
+            CL_CALL(op(w->shares[s].copy));
+        CL_CALL(op(w->shares[s].queue));
+    }
+fail:
+    return status;
+}
+
+static int flush_all(void *ctx)
+{
+    return each_queue(ctx, clFlush);
+}
+
+static int finish_all(void *ctx)
+{
+    return each_queue(ctx, clFinish);
+}
+
+void work_run_plan(struct work *w, struct run_plan *plan)
+{
+    *plan = (struct run_plan){
+        .nevents = w->nevents,
+        .tags = w->tags,
+        .nkernels = w->strategy->nkernels,
+        .nshares = w->nshares,
+        .synced = w->nshares > 1,
+        .enqueue = enqueue_iteration,
+        .flush = flush_all,
+        .finish = finish_all,
+        .ctx = w,
+    };
+}
+
+int work_download(struct work *w, uint8_t *histo)
+{
+    int status = HISTO_OK;
+    struct work_share *sh = &w->shares[0];
+    /* The first state's read-back also fills what its report says. */
+    if ((status = w->strategy->download(sh->slots[0].state, sh->queue,
+                                        histo)) != HISTO_OK)
+        return status;
+    if (sh->acc != NULL)
+        CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc, CL_TRUE, 0,
+                                    w->input->nbins, histo, 0, NULL, NULL));
+fail:
+    return status;
+}
+
+const void *work_first_state(const struct work *w)
+{
+    return w->shares[0].slots[0].state;
+}
+
+uint64_t work_peak_rss(void)
+{
+    struct rusage u;
+    if (getrusage(RUSAGE_SELF, &u) != 0)
+        return 0;
+    return (uint64_t)u.ru_maxrss * 1024; /* Linux: kilobytes */
+}
+
+void work_release(struct work *w)
+{
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        for (size_t i = 0; i < sh->nslots; ++i)
+            if (sh->slots[i].state != NULL)
+                w->strategy->release(sh->slots[i].state);
+        for (size_t b = 0; b < 2; ++b)
+            if (sh->buffer_free[b] != NULL)
+                clReleaseEvent(sh->buffer_free[b]);
+        if (sh->done != NULL)
+            clReleaseEvent(sh->done);
+        for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c) {
+            if (sh->host_mem != NULL && sh->host_mem[c] != NULL) {
+                clEnqueueUnmapMemObject(sh->queue, sh->host_mem[c],
+                                        sh->host[c], 0, NULL, NULL);
+                clFinish(sh->queue);
+                clReleaseMemObject(sh->host_mem[c]);
+            } else {
+                free(sh->host[c]);
+            }
+        }
+        for (size_t b = 0; sh->buffers != NULL && b < sh->nbuffers; ++b)
+            if (sh->buffers[b] != NULL)
+                clReleaseMemObject(sh->buffers[b]);
+        if (sh->acc != NULL)
+            clReleaseMemObject(sh->acc);
+        if (sh->combine != NULL)
+            clReleaseKernel(sh->combine);
+        if (sh->combine_program != NULL)
+            clReleaseProgram(sh->combine_program);
+        if (sh->program != NULL)
+            clReleaseProgram(sh->program);
+        if (sh->copy != NULL)
+            clReleaseCommandQueue(sh->copy);
+        if (sh->queue != NULL)
+            clReleaseCommandQueue(sh->queue);
+        free(sh->buffers);
+        free(sh->host);
+        free(sh->host_mem);
+        free(sh->slots);
+        free(sh->chunk_slot);
+    }
+    free(w->tags);
+    if (w->context != NULL)
+        clReleaseContext(w->context);
+    memset(w, 0, sizeof *w);
+}

@@ -1,0 +1,139 @@
+/*
+ * work.h - where an iteration's values are and who counts them.
+ *
+ * The input is split into shares, one per device named by --device (one
+ * share for one device), in proportion to the devices' compute units. A
+ * share is split into chunks of at most WORK_MAX_CHUNK_VALUES values and
+ * at most the device's largest allocation, each counted by the strategy
+ * as an input of its own (one strategy state per chunk length, bound to
+ * each chunk in turn); the chunks'
+ * 8-bit histograms are added with saturation (kernels/combine.cl), and the
+ * shares' on the first device, so the result is the sequential one byte
+ * for byte whatever the split.
+ *
+ * A share is resident when its values fit the device budget (--device-
+ * budget, else 7/8 of the device's global memory): its chunks are device
+ * buffers filled once, while the file is read, through a bounded staging
+ * buffer, so that host memory never holds the whole input. Otherwise it
+ * is streamed: its chunks stay in host memory (pinned where the
+ * implementation gives it) and every iteration copies them, one at a time,
+ * into two device buffers, the copy of chunk k+1 (on a queue of its own)
+ * overlapping the counting of chunk k.
+ */
+#ifndef HISTO_WORK_H
+#define HISTO_WORK_H
+
+#include "device.h"
+#include "input.h"
+#include "run.h"
+#include "strategy.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Kernels index a chunk's values with 32-bit integers and step past its
+ * end by up to a work-group: a chunk holds at most 2^31 values. */
+#define WORK_MAX_CHUNK_VALUES (UINT64_C(1) << 31)
+/* Streamed chunks hold at most this many values by default (128 MiB):
+ * small enough that the first copy and the last count, which cannot
+ * overlap anything, are a small part of an iteration. */
+#define WORK_STREAM_CHUNK_VALUES (UINT64_C(1) << 25)
+/* Values copied to the device at a time while the file is read. */
+#define WORK_STAGING_VALUES ((size_t)1 << 22)
+#define WORK_MAX_SHARES 16
+
+struct work_options {
+    uint64_t device_budget; /* --device-budget bytes, 0 = 7/8 of memory  */
+    uint64_t chunk_values;  /* --chunk-values, 0 = the largest allowed    */
+};
+
+/* A strategy state for the chunks of one length (bound to each in turn:
+ * the plan depends on the length only). */
+struct work_slot {
+    size_t buffer;             /* the buffer it is set up on             */
+    struct histo_input view;   /* the input's sizes, nvalues the chunk's */
+    void *state;
+};
+
+struct work_share {
+    const struct device_info *device;
+    cl_command_queue queue;    /* counting (and filling)                */
+    cl_command_queue copy;     /* streamed: the copies to the device    */
+    cl_program program;        /* the strategy's kernels                */
+    cl_program combine_program;
+    cl_kernel combine;
+    size_t combine_items;
+    size_t first, count;       /* its values: input[first, first+count) */
+    size_t chunk_values, nchunks;
+    bool streamed;
+    bool pinned;               /* streamed: host chunks are pinned      */
+    cl_mem *buffers;           /* resident: nchunks; streamed: 2        */
+    size_t nbuffers;
+    uint32_t **host;           /* streamed: each chunk in host memory   */
+    cl_mem *host_mem;          /* ... in these mapped buffers (pinned)  */
+    struct work_slot *slots;
+    size_t nslots;
+    size_t *chunk_slot;        /* [chunk]: its slot                     */
+    cl_mem acc;                /* the share's sum of chunks (or NULL)   */
+    cl_event buffer_free[2];   /* streamed: when each buffer may be
+                                  written again                         */
+    cl_event done;             /* several shares: its iteration's end   */
+};
+
+struct work {
+    const struct strategy *strategy;
+    const struct histo_input *input;
+    struct work_options options;
+    cl_context context;
+    size_t nshares;
+    struct work_share shares[WORK_MAX_SHARES];
+    struct run_tag *tags;      /* one iteration's events                */
+    double upload_s;           /* work_fill's writes to the device      */
+    size_t nevents;
+};
+
+/* Splits the input among the devices (ndevices >= 1, of one platform) and
+ * each share into chunks; checks that the histogram fits each device.
+ * No OpenCL object is made. Returns 0 or an exit status. */
+int work_plan(struct work *w, const struct device_info *const *devices,
+              size_t ndevices, const struct histo_input *input,
+              const struct work_options *options);
+
+/* A context over the devices and queues on each. Returns 0 or an exit
+ * status. */
+int work_open(struct work *w, cl_platform_id platform);
+
+/* Builds the strategy's kernels and the combine kernel for every share. */
+int work_build(struct work *w, const struct strategy *strategy,
+               const char *kernel_dir);
+
+/* Reads the rest of the input from `stream` into the shares' chunks (to
+ * the device or into host memory), then checks its end; upload_s is the
+ * time spent writing to the device. */
+int work_fill(struct work *w, struct input_stream *stream);
+
+/* The strategy environment of share 0's first chunk, for --tune, which
+ * measures there (a resident chunk only). Returns 0, or an exit status
+ * when share 0 is streamed. */
+int work_tune_env(const struct work *w, struct strategy_env *env);
+
+/* One strategy state per slot, with the knobs in `base` (its context,
+ * queue, program, buffer and input are set per share and slot). */
+int work_setup(struct work *w, const struct strategy_env *base);
+
+/* The loop's plan of one iteration (valid while w lives). */
+void work_run_plan(struct work *w, struct run_plan *plan);
+
+/* Reads the final histogram (nbins bytes). */
+int work_download(struct work *w, uint8_t *histo);
+
+/* The first state, whose configuration histo.out reports. */
+const void *work_first_state(const struct work *w);
+
+/* Peak resident set size of this process in bytes, 0 if unknown. */
+uint64_t work_peak_rss(void);
+
+void work_release(struct work *w);
+
+#endif

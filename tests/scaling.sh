@@ -1,0 +1,139 @@
+#!/bin/sh
+# tests/scaling.sh - make scaling: time per iteration and effective GB/s
+# as the input grows, resident and streamed, on one device or several,
+# every output checked byte for byte against the sequential reference.
+#
+#   make scaling [PLATFORM=...] [DEVICE=...] [SIZES="1M 16M 268M 1G"]
+#                [MODES="device streamed"] [SHARES="0 0,1"] [MIN_SECONDS=1]
+#
+# Inputs: the Gaussian eye of the Spec datasets (histo-gen's default, into
+# 256x8192) at 1024^2 (1M), 4096^2 (16M), 16384^2 (268M) and 32768^2 (1G,
+# the 268M image's values four times over, under its own header: the same
+# shape, without generating 4 GiB value by value). They are written into
+# build/scaling (5.4 GB for all four; sizes that do not fit the free disk
+# space are skipped with a message) and kept for the next run.
+#
+# MODES: device (resident: the input in device buffers, read once) and
+# streamed (--device-budget half the input's bytes: the input stays in
+# host memory and is copied to the device every iteration). SHARES: the
+# --device values to run with, e.g. "0 0,1" for one GPU and two (default:
+# DEVICE, else the platform's first device).
+#
+# Columns: input, values, mode, devices, median us per iteration (histo.out
+# iteration.device: on the device clock, or the host's with several
+# devices), effective GB/s (input bytes / median), the median copy and
+# kernel time per iteration (their sum above the iteration's time is the
+# overlap achieved), chunks, peak RSS, check. Rows are appended to
+# results/scaling.jsonl.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=build
+W=$B/scaling
+mkdir -p "$W" results || exit 1
+SIZES=${SIZES:-1M 16M 268M 1G}
+MODES=${MODES:-device streamed}
+MIN_SECONDS=${MIN_SECONDS:-1}
+unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
+if [ -n "${HISTO_COMMIT:-}" ]; then
+    commit=$HISTO_COMMIT modified=false
+else
+    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    modified=false
+    [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || modified=true
+fi
+SHARES=${SHARES:-${DEVICE:-first}}
+key() { sed -n "s/^$2 = //p" "$1"; }
+
+# input_file SIZE: the input's path, generated if missing.
+input_file() {
+    # the 1G input is made from the 268M one (its variables first: this
+    # function sets globals)
+    src=""
+    [ "$1" = 1G ] && { src=$(input_file 268M) || return 1; }
+    case $1 in
+        1M) side=1024 ;;
+        16M) side=4096 ;;
+        268M) side=16384 ;;
+        1G) side=32768 ;;
+        *) echo "scaling: unknown size '$1' (1M, 16M, 268M, 1G)" >&2; return 1 ;;
+    esac
+    f=$W/eye$1.bin
+    if [ -s "$f" ]; then echo "$f"; return 0; fi
+    need_kb=$((side / 1024 * side / 1024 * 4 * 1024 + 1048576))
+    free_kb=$(df -Pk "$W" | awk 'NR == 2 { print $4 }')
+    if [ "${free_kb:-0}" -lt "$need_kb" ]; then
+        echo "scaling: $1 skipped: ${free_kb:-?} KiB free in $W, $need_kb needed" >&2
+        return 1
+    fi
+    if [ "$1" = 1G ]; then
+        # header: 32768 x 32768 into 256 x 8192, then the 268M values x4
+        { printf '\000\200\000\000\000\200\000\000\000\001\000\000\000\040\000\000'
+          for i in 1 2 3 4; do tail -c +17 "$src"; done
+        } >"$f.tmp" && mv "$f.tmp" "$f" || { rm -f "$f.tmp"; return 1; }
+    else
+        $B/histo-gen -o "$f.tmp" --seed 5 --image "${side}x$side" \
+            && mv "$f.tmp" "$f" || { rm -f "$f.tmp"; return 1; }
+    fi
+    echo "$f"
+}
+
+stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+printf '%-5s %10s %-8s %-8s %-26s %11s %7s %11s %11s %6s %8s %s\n' \
+    input values mode devices device iter_us GB/s copy_us kernels_us chunks RSS_MB check
+status=0
+for size in $SIZES; do
+    in=$(input_file "$size") || { status=1; continue; }
+    [ -s "$W/$size.ref.raw" ] && [ "$W/$size.ref.raw" -nt "$in" ] \
+        || $B/histo-ref "$in" "$W/$size.ref.bmp" "$W/$size.ref.raw" >/dev/null \
+        || { status=1; continue; }
+    bytes=$(($(wc -c <"$in") - 16))
+    for devs in $SHARES; do
+        for mode in $MODES; do
+            set --
+            [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
+            [ "$devs" = first ] || set -- "$@" --device "$devs"
+            [ "$mode" = device ] || set -- "$@" --device-budget $((bytes / 2))
+            tag=$size.$mode.$(echo "$devs" | tr ',' '_')
+            out=$W/$tag.out
+            ./histo "$@" -i "$in" -o "$W/$tag.bmp" --timing "$W/$tag.probe.out" -- 3 \
+                >/dev/null 2>"$W/$tag.err" \
+                || { cat "$W/$tag.err" >&2; status=1; continue; }
+            per=$(key "$W/$tag.probe.out" iteration.wall_mean_us)
+            its=$(awk -v s="$MIN_SECONDS" -v p="$per" 'BEGIN { n = int(s * 1e6 / p) + 1;
+                if (n < 5) n = 5; if (n > 100000) n = 100000; print n }')
+            ./histo "$@" -i "$in" -o "$W/$tag.bmp" --raw "$W/$tag.raw" \
+                --timing "$out" -- "$its" >/dev/null 2>"$W/$tag.err" \
+                || { cat "$W/$tag.err" >&2; status=1; continue; }
+            if cmp -s "$W/$tag.raw" "$W/$size.ref.raw"; then check=byte-exact
+            else check=DIFFERS; status=1; fi
+            rm -f "$W/$tag.bmp" "$W/$tag.raw"
+            iter=$(key "$out" iteration.device.median_us)
+            copy=$(key "$out" iteration.transfer.median_us)
+            kern=$(key "$out" iteration.kernels.median_us)
+            rss=$(key "$out" memory.peak_rss_bytes)
+            awk -v s="$size" -v v="$(key "$out" input.values)" -v m="$mode" \
+                -v d="$devs" -v dev="$(key "$out" selected.name)" -v it="$iter" \
+                -v b="$bytes" -v c="${copy:--}" -v k="$kern" \
+                -v n="$(key "$out" input.chunks)" -v r="$rss" -v ch="$check" 'BEGIN {
+                printf "%-5s %10d %-8s %-8s %-26.26s %11.1f %7.1f %11s %11.1f %6d %8.0f %s\n",
+                    s, v, m, d, dev, it, b / (it * 1e3), c, k, n, r / 1e6, ch }'
+            {
+                printf '{"time":"%s","input":"eye%s","values":%s,"mode":"%s",' \
+                    "$stamp" "$size" "$(key "$out" input.values)" "$mode"
+                printf '"devices":"%s","shares":%s,"device":"%s","platform":"%s",' \
+                    "$devs" "$(key "$out" shares)" "$(key "$out" selected.name)" \
+                    "$(key "$out" selected.platform_name)"
+                printf '"strategy":"%s","iterations":%s,"iteration_median_us":%s,' \
+                    "$(key "$out" strategy)" "$its" "$iter"
+                printf '"timed_by":"%s","transfer_median_us":%s,"kernels_median_us":%s,' \
+                    "$(key "$out" iteration.timed_by | cut -d' ' -f1)" "${copy:-null}" "$kern"
+                printf '"chunks":%s,"chunk_values":%s,"host_memory":"%s",' \
+                    "$(key "$out" input.chunks)" "$(key "$out" input.chunk_values)" \
+                    "$(key "$out" input.host_memory)"
+                printf '"peak_rss_bytes":%s,"check":"%s","commit":"%s","modified":%s}\n' \
+                    "$rss" "$check" "$commit" "$modified"
+            } | sh validate/append-line.sh results/scaling.jsonl || status=1
+        done
+    done
+done
+exit $status
