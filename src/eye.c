@@ -515,7 +515,7 @@ static int setup(const struct strategy_env *env, bool replicated,
     CL_CREATE(s->outer, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                        quad_bins * sizeof(cl_uint), NULL,
                                        &cl_err_));
-    CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_WRITE_ONLY,
+    CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                        quad_bins, NULL, &cl_err_));
 
     /* The reduction leaves `outer` zeroed for the next iteration; only the

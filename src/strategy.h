@@ -66,7 +66,8 @@ struct strategy {
     /* Reads the final histogram (nbins bytes) back (blocking), with what
      * report() needs. */
     int (*download)(void *state, cl_command_queue queue, uint8_t *histo);
-    /* The buffer (nbins bytes) each iteration leaves the histogram in. */
+    /* The buffer (nbins bytes) each iteration leaves the histogram in;
+     * kernels read it (combine.cl), so it is not CL_MEM_WRITE_ONLY. */
     cl_mem (*output)(const void *state);
     /* Counts `values` from the next enqueue on: a chunk of the same
      * length as the one set up (the plan depends on the length only), so

@@ -255,12 +255,27 @@ check_case global.odd_shape "$odd" "$glob" '' \
 check_case global.workload_shape "$shape" "$glob" '' \
     '^input.histogram = 256x8192$'
 
-# A read past the input's end, and a barrier missing before the window
-# the group's first work-item chose is read.
+# Chunks added up by combine.cl (work.c), streamed through a second
+# queue, split between two queues on the one device; the odd histogram's
+# 15 bins take combine's tail path alone, in groups of 3.
+check_case work.chunks "$small" "$eye --chunk-values 7000" '' \
+    '^input.chunks = 4$|^input.residency = device$'
+check_case work.streamed "$small" "$cpu --chunk-values 6000 --device-budget 48000" '' \
+    '^input.residency = streamed$|^input.chunks = 5$'
+check_case work.shares "$small" "$glob --device 0,0 --chunk-values 9000" '' \
+    '^shares = 2$|^share.1.chunks = 2$'
+check_case work.combine_tail "$odd" "$glob --chunk-values 5" HISTO_TEST_MAX_GROUP=3 \
+    '^input.chunks = 5$|^input.histogram = 5x3$'
+
+# A read past the input's end, a barrier missing before the window the
+# group's first work-item chose is read, and a combine reading past the
+# partial histogram.
 planted read_past_end cpu_count.cl '0,/const uint v = in\[i\];/s//const uint v = in[i + 1];/' \
     "$small" "$cpu --batches 2" '' ''
 planted missing_barrier eye_tile.cl '/pick(best2, max_tiles2/,/barrier(CLK_LOCAL_MEM_FENCE);/s/barrier(CLK_LOCAL_MEM_FENCE);/;/' \
     "$small" "$eye --tile-rows 4" '' ''
+planted combine_past_end combine.cl 's/min(sum + part\[b\]/min(sum + part[b + 1]/' \
+    "$odd" "$glob --chunk-values 5" '' ''
 
 echo "checked under Oclgrind $(OCL_ICD_VENDORS=$OCL_ICD_VENDORS $HISTO --list 2>/dev/null | sed -n 's/^platform 0: .*(Oclgrind \([0-9.]*\)).*/\1/p'): bounds, API use, barriers, data races (accepted: $pairs)"
 echo "$pass passed, $fail failed"
