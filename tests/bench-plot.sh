@@ -9,14 +9,7 @@ jsonl=$1
 png=$2
 data=$(mktemp)
 trap 'rm -f "$data"' EXIT
-awk '
-function field(line, k,    m) {
-    if (match(line, "\"" k "\":\"?[^,\"}]*")) {
-        m = substr(line, RSTART, RLENGTH); sub("^\"" k "\":\"?", "", m)
-        return m
-    }
-    return ""
-}
+awk "$(cat "$(dirname "$0")/../validate/jsonl.awk")"'
 {
     input = field($0, "input")
     series = field($0, "strategy") "/" substr(field($0, "device"), 1, 14)

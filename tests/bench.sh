@@ -36,16 +36,10 @@ mkdir -p "$W" results || exit 1
 INPUTS=${INPUTS:-test train ref wide uniform onebin}
 MIN_SECONDS=${MIN_SECONDS:-1}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
-# which source ran: the commit, and whether the tree differed from it
-# (HISTO_COMMIT names it for a copy of a clean tree without its history,
-# as on a lent GPU machine)
-if [ -n "${HISTO_COMMIT:-}" ]; then
-    commit=$HISTO_COMMIT modified=false
-else
-    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-    modified=false
-    [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || modified=true
-fi
+# which source ran (tests/source-id.sh)
+read -r commit modified <<EOF_ID
+$(sh tests/source-id.sh)
+EOF_ID
 set --
 [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
 [ -n "${DEVICE:-}" ] && set -- "$@" --device "$DEVICE"

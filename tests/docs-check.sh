@@ -14,7 +14,7 @@
 # non-zero on a failure). Numbers, digests, commit ids, runs of spaces
 # and the device's name may differ; the words, the fields and their order
 # may not. The results tables are compared exactly: tests/results-table.sh
-# computes them from the committed rows.
+# and tests/scaling-table.sh compute them from the committed rows.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 W=${HISTO_TEST_WORK:-tests/work}/docs
@@ -67,6 +67,7 @@ produce() {
     (cd "$W/v" && "$OLDPWD/$B/histo-validate" results/test/histo.bmp \
         output/test.bmp.gz) >"$W/ex/validate-bmp" 2>&1
     sh tests/results-table.sh >"$W/ex/results-table" 2>&1
+    sh tests/scaling-table.sh >"$W/ex/scaling-table" 2>&1
     # make report on the committed sample: its table and its CSV
     sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
         2>&1 | grep -v '^CSV: \|^plot: \|^(gnuplot' >"$W/ex/report"
@@ -83,7 +84,7 @@ produce() {
 normal() {
     awk -v id="$1" -v dev="$2" '
     {
-        if (id ~ /^(results-table|strategies-|report)/) { print; next }
+        if (id ~ /^(results-table|scaling-table|strategies-|report)/) { print; next }
         if (dev != "") while ((i = index($0, dev)) > 0)
             $0 = substr($0, 1, i - 1) "@DEVICE@" substr($0, i + length(dev))
         if (id == "runs-jsonl") gsub(/":("[^"]*"|[^,}]*)/, "\":_")
@@ -125,7 +126,7 @@ for f in ${DOCS_FILES:-README.md docs/*.md}; do
                 names = 0
                 while ((getline line < (dir "/" id)) > 0) {
                     if (dev != "" && index(line, dev) \
-                        && id !~ /^(results-table|strategies-|report)/) names = 1
+                        && id !~ /^(results-table|scaling-table|strategies-|report)/) names = 1
                     out[++n] = line
                 }
                 close(dir "/" id)

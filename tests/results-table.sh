@@ -29,15 +29,7 @@ for arg in "$@"; do
     else
         cat "$f"
     fi | sed "s|^|$col	$f	|"
-done | awk -F '\t' '
-function field(line, key,    m) {
-    if (match(line, "\"" key "\":(\"[^\"]*\"|[^,}]*)")) {
-        m = substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
-        gsub(/"/, "", m)
-        return m
-    }
-    return ""
-}
+done | awk -F '\t' "$(cat validate/jsonl.awk)"'
 {
     c = $1; line = $3
     if (c > ncol) ncol = c

@@ -34,13 +34,10 @@ SIZES=${SIZES:-1M 16M 268M 1G}
 MODES=${MODES:-device streamed}
 MIN_SECONDS=${MIN_SECONDS:-1}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
-if [ -n "${HISTO_COMMIT:-}" ]; then
-    commit=$HISTO_COMMIT modified=false
-else
-    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-    modified=false
-    [ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || modified=true
-fi
+# which source ran (tests/source-id.sh)
+read -r commit modified <<EOF_ID
+$(sh tests/source-id.sh)
+EOF_ID
 SHARES=${SHARES:-${DEVICE:-first}}
 key() { sed -n "s/^$2 = //p" "$1"; }
 

@@ -29,15 +29,7 @@ for f in "$@"; do
     [ -r "$f" ] || { echo "report: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$(dirname "$prefix")" || exit 1
-awk -v by="$by" -v csv="$prefix.csv" -v dat="$prefix.dat" '
-function field(line, key,    m) {
-    if (match(line, "\"" key "\":(\"[^\"]*\"|[^,}]*)")) {
-        m = substr(line, RSTART + length(key) + 3, RLENGTH - length(key) - 3)
-        gsub(/"/, "", m)
-        return m
-    }
-    return ""
-}
+awk -v by="$by" -v csv="$prefix.csv" -v dat="$prefix.dat" "$(cat "$(dirname "$0")/jsonl.awk")"'
 /^\{/ {
     row = field($0, "dataset")
     if (row != "") {                      # make run
