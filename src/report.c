@@ -266,10 +266,24 @@ void report_summary(const struct report *r, FILE *f)
     free(scratch);
 
     fprintf(f, "histo: %ux%u values into %ux%u bins, %lu iteration%s on %s "
-               "(%s, %s)\n", in->img_width, in->img_height, in->histo_width,
+               "(%s, %s)", in->img_width, in->img_height, in->histo_width,
             in->histo_height, t->iterations, t->iterations == 1 ? "" : "s",
             d->name, r->devices->platforms[r->devices->platform].name,
             d->type_name);
+    const struct work *w = r->work;
+    size_t chunks = 0;
+    bool streamed = false;
+    for (size_t i = 0; i < w->nshares; ++i) {
+        chunks += w->shares[i].nchunks;
+        streamed |= w->shares[i].streamed;
+    }
+    if (w->nshares > 1)
+        fprintf(f, " and %zu more device%s", w->nshares - 1,
+                w->nshares == 2 ? "" : "s");
+    if (chunks > 1)
+        fprintf(f, "; %zu chunks%s", chunks,
+                streamed ? ", streamed from host memory" : "");
+    fputc('\n', f);
     fprintf(f, "histo: strategy %s: ", r->strategy->name);
     r->strategy->summary(r->state, f);
     if (r->knobs->from != TUNE_FROM_DEFAULT)
