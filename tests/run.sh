@@ -795,6 +795,31 @@ expect cli.bad_iterations 2 "iteration count" $HISTO -i "$IN" -o "$W/x.bmp" -- z
 expect cli.bad_tile_rows 2 "tile-rows must be a whole number" $HISTO --tile-rows 0 -i "$IN" -o "$W/x.bmp" -- 1
 expect cli.tune_with_batches 2 "give none of them" $HISTO --tune --batches 2 -i "$IN" -o "$W/x.bmp" -- 1
 expect cli.tune_with_replicas 2 "give none of them" $HISTO --tune --replicas 2 -i "$IN" -o "$W/x.bmp" -- 1
+expect cli.bad_chunk_values 2 "chunk-values must be a whole number from 1 to 2147483648" \
+    $HISTO --chunk-values 0 -i "$IN" -o "$W/x.bmp" -- 1
+expect cli.bad_device_budget 2 "device-budget must be a whole number" \
+    $HISTO --device-budget 12X -i "$IN" -o "$W/x.bmp" -- 1
+expect cli.empty_device_item 2 "an empty or overlong item" \
+    run_histo --device 0, -i "$IN" -o "$W/x.bmp" -- 1
+expect work.budget_below_two_values 2 "cannot hold two chunks of one value each" \
+    run_histo --device-budget 7 -i "$IN" -o "$W/x.bmp" -- 1
+expect work.tune_streamed 2 "this input is streamed" \
+    run_histo --tune --no-tune-cache --device-budget 64K -i "$IN" -o "$W/x.bmp" -- 1
+# suffixes are powers of 1024: 4K is 4096 bytes, two chunks of 512 values
+run_histo --device-budget 4K -i "$IN" -o "$W/k.bmp" --timing "$W/k.out" -- 1 >"$W/k.log" 2>&1
+if grep -q "^input.chunk_values = 512$" "$W/k.out" 2>/dev/null \
+   && grep -q "^input.residency = streamed$" "$W/k.out" && same_counts "$W/k.bmp" "$W/gz.ref.bmp"; then
+    ok cli.budget_suffix
+else
+    bad cli.budget_suffix "--device-budget 4K: $(grep '^input\.' "$W/k.out" 2>/dev/null | tr '\n' ' ') $(tail -n 2 "$W/k.log")"
+fi
+# every device of the platform (PoCL has one): one share
+run_histo --device all -i "$IN" -o "$W/all.bmp" --timing "$W/all.out" -- 1 >"$W/all.log" 2>&1
+if grep -q "^shares = [1-9]" "$W/all.out" 2>/dev/null && same_counts "$W/all.bmp" "$W/gz.ref.bmp"; then
+    ok cli.device_all
+else
+    bad cli.device_all "$(tail -n 2 "$W/all.log")"
+fi
 for v in 0 17 x; do
     expect "cli.bad_replicas_$v" 2 "replicas must be a whole number" \
         $HISTO --replicas "$v" -i "$IN" -o "$W/x.bmp" -- 1

@@ -13,7 +13,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 [ $# -gt 0 ] || set -- docs/bench/h100-c063043-scaling.jsonl \
-    docs/bench/pocl-2core-6643f10-scaling.jsonl
+    docs/bench/pocl-2core-5c31465-scaling.jsonl
 col=0
 for f in "$@"; do
     col=$((col + 1))
