@@ -1,7 +1,8 @@
 /*
- * tests/atomic_probe.c - the floors the global strategy is measured
- * against, on one OpenCL device: N global atomic increments and nothing
- * else, and a read of N values and nothing else.
+ * tests/atomic_probe.c - the floors histo is measured against, on one
+ * OpenCL device (make bench): N global atomic increments and nothing
+ * else, N local atomic increments and nothing else, a read of N values
+ * and nothing else, and two empty kernels back to back.
  *
  *   build/atomic-probe PLATFORM DEVICE [N [NBINS [RUNS]]]
  *       (indexes as histo --list shows them; N = 16777216 values,
@@ -17,6 +18,14 @@
  * profiling events; the median of RUNS launches is printed, as
  *   atomics_median_us = X
  *   read_median_us = Y
+ * "local_atomics": the same loop increments a local counter (one of
+ * HISTO_TILE_WORDS words per group, spread by the same hash) with
+ * atomic_inc, then each group writes one word: what counting every value
+ * in local memory costs, without reading any input. "launch2": two empty
+ * kernels of one work-group enqueued back to back, from the first's start
+ * to the second's end: the fixed cost of an iteration of two kernels.
+ *   local_atomics_median_us = Z
+ *   launch2_median_us = L
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -25,6 +34,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+
+/* Local counters a group: 32 KiB, within every full-profile device's
+ * local memory, about the eye's 16-bit tile of 46 KiB in words. */
+#define TILE_WORDS 8192u
 
 static const char source[] =
     "uint mix(uint x) {\n"
@@ -35,6 +48,21 @@ static const char source[] =
     "    const uint size = get_global_size(0);\n"
     "    for (uint i = get_global_id(0); i < n; i += size)\n"
     "        atomic_inc(&counts[mix(i) % nbins]);\n"
+    "}\n"
+    "kernel void local_atomics(uint n, global uint *out) {\n"
+    "    local uint tile[TILE_WORDS];\n"
+    "    for (uint w = get_local_id(0); w < TILE_WORDS; w += get_local_size(0))\n"
+    "        tile[w] = 0;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    const uint size = get_global_size(0);\n"
+    "    for (uint i = get_global_id(0); i < n; i += size)\n"
+    "        atomic_inc(&tile[mix(i) % TILE_WORDS]);\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (get_local_id(0) == 0)\n"
+    "        out[get_group_id(0)] = tile[get_group_id(0) % TILE_WORDS];\n"
+    "}\n"
+    "kernel void empty(global uint *out) {\n"
+    "    if (get_global_id(0) == 1u << 30) out[0] = 1;\n"
     "}\n"
     "kernel void stream(global const uint4 *in, uint quads, global uint *out) {\n"
     "    const uint size = get_global_size(0);\n"
@@ -87,6 +115,38 @@ static double time_kernel(cl_command_queue q, cl_kernel k, size_t global,
     return median;
 }
 
+/* Median over `runs` of two launches of k (one group of 64) back to
+ * back: first start to second end, us. */
+static double time_pair(cl_command_queue q, cl_kernel k, int runs)
+{
+    double *us = malloc(sizeof *us * (size_t)runs);
+    if (us == NULL) {
+        fprintf(stderr, "atomic-probe: out of memory\n");
+        exit(1);
+    }
+    const size_t one = 64;
+    for (int r = 0; r < runs; ++r) {
+        cl_event ev[2];
+        cl_ulong t0 = 0, t1 = 0;
+        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL,
+                                     &ev[0]));
+        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL,
+                                     &ev[1]));
+        CHECK(clWaitForEvents(2, ev));
+        CHECK(clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START,
+                                      sizeof t0, &t0, NULL));
+        CHECK(clGetEventProfilingInfo(ev[1], CL_PROFILING_COMMAND_END,
+                                      sizeof t1, &t1, NULL));
+        clReleaseEvent(ev[0]);
+        clReleaseEvent(ev[1]);
+        us[r] = (double)(t1 - t0) / 1e3;
+    }
+    qsort(us, (size_t)runs, sizeof *us, by_value);
+    const double median = us[runs / 2];
+    free(us);
+    return median;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -130,10 +190,17 @@ int main(int argc, char **argv)
     const char *src = source;
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     CHECK(err);
-    CHECK(clBuildProgram(prog, 1, &dev, "-cl-std=CL1.2", NULL, NULL));
+    char options[64];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTILE_WORDS=%uu",
+             TILE_WORDS);
+    CHECK(clBuildProgram(prog, 1, &dev, options, NULL, NULL));
     cl_kernel ka = clCreateKernel(prog, "atomics", &err);
     CHECK(err);
     cl_kernel kr = clCreateKernel(prog, "stream", &err);
+    CHECK(err);
+    cl_kernel kl = clCreateKernel(prog, "local_atomics", &err);
+    CHECK(err);
+    cl_kernel ke = clCreateKernel(prog, "empty", &err);
     CHECK(err);
 
     size_t group = HISTO_WORK_GROUP, kmax = 0;
@@ -164,6 +231,9 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(kr, 0, sizeof in, &in));
     CHECK(clSetKernelArg(kr, 1, sizeof quads, &quads));
     CHECK(clSetKernelArg(kr, 2, sizeof out, &out));
+    CHECK(clSetKernelArg(kl, 0, sizeof n, &n));
+    CHECK(clSetKernelArg(kl, 1, sizeof out, &out));
+    CHECK(clSetKernelArg(ke, 0, sizeof out, &out));
     CHECK(clFinish(q));
     time_kernel(q, ka, global, group, 3); /* warm up */
     printf("device = %s\n", name);
@@ -171,10 +241,17 @@ int main(int argc, char **argv)
            n, nbins, global, group);
     printf("atomics_median_us = %.3f\n", time_kernel(q, ka, global, group, runs));
     printf("read_median_us = %.3f\n", time_kernel(q, kr, global, group, runs));
+    time_kernel(q, kl, global, group, 3); /* warm up */
+    printf("local_atomics_median_us = %.3f\n",
+           time_kernel(q, kl, global, group, runs));
+    time_pair(q, ke, 3);
+    printf("launch2_median_us = %.3f\n", time_pair(q, ke, runs));
     clReleaseMemObject(out);
     clReleaseMemObject(in);
     clReleaseMemObject(counts);
     clReleaseKernel(kr);
+    clReleaseKernel(kl);
+    clReleaseKernel(ke);
     clReleaseKernel(ka);
     clReleaseProgram(prog);
     clReleaseCommandQueue(q);

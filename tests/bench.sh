@@ -25,7 +25,19 @@
 # Columns: device median us per iteration (start of the first kernel to end
 # of the last, from profiling events), each kernel's median, wall-clock mean
 # per iteration of the loop, effective GB/s (input bytes / device median),
-# the reference's median us and ref/iteration (> 1: histo is faster).
+# the reference's median us and ref/iteration (> 1: histo is faster), the
+# floor on this device and x floor (the iteration / the floor).
+#
+# The floor is measured for every input by build/atomic-probe in the same
+# run, on the same device, for the input's number of values: two empty
+# kernels back to back (an iteration's fixed cost), then the larger of
+# reading every value once and counting every value once: by a local
+# atomic where histo's eye found a window (eye.tiles_used > 0), by a
+# global atomic where it found none or the strategy is global (no tile
+# holds those values), not at all for the cpu strategy (private
+# histograms, no atomics). Reading and counting overlap in a real kernel,
+# so the larger of the two, not their sum: floor = launch2 + max(read,
+# count).
 # Rows are appended to results/bench.jsonl; with gnuplot installed,
 # results/bench.png draws per-kernel times per input and device.
 set -u
@@ -71,8 +83,8 @@ input_file() {
 }
 
 stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-printf '%-8s %9s %-26s %-5s %5s %5s %10s %10s %10s %8s %10s %8s %s\n' \
-    input values device strat B w iter_us kernels_us wall_us GB/s ref_us ref/it check
+printf '%-8s %9s %-26s %-5s %5s %5s %10s %10s %10s %8s %10s %8s %8s %7s %s\n' \
+    input values device strat B w iter_us kernels_us wall_us GB/s ref_us ref/it floor_us x_floor check
 status=0
 rm -f "$W/compare"
 for name in $INPUTS; do
@@ -100,6 +112,24 @@ for name in $INPUTS; do
     else check=DIFFERS; status=1; fi
     values=$(key "$out" input.values)
     iter=$(key "$out" iteration.device.median_us)
+    # the floor (see the top), measured for this many values
+    bins=$(key "$out" input.histogram | awk -Fx '{ print $1 * $2 }')
+    # shellcheck disable=SC2046 # two indexes
+    $B/atomic-probe $(key "$out" selected.platform) $(key "$out" selected.device) \
+        "$values" "$bins" "${PROBE_RUNS:-50}" >"$W/$tag.probe" 2>&1 || cat "$W/$tag.probe" >&2
+    count_by=local
+    [ "$(key "$out" strategy)" = global ] || [ "$(key "$out" eye.tiles_used)" = 0 ] \
+        && count_by=global
+    [ "$(key "$out" strategy)" = cpu ] && count_by=none
+    launch2=$(key "$W/$tag.probe" launch2_median_us)
+    read_us=$(key "$W/$tag.probe" read_median_us)
+    case $count_by in
+        local) count_us=$(key "$W/$tag.probe" local_atomics_median_us) ;;
+        global) count_us=$(key "$W/$tag.probe" atomics_median_us) ;;
+        none) count_us=0 ;;
+    esac
+    floor=$(awk -v l="${launch2:-0}" -v r="${read_us:-0}" -v c="${count_us:-0}" \
+        'BEGIN { printf "%.1f", l + (r > c ? r : c) }')
     kernels=""
     for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
         kernels="$kernels${kernels:+/}$(key "$out" "kernel.$k.median_us" | cut -d. -f1)"
@@ -108,10 +138,11 @@ for name in $INPUTS; do
         -v strat="$(key "$out" strategy)" -v b="$(key "$out" config.batches)" \
         -v w="$(key "$out" config.tile_rows)" -v iter="$iter" -v kernels="$kernels" \
         -v wall="$(key "$out" iteration.wall_mean_us)" -v ref="$ref_us" \
-        -v check="$check" 'BEGIN {
-        printf "%-8s %9d %-26.26s %-5s %5s %5s %10.1f %10s %10.1f %8.1f %10.1f %8.2f %s\n",
+        -v check="$check" -v floor="$floor" 'BEGIN {
+        printf "%-8s %9d %-26.26s %-5s %5s %5s %10.1f %10s %10.1f %8.1f %10.1f %8.2f %8.1f %7.2f %s\n",
             name, values, dev, strat, b, w, iter, kernels, wall,
-            values * 4 / (iter * 1e3), ref, ref / iter, check }'
+            values * 4 / (iter * 1e3), ref, ref / iter, floor,
+            (floor > 0 ? iter / floor : 0), check }'
     # one JSON line per row, composed whole, then appended under a lock
     # (concurrent benches never interleave); every number from histo.out
     {
@@ -125,6 +156,9 @@ for name in $INPUTS; do
         for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
             printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
         done
+        printf '"floor_us":%s,"floor_launch2_us":%s,"floor_read_us":%s,' \
+            "$floor" "${launch2:-null}" "${read_us:-null}"
+        printf '"floor_count_us":%s,"floor_count_by":"%s",' "${count_us:-null}" "$count_by"
         printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
     } | sh validate/append-line.sh results/bench.jsonl || status=1
     echo "$name $(key "$out" strategy) $iter $check $values" >>"$W/compare"
