@@ -21,9 +21,10 @@
  * "local_atomics": the same loop increments a local counter (one of
  * HISTO_TILE_WORDS words per group, spread by the same hash) with
  * atomic_inc, then each group writes one word: what counting every value
- * in local memory costs, without reading any input. "launch2": two empty
- * kernels of one work-group enqueued back to back, from the first's start
- * to the second's end: the fixed cost of an iteration of two kernels.
+ * in local memory costs, without reading any input. "launch2": pairs of
+ * empty kernels of one work-group, all enqueued back to back as histo
+ * enqueues its iterations, from a pair's first start to its second end:
+ * the fixed cost of an iteration of two kernels.
  *   local_atomics_median_us = Z
  *   launch2_median_us = L
  */
@@ -115,35 +116,36 @@ static double time_kernel(cl_command_queue q, cl_kernel k, size_t global,
     return median;
 }
 
-/* Median over `runs` of two launches of k (one group of 64) back to
- * back: first start to second end, us. */
+/* Median over `runs` pairs of launches of k (one group of 64), every
+ * pair enqueued back to back as histo enqueues its iterations: each
+ * pair's first start to second end, us. */
 static double time_pair(cl_command_queue q, cl_kernel k, int runs)
 {
     double *us = malloc(sizeof *us * (size_t)runs);
-    if (us == NULL) {
+    cl_event *ev = calloc(2 * (size_t)runs, sizeof *ev);
+    if (us == NULL || ev == NULL) {
         fprintf(stderr, "atomic-probe: out of memory\n");
         exit(1);
     }
     const size_t one = 64;
+    for (int r = 0; r < 2 * runs; ++r)
+        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL,
+                                     &ev[r]));
+    CHECK(clWaitForEvents((cl_uint)(2 * runs), ev));
     for (int r = 0; r < runs; ++r) {
-        cl_event ev[2];
         cl_ulong t0 = 0, t1 = 0;
-        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL,
-                                     &ev[0]));
-        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL,
-                                     &ev[1]));
-        CHECK(clWaitForEvents(2, ev));
-        CHECK(clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START,
+        CHECK(clGetEventProfilingInfo(ev[2 * r], CL_PROFILING_COMMAND_START,
                                       sizeof t0, &t0, NULL));
-        CHECK(clGetEventProfilingInfo(ev[1], CL_PROFILING_COMMAND_END,
+        CHECK(clGetEventProfilingInfo(ev[2 * r + 1], CL_PROFILING_COMMAND_END,
                                       sizeof t1, &t1, NULL));
-        clReleaseEvent(ev[0]);
-        clReleaseEvent(ev[1]);
         us[r] = (double)(t1 - t0) / 1e3;
     }
+    for (int r = 0; r < 2 * runs; ++r)
+        clReleaseEvent(ev[r]);
     qsort(us, (size_t)runs, sizeof *us, by_value);
     const double median = us[runs / 2];
     free(us);
+    free(ev);
     return median;
 }
 
