@@ -19,7 +19,7 @@
  *   atomics_median_us = X
  *   read_median_us = Y
  * "local_atomics": the same loop increments a local counter (one of
- * HISTO_TILE_WORDS words per group, spread by the same hash) with
+ * TILE_WORDS words per group, spread by the same hash) with
  * atomic_inc, then each group writes one word: what counting every value
  * in local memory costs, without reading any input. "launch2": pairs of
  * empty kernels of one work-group, all enqueued back to back as histo
@@ -27,6 +27,14 @@
  * the fixed cost of an iteration of two kernels.
  *   local_atomics_median_us = Z
  *   launch2_median_us = L
+ * The floors make bench divides by are whole iterations of two kernels,
+ * enqueued back to back the same way, whose first kernel reads every
+ * value (as uint4) and nothing else, or reads every value and counts it
+ * by a local atomic (a tile of TILE_WORDS words a group), or by a
+ * global atomic (into NBINS counters), the address hashed from the value
+ * and its index; the second kernel is empty:
+ *   iteration_read_median_us, iteration_local_median_us,
+ *   iteration_global_median_us
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -61,6 +69,34 @@ static const char source[] =
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    if (get_local_id(0) == 0)\n"
     "        out[get_group_id(0)] = tile[get_group_id(0) % TILE_WORDS];\n"
+    "}\n"
+    "kernel void read_local(global const uint4 *in, uint quads, global uint *out) {\n"
+    "    local uint tile[TILE_WORDS];\n"
+    "    for (uint w = get_local_id(0); w < TILE_WORDS; w += get_local_size(0))\n"
+    "        tile[w] = 0;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    const uint size = get_global_size(0);\n"
+    "    for (uint q = get_global_id(0); q < quads; q += size) {\n"
+    "        const uint4 v = in[q] ^ (uint4)(4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3);\n"
+    "        atomic_inc(&tile[mix(v.x) % TILE_WORDS]);\n"
+    "        atomic_inc(&tile[mix(v.y) % TILE_WORDS]);\n"
+    "        atomic_inc(&tile[mix(v.z) % TILE_WORDS]);\n"
+    "        atomic_inc(&tile[mix(v.w) % TILE_WORDS]);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (get_local_id(0) == 0)\n"
+    "        out[get_group_id(0)] = tile[get_group_id(0) % TILE_WORDS];\n"
+    "}\n"
+    "kernel void read_global(global const uint4 *in, uint quads, uint nbins,\n"
+    "                        global uint *counts) {\n"
+    "    const uint size = get_global_size(0);\n"
+    "    for (uint q = get_global_id(0); q < quads; q += size) {\n"
+    "        const uint4 v = in[q] ^ (uint4)(4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3);\n"
+    "        atomic_inc(&counts[mix(v.x) % nbins]);\n"
+    "        atomic_inc(&counts[mix(v.y) % nbins]);\n"
+    "        atomic_inc(&counts[mix(v.z) % nbins]);\n"
+    "        atomic_inc(&counts[mix(v.w) % nbins]);\n"
+    "    }\n"
     "}\n"
     "kernel void empty(global uint *out) {\n"
     "    if (get_global_id(0) == 1u << 30) out[0] = 1;\n"
@@ -116,10 +152,12 @@ static double time_kernel(cl_command_queue q, cl_kernel k, size_t global,
     return median;
 }
 
-/* Median over `runs` pairs of launches of k (one group of 64), every
- * pair enqueued back to back as histo enqueues its iterations: each
- * pair's first start to second end, us. */
-static double time_pair(cl_command_queue q, cl_kernel k, int runs)
+/* Median over `runs` iterations of two kernels, `first` over `global`
+ * items (NULL: an empty one too) then `empty` (one group of 64), all
+ * enqueued back to back as histo enqueues its iterations: each
+ * iteration's first start to second end, us. */
+static double time_pair(cl_command_queue q, cl_kernel first, size_t global,
+                        size_t group, cl_kernel empty, int runs)
 {
     double *us = malloc(sizeof *us * (size_t)runs);
     cl_event *ev = calloc(2 * (size_t)runs, sizeof *ev);
@@ -128,9 +166,16 @@ static double time_pair(cl_command_queue q, cl_kernel k, int runs)
         exit(1);
     }
     const size_t one = 64;
-    for (int r = 0; r < 2 * runs; ++r)
-        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL,
-                                     &ev[r]));
+    for (int r = 0; r < runs; ++r) {
+        if (first != NULL)
+            CHECK(clEnqueueNDRangeKernel(q, first, 1, NULL, &global, &group,
+                                         0, NULL, &ev[2 * r]));
+        else
+            CHECK(clEnqueueNDRangeKernel(q, empty, 1, NULL, &one, &one, 0,
+                                         NULL, &ev[2 * r]));
+        CHECK(clEnqueueNDRangeKernel(q, empty, 1, NULL, &one, &one, 0, NULL,
+                                     &ev[2 * r + 1]));
+    }
     CHECK(clWaitForEvents((cl_uint)(2 * runs), ev));
     for (int r = 0; r < runs; ++r) {
         cl_ulong t0 = 0, t1 = 0;
@@ -204,6 +249,10 @@ int main(int argc, char **argv)
     CHECK(err);
     cl_kernel ke = clCreateKernel(prog, "empty", &err);
     CHECK(err);
+    cl_kernel krl = clCreateKernel(prog, "read_local", &err);
+    CHECK(err);
+    cl_kernel krg = clCreateKernel(prog, "read_global", &err);
+    CHECK(err);
 
     size_t group = HISTO_WORK_GROUP, kmax = 0;
     CHECK(clGetKernelWorkGroupInfo(ka, dev, CL_KERNEL_WORK_GROUP_SIZE,
@@ -236,6 +285,13 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(kl, 0, sizeof n, &n));
     CHECK(clSetKernelArg(kl, 1, sizeof out, &out));
     CHECK(clSetKernelArg(ke, 0, sizeof out, &out));
+    CHECK(clSetKernelArg(krl, 0, sizeof in, &in));
+    CHECK(clSetKernelArg(krl, 1, sizeof quads, &quads));
+    CHECK(clSetKernelArg(krl, 2, sizeof out, &out));
+    CHECK(clSetKernelArg(krg, 0, sizeof in, &in));
+    CHECK(clSetKernelArg(krg, 1, sizeof quads, &quads));
+    CHECK(clSetKernelArg(krg, 2, sizeof nbins, &nbins));
+    CHECK(clSetKernelArg(krg, 3, sizeof counts, &counts));
     CHECK(clFinish(q));
     time_kernel(q, ka, global, group, 3); /* warm up */
     printf("device = %s\n", name);
@@ -246,14 +302,25 @@ int main(int argc, char **argv)
     time_kernel(q, kl, global, group, 3); /* warm up */
     printf("local_atomics_median_us = %.3f\n",
            time_kernel(q, kl, global, group, runs));
-    time_pair(q, ke, 3);
-    printf("launch2_median_us = %.3f\n", time_pair(q, ke, runs));
+    time_pair(q, NULL, 0, 0, ke, 3);
+    printf("launch2_median_us = %.3f\n", time_pair(q, NULL, 0, 0, ke, runs));
+    time_pair(q, kr, global, group, ke, 3);
+    printf("iteration_read_median_us = %.3f\n",
+           time_pair(q, kr, global, group, ke, runs));
+    time_pair(q, krl, global, group, ke, 3);
+    printf("iteration_local_median_us = %.3f\n",
+           time_pair(q, krl, global, group, ke, runs));
+    time_pair(q, krg, global, group, ke, 3);
+    printf("iteration_global_median_us = %.3f\n",
+           time_pair(q, krg, global, group, ke, runs));
     clReleaseMemObject(out);
     clReleaseMemObject(in);
     clReleaseMemObject(counts);
     clReleaseKernel(kr);
     clReleaseKernel(kl);
     clReleaseKernel(ke);
+    clReleaseKernel(krl);
+    clReleaseKernel(krg);
     clReleaseKernel(ka);
     clReleaseProgram(prog);
     clReleaseCommandQueue(q);

@@ -29,15 +29,14 @@
 # floor on this device and x floor (the iteration / the floor).
 #
 # The floor is measured for every input by build/atomic-probe in the same
-# run, on the same device, for the input's number of values: two empty
-# kernels back to back (an iteration's fixed cost), then the larger of
-# reading every value once and counting every value once: by a local
-# atomic where histo's eye found a window (eye.tiles_used > 0), by a
-# global atomic where it found none or the strategy is global (no tile
-# holds those values), not at all for the cpu strategy (private
-# histograms, no atomics). Reading and counting overlap in a real kernel,
-# so the larger of the two, not their sum: floor = launch2 + max(read,
-# count).
+# run, on the same device, for the input's number of values: the fastest
+# iteration of two kernels (enqueued back to back, as histo's are) whose
+# first reads every value once and counts it once, by a local atomic
+# where histo's eye found a window (eye.tiles_used > 0), by a global
+# atomic where it found none or the strategy is global (no tile holds
+# those values), not at all for the cpu strategy (private histograms, no
+# atomics); the second kernel is empty, as histo's iterations end with a
+# kernel that reads little.
 # Rows are appended to results/bench.jsonl; with gnuplot installed,
 # results/bench.png draws per-kernel times per input and device.
 set -u
@@ -121,15 +120,12 @@ for name in $INPUTS; do
     [ "$(key "$out" strategy)" = global ] || [ "$(key "$out" eye.tiles_used)" = 0 ] \
         && count_by=global
     [ "$(key "$out" strategy)" = cpu ] && count_by=none
-    launch2=$(key "$W/$tag.probe" launch2_median_us)
-    read_us=$(key "$W/$tag.probe" read_median_us)
     case $count_by in
-        local) count_us=$(key "$W/$tag.probe" local_atomics_median_us) ;;
-        global) count_us=$(key "$W/$tag.probe" atomics_median_us) ;;
-        none) count_us=0 ;;
+        local) floor=$(key "$W/$tag.probe" iteration_local_median_us) ;;
+        global) floor=$(key "$W/$tag.probe" iteration_global_median_us) ;;
+        none) floor=$(key "$W/$tag.probe" iteration_read_median_us) ;;
     esac
-    floor=$(awk -v l="${launch2:-0}" -v r="${read_us:-0}" -v c="${count_us:-0}" \
-        'BEGIN { printf "%.1f", l + (r > c ? r : c) }')
+    floor=${floor:-0}
     kernels=""
     for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
         kernels="$kernels${kernels:+/}$(key "$out" "kernel.$k.median_us" | cut -d. -f1)"
@@ -156,9 +152,11 @@ for name in $INPUTS; do
         for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
             printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
         done
-        printf '"floor_us":%s,"floor_launch2_us":%s,"floor_read_us":%s,' \
-            "$floor" "${launch2:-null}" "${read_us:-null}"
-        printf '"floor_count_us":%s,"floor_count_by":"%s",' "${count_us:-null}" "$count_by"
+        printf '"floor_us":%s,"floor_count_by":"%s",' "$floor" "$count_by"
+        for k in launch2 read local_atomics atomics; do
+            printf '"probe_%s_median_us":%s,' "$k" \
+                "$(key "$W/$tag.probe" "${k}_median_us" | grep . || echo null)"
+        done
         printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
     } | sh validate/append-line.sh results/bench.jsonl || status=1
     echo "$name $(key "$out" strategy) $iter $check $values" >>"$W/compare"
