@@ -9,15 +9,16 @@
 # below): the rows of that file, of STRATEGY only where given. A cell is
 # the median device time per iteration and, in brackets, the sequential C
 # reference's median on the same host in the same run divided by it (> 1:
-# histo is faster). The caption names each column's device, platform,
-# strategy, date and commit (the rows' "commit", else the part of the file
+# histo is faster), and where the rows have one, histo's time over the
+# floor make bench measured (tests/bench.sh). The caption names each
+# column's device, platform, strategy, date and commit (the rows' "commit", else the part of the file
 # name after its last '-' where that is a commit id). A column with
 # several rows of one input gives the first. docs-check compares the
 # tables in README.md and docs/ with this output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-[ $# -gt 0 ] || set -- docs/bench/h100-dcfd579-all.jsonl:eye \
-    docs/bench/h200-e84ec6c.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
+[ $# -gt 0 ] || set -- docs/bench/h100-c063043-eye.jsonl \
+    docs/bench/h200-f1c91e0-floors.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
 col=0
 for arg in "$@"; do
     col=$((col + 1))
@@ -50,13 +51,16 @@ done | awk -F '\t' "$(cat validate/jsonl.awk)"'
     us[in_, c] = field(line, "iteration_device_median_us")
     ref[in_, c] = field(line, "reference_median_us")
     ok[in_, c] = field(line, "check")
+    floor[in_, c] = field(line, "floor_us")
+    if (floor[in_, c] + 0 > 0) floors = 1
 }
 END {
     names["test"] = "test dataset"; names["train"] = "train dataset"
     names["ref"] = "ref dataset"; names["wide"] = "wide eye (sigma 205 rows x 16 columns)"
     names["uniform"] = "uniform"; names["onebin"] = "one bin"
     printf "| input | values |"
-    for (c = 1; c <= ncol; c++) printf " (%d) us (x C) |", c
+    for (c = 1; c <= ncol; c++)
+        printf " (%d) us (x C%s) |", c, floors ? "; x floor" : ""
     printf "\n| --- | ---: |"
     for (c = 1; c <= ncol; c++) printf " ---: |"
     printf "\n"
@@ -65,8 +69,10 @@ END {
         printf "| %s | %.2fM |", (n in names ? names[n] : n), values[n] / 1e6
         for (c = 1; c <= ncol; c++) {
             if ((n, c) in us && us[n, c] != "" && ok[n, c] == "byte-exact") {
-                fmt = ref[n, c] / us[n, c] < 10 ? " %.1f (%.1fx) |" : " %.1f (%.0fx) |"
+                fmt = ref[n, c] / us[n, c] < 10 ? " %.1f (%.1fx" : " %.1f (%.0fx"
                 printf fmt, us[n, c], ref[n, c] / us[n, c]
+                if (floor[n, c] + 0 > 0) printf "; %.2fx", us[n, c] / floor[n, c]
+                printf ") |"
             } else if ((n, c) in us)
                 printf " %s |", (ok[n, c] == "" ? "-" : ok[n, c])
             else
