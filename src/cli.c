@@ -131,7 +131,7 @@ static int parse_bytes(const char *what, const char *text, uint64_t *out)
     unsigned shift = 0;
     const char *units = "KMGT", *u;
     if (len > 0 && len < sizeof digits
-        && (u = strchr(units, text[len - 1])) != NULL && text[len - 1]) {
+        && (u = strchr(units, text[len - 1])) != NULL) {
         shift = 10 * (unsigned)(u - units + 1);
         memcpy(digits, text, len - 1);
         digits[len - 1] = '\0';

@@ -70,7 +70,7 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
     const uint64_t line = UINT64_C(1) << HISTO_CPU_LINE_LOG2;
     const uint64_t nlines = (in->nbins + line - 1) / line;
     const uint64_t stride = nlines * line;
-    const uint64_t units = dev->compute_units > 0 ? dev->compute_units : 1;
+    const uint64_t units = device_units(dev);
 
     uint64_t batches = env->batches;
     if (batches == 0) {

@@ -120,6 +120,12 @@ device_selected(const struct device_list *list)
     return &list->platforms[list->platform].devices[list->device];
 }
 
+/* The device's compute units, at least 1 (what work is sized by). */
+static inline uint64_t device_units(const struct device_info *d)
+{
+    return d->compute_units > 0 ? d->compute_units : 1;
+}
+
 /* "local", "global" or "none" for CL_LOCAL, CL_GLOBAL, CL_NONE. */
 const char *device_local_mem_name(cl_device_local_mem_type type);
 

@@ -269,12 +269,11 @@ static int input_may_use_2d(const struct histo_input *in, bool *may)
  * HISTO_REDUCE_GROUPS_PER_CU groups a compute unit (launching thousands
  * of groups costs microseconds: docs/design.md). Any group size
  * gives the same result. */
-static void reduce_groups(struct eye_state *s, cl_uint compute_units)
+static void reduce_groups(struct eye_state *s, uint64_t units)
 {
     struct eye_plan *p = &s->plan;
     const uint64_t group = p->group[K_REDUCE];
-    const uint64_t cap = (uint64_t)(compute_units ? compute_units : 1)
-                       * HISTO_REDUCE_GROUPS_PER_CU;
+    const uint64_t cap = units * HISTO_REDUCE_GROUPS_PER_CU;
     const uint64_t full = s->input->nbins / 4;
     uint64_t window = p->two_d ? (uint64_t)HISTO_EYE_2D_MAX_TILES
                                           * p->tile_bins / 4
@@ -380,8 +379,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
             per_cu = 1;
         if (per_cu > HISTO_MAX_GROUPS_PER_CU)
             per_cu = HISTO_MAX_GROUPS_PER_CU;
-        groups = (uint64_t)(dev->compute_units ? dev->compute_units : 1)
-               * per_cu;
+        groups = device_units(dev) * per_cu;
         const uint64_t useful = (in->nvalues + HISTO_MIN_GROUP_VALUES - 1)
                               / HISTO_MIN_GROUP_VALUES;
         if (groups > useful)
@@ -404,7 +402,7 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
                                   / HISTO_EYE_2D_SHARE_INV);
     if (p->min_samples_2d == 0)
         p->min_samples_2d = 1;
-    reduce_groups(s, dev->compute_units);
+    reduce_groups(s, device_units(dev));
 
     /* batches x tiles never exceeds the groups, so neither does this.
      * Checked before anything is allocated: a histogram of up to 2^32 - 1

@@ -54,7 +54,7 @@ static void global_release(void *opaque)
 static size_t groups_for(const struct device_info *dev, uint64_t items,
                          size_t group)
 {
-    const uint64_t units = dev->compute_units > 0 ? dev->compute_units : 1;
+    const uint64_t units = device_units(dev);
     uint64_t groups = units * HISTO_GLOBAL_GROUPS_PER_CU;
     const uint64_t needed = (items + group - 1) / group;
     if (groups > needed)

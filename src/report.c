@@ -117,21 +117,15 @@ static void print_devices(FILE *f, const struct device_list *list)
 static void print_work(FILE *f, const struct work *w,
                        const struct run_times *t, double *scratch)
 {
-    size_t chunks = 0;
-    bool streamed = false, resident = false, pinned = true;
-    for (size_t s = 0; s < w->nshares; ++s) {
-        chunks += w->shares[s].nchunks;
-        streamed |= w->shares[s].streamed;
-        resident |= !w->shares[s].streamed;
-        pinned &= !w->shares[s].streamed || w->shares[s].pinned;
-    }
-    fprintf(f, "input.residency = %s\n", streamed && resident ? "mixed"
-                                         : streamed ? "streamed" : "device");
+    const struct work_totals all = work_totals(w);
+    fprintf(f, "input.residency = %s\n", all.streamed && all.resident
+                                         ? "mixed"
+                                         : all.streamed ? "streamed" : "device");
     fprintf(f, "input.chunk_values = %zu\n", w->shares[0].chunk_values);
-    fprintf(f, "input.chunks = %zu\n", chunks);
-    if (streamed)
-        fprintf(f, "input.host_memory = %s\n", pinned ? "pinned"
-                                                      : "pageable");
+    fprintf(f, "input.chunks = %zu\n", all.chunks);
+    if (all.streamed)
+        fprintf(f, "input.host_memory = %s\n", all.pinned ? "pinned"
+                                                          : "pageable");
     fprintf(f, "shares = %zu\n", w->nshares);
     fprintf(f, "shares.split = compute units\n");
     for (size_t s = 0; s < w->nshares; ++s) {
@@ -271,18 +265,13 @@ void report_summary(const struct report *r, FILE *f)
             d->name, r->devices->platforms[r->devices->platform].name,
             d->type_name);
     const struct work *w = r->work;
-    size_t chunks = 0;
-    bool streamed = false;
-    for (size_t i = 0; i < w->nshares; ++i) {
-        chunks += w->shares[i].nchunks;
-        streamed |= w->shares[i].streamed;
-    }
+    const struct work_totals all = work_totals(w);
     if (w->nshares > 1)
         fprintf(f, " and %zu more device%s", w->nshares - 1,
                 w->nshares == 2 ? "" : "s");
-    if (chunks > 1)
-        fprintf(f, "; %zu chunks%s", chunks,
-                streamed ? ", streamed from host memory" : "");
+    if (all.chunks > 1)
+        fprintf(f, "; %zu chunks%s", all.chunks,
+                all.streamed ? ", streamed from host memory" : "");
     fputc('\n', f);
     fprintf(f, "histo: strategy %s: ", r->strategy->name);
     r->strategy->summary(r->state, f);

@@ -119,8 +119,7 @@ static size_t batch_candidates(const struct strategy *strategy,
     add_unique(b, &n, 0);
     if (!strategy->uses_batches)
         return n;
-    const uint64_t units = env->device->compute_units > 0
-                         ? env->device->compute_units : 1;
+    const uint64_t units = device_units(env->device);
     uint64_t cap = env->input->nvalues / HISTO_MIN_GROUP_VALUES;
     if (cap < 1)
         cap = 1;

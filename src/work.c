@@ -86,7 +86,6 @@ int work_plan(struct work *w, const struct device_info *const *devices,
     int status = HISTO_OK;
     memset(w, 0, sizeof *w);
     w->input = in;
-    w->options = *opt;
     if (ndevices < 1 || ndevices > WORK_MAX_SHARES) {
         histo_error("%zu devices named: histo runs on 1 to %d at once",
                     ndevices, WORK_MAX_SHARES);
@@ -98,13 +97,11 @@ int work_plan(struct work *w, const struct device_info *const *devices,
      * known before anything runs. Share 0 takes the remainder. */
     uint64_t units = 0;
     for (size_t s = 0; s < ndevices; ++s)
-        units += devices[s]->compute_units > 0 ? devices[s]->compute_units
-                                               : 1;
+        units += device_units(devices[s]);
     const uint64_t n = in->nvalues;
     size_t given = 0;
     for (size_t s = ndevices; s-- > 1;) {
-        const uint64_t cu = devices[s]->compute_units > 0
-                          ? devices[s]->compute_units : 1;
+        const uint64_t cu = device_units(devices[s]);
         w->shares[s].count = (size_t)(n / units * cu + n % units * cu / units);
         given += w->shares[s].count;
     }
@@ -174,8 +171,7 @@ static int build_combine(struct work *w, struct work_share *sh,
      * and at least 16 work-items for the bins past the last 16. */
     const uint64_t runs = w->input->nbins / 16 + 1;
     uint64_t groups = min64((runs + local - 1) / local,
-                            4 * (uint64_t)(dev->compute_units > 0
-                                           ? dev->compute_units : 1));
+                            4 * device_units(dev));
     sh->combine_items = (size_t)groups * local;
     if (sh->combine_items < 16)
         sh->combine_items = (16 + local - 1) / local * local;
@@ -579,6 +575,19 @@ fail:
     return status;
 }
 
+struct work_totals work_totals(const struct work *w)
+{
+    struct work_totals t = {0, false, false, true};
+    for (size_t s = 0; s < w->nshares; ++s) {
+        const struct work_share *sh = &w->shares[s];
+        t.chunks += sh->nchunks;
+        t.streamed |= sh->streamed;
+        t.resident |= !sh->streamed;
+        t.pinned &= !sh->streamed || sh->pinned;
+    }
+    return t;
+}
+
 const void *work_first_state(const struct work *w)
 {
     return w->shares[0].slots[0].state;
@@ -614,13 +623,9 @@ void work_release(struct work *w)
                 free(sh->host[c]);
             }
         }
-        for (size_t b = 0; sh->buffers != NULL && b < sh->nbuffers; ++b)
-            if (sh->buffers[b] != NULL)
-                clReleaseMemObject(sh->buffers[b]);
-        if (sh->acc != NULL)
-            clReleaseMemObject(sh->acc);
-        if (sh->combine != NULL)
-            clReleaseKernel(sh->combine);
+        strategy_release_objects(&sh->combine, 1, sh->buffers,
+                                 sh->buffers != NULL ? sh->nbuffers : 0);
+        strategy_release_objects(NULL, 0, &sh->acc, 1);
         if (sh->combine_program != NULL)
             clReleaseProgram(sh->combine_program);
         if (sh->program != NULL)

@@ -84,7 +84,6 @@ struct work_share {
 struct work {
     const struct strategy *strategy;
     const struct histo_input *input;
-    struct work_options options;
     cl_context context;
     size_t nshares;
     struct work_share shares[WORK_MAX_SHARES];
@@ -127,6 +126,14 @@ void work_run_plan(struct work *w, struct run_plan *plan);
 
 /* Reads the final histogram (nbins bytes). */
 int work_download(struct work *w, uint8_t *histo);
+
+/* Over all shares: the chunks, whether any share is streamed or
+ * resident, and whether every streamed one has pinned host chunks. */
+struct work_totals {
+    size_t chunks;
+    bool streamed, resident, pinned;
+};
+struct work_totals work_totals(const struct work *w);
 
 /* The first state, whose configuration histo.out reports. */
 const void *work_first_state(const struct work *w);
