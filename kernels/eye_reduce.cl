@@ -5,25 +5,25 @@
  * Two parts in one launch. Part A, the first part_a_groups groups, one
  * work-item per quad of bins at a time (grid-strided): a quad reads its
  * out-of-eye counts from `outer` (16 bytes), clears those read non-zero
- * so `outer` is all zero for the next iteration, adds the partials of
- * every batch if it lies in a whole-row window (eight loads in flight),
- * and writes 4 bytes. A 2-D window's quads, scattered one short run per
- * row, would leave most of a warp idle while a few lanes walk the
- * batches: they go to part B, the groups after (launched only when a 2-D
- * window is possible), HISTO_REDUCE_LANES work-items per quad, each
- * adding every HISTO_REDUCE_LANES-th batch's partial; the lanes of a quad
- * lie a group's size / HISTO_REDUCE_LANES apart, so a warp reads one
- * batch's partials of consecutive quads; one adds the lanes' sums in
- * local memory and writes the quad (no value inside the window goes to
- * `outer`). Part B deals window quads to its groups in a grid-strided
- * loop. The host launches at most HISTO_REDUCE_GROUPS_PER_CU groups a
- * compute unit for each part (docs/design.md).
+ * so `outer` is all zero for the next iteration, and writes 4 bytes. The
+ * window's quads go to part B, the groups after: a quad's partials of
+ * every batch, walked by one work-item, would take batches / 8 rounds of
+ * dependent loads (most window bins of a small input stay below 255, so
+ * the walk rarely stops early), so part B gives each window quad
+ * HISTO_REDUCE_LANES work-items, each adding every HISTO_REDUCE_LANES-th
+ * batch's partial; the lanes of a quad lie a group's size /
+ * HISTO_REDUCE_LANES apart, so a warp reads one batch's partials of
+ * consecutive quads; one adds the lanes' sums in local memory and writes
+ * the quad (no value inside the window goes to `outer`). Part B deals
+ * window quads to its groups in a grid-strided loop. The host launches
+ * at most HISTO_REDUCE_GROUPS_PER_CU groups a compute unit for each part
+ * (docs/design.md).
  *
  * Any group size of at most HISTO_WORK_GROUP works: part B's groups use
  * their first size / HISTO_REDUCE_LANES * HISTO_REDUCE_LANES work-items,
  * and where the groups hold fewer than HISTO_REDUCE_LANES, or the host
- * launched no part B, part A adds the 2-D window's quads too (one
- * work-item a quad, as for whole rows).
+ * launched no part B, part A adds the window's quads too (one work-item a
+ * quad, eight batches' loads in flight).
  *
  * The window (whole rows from bin lo to hi, or `cols` columns of `rows`
  * rows from bin lo, laid out row by row in `partial`, HISTO_EYE_STRIDE bins
@@ -51,8 +51,8 @@ static void tail_bins(global uint *restrict outer,
     }
 }
 
-/* A whole-row window's quad at offset `off`: c plus the partials of
- * every batch, eight loads in flight, saturated. */
+/* A window quad at offset `off`, where part A adds it: c plus the
+ * partials of every batch, eight loads in flight. */
 static uint4 add_partials(uint4 c, global const uchar *restrict partial,
                           uint off, uint batches, ulong stride)
 {
@@ -129,8 +129,8 @@ kernel void eye_reduce(global uint *restrict outer,
                 in = c < cols && r < rows;
                 off = r * cols + c;
             }
-            /* 2-D window quads are part B's where there is one */
-            if (!in || cols == 0 || !has_part_b) {
+            /* window quads are part B's where there is one */
+            if (!in || !has_part_b) {
                 uint4 c = vload4(q, outer);
                 if (c.x | c.y | c.z | c.w)
                     vstore4((uint4)(0), q, outer);
@@ -147,10 +147,15 @@ kernel void eye_reduce(global uint *restrict outer,
         return;
     }
 
-    /* part B: 2-D window quads, HISTO_REDUCE_LANES work-items each */
-    if (batches == 0 || cols == 0 || !has_part_b)
+    /* part B: window quads, HISTO_REDUCE_LANES work-items each */
+    if (batches == 0 || !has_part_b)
         return; /* uniform: whole groups leave */
-    const uint win_quads = rows * (cols / 4);
+    /* Whole rows: the window's quads wholly inside the histogram (lo is
+     * a multiple of 4 and lo <= 4 * full; a last partial quad is
+     * tail_bins()'s), at offset 4 * wq in a batch's tiles. 2-D: rows of
+     * cols / 4 quads, at r * cols + 4 * cq. */
+    const uint win_quads = cols != 0 ? rows * (cols / 4)
+                                     : (min(hi, 4 * full) - lo) / 4;
     const uint lid = (uint)get_local_id(0);
     const uint per_group = size / HISTO_REDUCE_LANES;
     /* lanes of a quad lie per_group work-items apart, so a warp reads one
@@ -165,10 +170,13 @@ kernel void eye_reduce(global uint *restrict outer,
     for (uint base = group * per_group; base < win_quads;
          base += groups * per_group) {
         const uint wq = base + slot;
-        const uint r = wq / (cols / 4);
-        const uint cq = wq - r * (cols / 4);
-        const uint off = r * cols + 4 * cq;
-        const uint q = (lo + r * HISTO_WIDTH) / 4 + cq;
+        uint off = 4 * wq, q = lo / 4 + wq;
+        if (cols != 0) {
+            const uint r = wq / (cols / 4);
+            const uint cq = wq - r * (cols / 4);
+            off = r * cols + 4 * cq;
+            q = (lo + r * HISTO_WIDTH) / 4 + cq;
+        }
         lanes[lid] = wq < win_quads && lane < HISTO_REDUCE_LANES
                    ? lane_sum(partial + off, lane, batches, stride)
                    : (uint4)(0);

@@ -264,25 +264,23 @@ static int input_may_use_2d(const struct histo_input *in, bool *may)
 }
 
 /* Groups of the reduction (eye_reduce.cl): part A, one work-item per quad
- * of bins, then part B, HISTO_REDUCE_LANES per quad of the largest 2-D
- * window; each loops over its quads, so neither needs more than
- * HISTO_REDUCE_GROUPS_PER_CU groups a compute unit (launching thousands
- * of groups costs microseconds: docs/design.md). Any group size
- * gives the same result. */
+ * of bins, then part B, HISTO_REDUCE_LANES per quad of the largest
+ * window (max_tiles tiles; a 2-D window has fewer); each loops over its
+ * quads, so neither needs more than HISTO_REDUCE_GROUPS_PER_CU groups a
+ * compute unit (launching thousands of groups costs microseconds:
+ * docs/design.md). Any group size gives the same result. */
 static void reduce_groups(struct eye_state *s, uint64_t units)
 {
     struct eye_plan *p = &s->plan;
     const uint64_t group = p->group[K_REDUCE];
     const uint64_t cap = units * HISTO_REDUCE_GROUPS_PER_CU;
     const uint64_t full = s->input->nbins / 4;
-    uint64_t window = p->two_d ? (uint64_t)HISTO_EYE_2D_MAX_TILES
-                                          * p->tile_bins / 4
-                                    : 0;
+    uint64_t window = (uint64_t)p->max_tiles * p->tile_bins / 4;
     if (window > full)
         window = full;
     const uint64_t a = (full + group - 1) / group;
     /* groups of fewer than HISTO_REDUCE_LANES have no part B: part A then
-     * adds the 2-D window's quads too */
+     * adds the window's quads too */
     const uint64_t b = group < HISTO_REDUCE_LANES
                      ? 0 : (window * HISTO_REDUCE_LANES + group - 1) / group;
     p->reduce_groups[0] = (cl_uint)(a < 1 ? 1 : a < cap ? a : cap);

@@ -35,6 +35,17 @@
  * and its index; the second kernel is empty:
  *   iteration_read_median_us, iteration_local_median_us,
  *   iteration_global_median_us
+ * What an iteration of one kernel would cost (docs/perf-log.md, the
+ * levers of issue 16): one empty kernel, and one kernel that reads every
+ * value and counts it by a local atomic, each alone and waited for; and
+ * the iteration whose first kernel counts every value into 8-bit counters
+ * in global memory with atomic_cmpxchg, the only way to count a value
+ * outside every tile without a pass over 32-bit counters after the last
+ * group (each try guesses the word, the first 0, then what the failed
+ * try returned; the byte wraps instead of saturating, so repeated runs
+ * cost the same):
+ *   kernel_empty_median_us, kernel_read_local_median_us,
+ *   iteration_cas_median_us
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -96,6 +107,26 @@ static const char source[] =
     "        atomic_inc(&counts[mix(v.y) % nbins]);\n"
     "        atomic_inc(&counts[mix(v.z) % nbins]);\n"
     "        atomic_inc(&counts[mix(v.w) % nbins]);\n"
+    "    }\n"
+    "}\n"
+    "kernel void read_cas(global const uint4 *in, uint quads, uint nbins,\n"
+    "                     global uint *words) {\n"
+    "    const uint size = get_global_size(0);\n"
+    "    for (uint q = get_global_id(0); q < quads; q += size) {\n"
+    "        const uint4 v = in[q] ^ (uint4)(4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3);\n"
+    "        const uint b[4] = {mix(v.x) % nbins, mix(v.y) % nbins,\n"
+    "                           mix(v.z) % nbins, mix(v.w) % nbins};\n"
+    "        for (uint j = 0; j < 4; ++j) {\n"
+    "            global uint *p = words + b[j] / 4;\n"
+    "            const uint shift = (b[j] % 4) * 8, mask = 0xffu << shift;\n"
+    "            uint old = 0;\n"
+    "            for (;;) {\n"
+    "                const uint next = (old & ~mask) | ((old + (1u << shift)) & mask);\n"
+    "                const uint seen = atomic_cmpxchg(p, old, next);\n"
+    "                if (seen == old) break;\n"
+    "                old = seen;\n"
+    "            }\n"
+    "        }\n"
     "    }\n"
     "}\n"
     "kernel void empty(global uint *out) {\n"
@@ -253,6 +284,8 @@ int main(int argc, char **argv)
     CHECK(err);
     cl_kernel krg = clCreateKernel(prog, "read_global", &err);
     CHECK(err);
+    cl_kernel kc = clCreateKernel(prog, "read_cas", &err);
+    CHECK(err);
 
     size_t group = HISTO_WORK_GROUP, kmax = 0;
     CHECK(clGetKernelWorkGroupInfo(ka, dev, CL_KERNEL_WORK_GROUP_SIZE,
@@ -292,6 +325,10 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(krg, 1, sizeof quads, &quads));
     CHECK(clSetKernelArg(krg, 2, sizeof nbins, &nbins));
     CHECK(clSetKernelArg(krg, 3, sizeof counts, &counts));
+    CHECK(clSetKernelArg(kc, 0, sizeof in, &in));
+    CHECK(clSetKernelArg(kc, 1, sizeof quads, &quads));
+    CHECK(clSetKernelArg(kc, 2, sizeof nbins, &nbins));
+    CHECK(clSetKernelArg(kc, 3, sizeof counts, &counts));
     CHECK(clFinish(q));
     time_kernel(q, ka, global, group, 3); /* warm up */
     printf("device = %s\n", name);
@@ -313,6 +350,15 @@ int main(int argc, char **argv)
     time_pair(q, krg, global, group, ke, 3);
     printf("iteration_global_median_us = %.3f\n",
            time_pair(q, krg, global, group, ke, runs));
+    const size_t one = 64;
+    time_kernel(q, ke, one, one, 3);
+    printf("kernel_empty_median_us = %.3f\n",
+           time_kernel(q, ke, one, one, runs));
+    printf("kernel_read_local_median_us = %.3f\n",
+           time_kernel(q, krl, global, group, runs));
+    time_pair(q, kc, global, group, ke, 3);
+    printf("iteration_cas_median_us = %.3f\n",
+           time_pair(q, kc, global, group, ke, runs));
     clReleaseMemObject(out);
     clReleaseMemObject(in);
     clReleaseMemObject(counts);
@@ -321,6 +367,7 @@ int main(int argc, char **argv)
     clReleaseKernel(ke);
     clReleaseKernel(krl);
     clReleaseKernel(krg);
+    clReleaseKernel(kc);
     clReleaseKernel(ka);
     clReleaseProgram(prog);
     clReleaseCommandQueue(q);

@@ -153,7 +153,8 @@ for name in $INPUTS; do
             printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
         done
         printf '"floor_us":%s,"floor_count_by":"%s",' "$floor" "$count_by"
-        for k in launch2 read local_atomics atomics; do
+        for k in launch2 read local_atomics atomics kernel_empty \
+                 kernel_read_local iteration_cas; do
             printf '"probe_%s_median_us":%s,' "$k" \
                 "$(key "$W/$tag.probe" "${k}_median_us" | grep . || echo null)"
         done
