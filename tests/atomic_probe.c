@@ -46,6 +46,10 @@
  * cost the same):
  *   kernel_empty_median_us, kernel_read_local_median_us,
  *   iteration_cas_median_us
+ * and what the last group to finish would take to saturate NBINS 32-bit
+ * counters into bytes and clear them alone (one group of up to 1024
+ * work-items, a uint4 a step):
+ *   kernel_one_group_pass_median_us
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -127,6 +131,15 @@ static const char source[] =
     "                old = seen;\n"
     "            }\n"
     "        }\n"
+    "    }\n"
+    "}\n"
+    "__attribute__((reqd_work_group_size(ONE_GROUP, 1, 1)))\n"
+    "kernel void one_group_pass(global uint4 *counts, uint quads,\n"
+    "                           global uchar4 *bytes) {\n"
+    "    for (uint q = get_local_id(0); q < quads; q += ONE_GROUP) {\n"
+    "        const uint4 c = counts[q];\n"
+    "        if (c.x | c.y | c.z | c.w) counts[q] = (uint4)(0);\n"
+    "        bytes[q] = convert_uchar4(min(c, (uint4)(255)));\n"
     "    }\n"
     "}\n"
     "kernel void empty(global uint *out) {\n"
@@ -268,9 +281,14 @@ int main(int argc, char **argv)
     const char *src = source;
     cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     CHECK(err);
-    char options[64];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTILE_WORDS=%uu",
-             TILE_WORDS);
+    size_t dev_group = 1;
+    CHECK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
+                          sizeof dev_group, &dev_group, NULL));
+    const size_t one_group = dev_group < 1024 ? dev_group : 1024;
+    char options[96];
+    snprintf(options, sizeof options,
+             "-cl-std=CL1.2 -DTILE_WORDS=%uu -DONE_GROUP=%zuu", TILE_WORDS,
+             one_group);
     CHECK(clBuildProgram(prog, 1, &dev, options, NULL, NULL));
     cl_kernel ka = clCreateKernel(prog, "atomics", &err);
     CHECK(err);
@@ -285,6 +303,8 @@ int main(int argc, char **argv)
     cl_kernel krg = clCreateKernel(prog, "read_global", &err);
     CHECK(err);
     cl_kernel kc = clCreateKernel(prog, "read_cas", &err);
+    CHECK(err);
+    cl_kernel kp = clCreateKernel(prog, "one_group_pass", &err);
     CHECK(err);
 
     size_t group = HISTO_WORK_GROUP, kmax = 0;
@@ -329,6 +349,13 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(kc, 1, sizeof quads, &quads));
     CHECK(clSetKernelArg(kc, 2, sizeof nbins, &nbins));
     CHECK(clSetKernelArg(kc, 3, sizeof counts, &counts));
+    const cl_uint bin_quads = nbins / 4;
+    cl_mem bytes = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY,
+                                  (size_t)nbins + 4, NULL, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(kp, 0, sizeof counts, &counts));
+    CHECK(clSetKernelArg(kp, 1, sizeof bin_quads, &bin_quads));
+    CHECK(clSetKernelArg(kp, 2, sizeof bytes, &bytes));
     CHECK(clFinish(q));
     time_kernel(q, ka, global, group, 3); /* warm up */
     printf("device = %s\n", name);
@@ -359,7 +386,11 @@ int main(int argc, char **argv)
     time_pair(q, kc, global, group, ke, 3);
     printf("iteration_cas_median_us = %.3f\n",
            time_pair(q, kc, global, group, ke, runs));
+    time_kernel(q, kp, one_group, one_group, 3);
+    printf("kernel_one_group_pass_median_us = %.3f\n",
+           time_kernel(q, kp, one_group, one_group, runs));
     clReleaseMemObject(out);
+    clReleaseMemObject(bytes);
     clReleaseMemObject(in);
     clReleaseMemObject(counts);
     clReleaseKernel(kr);
@@ -368,6 +399,7 @@ int main(int argc, char **argv)
     clReleaseKernel(krl);
     clReleaseKernel(krg);
     clReleaseKernel(kc);
+    clReleaseKernel(kp);
     clReleaseKernel(ka);
     clReleaseProgram(prog);
     clReleaseCommandQueue(q);

@@ -154,7 +154,7 @@ for name in $INPUTS; do
         done
         printf '"floor_us":%s,"floor_count_by":"%s",' "$floor" "$count_by"
         for k in launch2 read local_atomics atomics kernel_empty \
-                 kernel_read_local iteration_cas; do
+                 kernel_read_local iteration_cas kernel_one_group_pass; do
             printf '"probe_%s_median_us":%s,' "$k" \
                 "$(key "$W/$tag.probe" "${k}_median_us" | grep . || echo null)"
         done
