@@ -546,9 +546,9 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
         tile_stride = cell_rows * cols;
     }
     const uint per_batch = max(tiles, 1u);
-    /* More batches mean more partial tiles to write and add up: past
-     * HISTO_MAX_BATCHES the reduction costs more than the extra groups
-     * save. Without tiles there are no partials and every group works. */
+    /* More batches mean more partial tiles to write and add up: at most
+     * HISTO_MAX_BATCHES. Without tiles there are no partials and every
+     * group works. */
     uint batches = forced_batches ? forced_batches : groups / per_batch;
     if (!forced_batches && tiles != 0)
         batches = min(batches, (uint)HISTO_MAX_BATCHES);
