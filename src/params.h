@@ -35,10 +35,11 @@
  * samples: below that share, re-reading the batch for one more tile costs
  * more than sending its values to global atomics. A poor estimate costs
  * speed only: values outside the window are still counted. */
-/* 1024 samples measured 3-7 us faster per iteration than 4096 on every
- * GPU benchmark input on an H200 (every group samples); the test image
- * then takes 4 tiles instead of 3. */
-#define HISTO_EYE_SAMPLES 1024u
+/* 512 samples measured 1-2.3 us faster per iteration than 1024 on the
+ * 16.7M-value inputs on an H200 (every group samples), with the same
+ * windows on every bench input; 1024 was 3-7 us faster than 4096
+ * (docs/design.md). */
+#define HISTO_EYE_SAMPLES 512u
 #define HISTO_EYE_RUN 8u
 #define HISTO_EYE_CELLS 1024u
 #define HISTO_EYE_SHARE_INV 16u
