@@ -17,8 +17,8 @@
 # tables in README.md and docs/ with this output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-[ $# -gt 0 ] || set -- docs/bench/h100-1ae0a33-floors.jsonl \
-    docs/bench/h200-1ae0a33-floors.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
+[ $# -gt 0 ] || set -- docs/bench/h100-b03c675-floors.jsonl \
+    docs/bench/h200-b03c675-floors.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
 col=0
 for arg in "$@"; do
     col=$((col + 1))

@@ -12,7 +12,7 @@
 # and file. docs-check compares the table in README.md with this output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-[ $# -gt 0 ] || set -- docs/bench/h100-c063043-scaling.jsonl \
+[ $# -gt 0 ] || set -- docs/bench/h100-c063043-scaling.jsonl docs/bench/h200-b03c675-scaling.jsonl \
     docs/bench/pocl-2core-5c31465-scaling.jsonl
 col=0
 for f in "$@"; do
