@@ -1,5 +1,6 @@
 # tests/gpu-inputs.sh - sourced by the GPU scripts: the GPU benchmark inputs
-# (the test dataset, test-size, wide eye twice, uniform, one bin) and their reference BMPs and raw counters in
+# (the test, train and ref datasets, test-size, wide eye twice, uniform, one
+# bin) and their reference BMPs and raw counters in
 # tests/work/gpu, generated in parallel where missing. Sets $w.
 w=tests/work/gpu
 mkdir -p "$w"
@@ -16,6 +17,10 @@ gen_input spec --seed 11601 --image 996x1040 --row-sigma 32 --col-sigma 12 \
 gen_input train --seed 11602 --image 2048x2048 --row-sigma 64 --col-sigma 16 \
     --outliers 5000 &
 gen_input spike --dist onebin --bin 1048704 &
+# the ref dataset's values (Spec/ref.conf's generator arguments, whose
+# --seed comes last and wins)
+# shellcheck disable=SC2046
+gen_input ref $(sed -n 's/^generator_args = //p' Spec/ref.conf) &
 gen_input wide --image 4096x4096 --row-sigma 205 --col-sigma 16 &
 # make bench's wide eye (tests/bench.sh: seed 5)
 gen_input wide5 --seed 5 --image 4096x4096 --row-sigma 205 --col-sigma 16 \
@@ -23,7 +28,7 @@ gen_input wide5 --seed 5 --image 4096x4096 --row-sigma 205 --col-sigma 16 \
 gen_input uniform --image 4096x4096 --dist uniform &
 gen_input onebin --image 4096x4096 --dist onebin --bin 1048704 &
 wait
-for name in spec test train spike wide wide5 uniform onebin; do
+for name in spec test train ref spike wide wide5 uniform onebin; do
     [ -s "$w/$name.ref.raw" ] && [ "$w/$name.ref.raw" -nt "$w/$name.bin" ] \
         || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" "$w/$name.ref.raw" &
 done
