@@ -35,10 +35,10 @@
  * samples: below that share, re-reading the batch for one more tile costs
  * more than sending its values to global atomics. A poor estimate costs
  * speed only: values outside the window are still counted. */
-/* 512 samples measured 1-2.3 us faster per iteration than 1024 on the
- * 16.7M-value inputs on an H200 (every group samples), with the same
- * windows on every bench input; 1024 was 3-7 us faster than 4096
- * (docs/design.md). */
+/* Every group samples, so each sample is paid once per group. 512 find
+ * the same windows as 1024 on every bench input, in less time; 256 cost
+ * the dense core what they save the wide eye (docs/design.md, "Sampling
+ * the eye"). */
 #define HISTO_EYE_SAMPLES 512u
 #define HISTO_EYE_RUN 8u
 #define HISTO_EYE_CELLS 1024u
@@ -95,10 +95,9 @@
 
 /* At most this many tiles per batch (cells in the window), and at most
  * this many batches when the eye is tiled (each batch's partial tiles are
- * written and added up once more). 512 leaves every group of a GPU of up
- * to 256 compute units a batch of a one-tile window: on an H200 128 left
- * 136 of its 264 groups idle, and 264 took ref 88.6 -> 66.8 us, one bin
- * 54.2 -> 50.3 (docs/perf-log.md). */
+ * written and added up once more). 512 gives each tile group a batch of
+ * its own when the window is one tile, on devices of up to 512 tile
+ * groups (an H200 runs 264), so none of them idles (docs/perf-log.md). */
 #define HISTO_MAX_TILES 16u
 #define HISTO_MAX_BATCHES 512u
 

@@ -35,9 +35,9 @@
  * and its index; the second kernel is empty:
  *   iteration_read_median_us, iteration_local_median_us,
  *   iteration_global_median_us
- * What an iteration of one kernel would cost (docs/perf-log.md, the
- * levers of issue 16): one empty kernel, and one kernel that reads every
- * value and counts it by a local atomic, each alone and waited for; and
+ * What an iteration of one kernel would cost (docs/perf-log.md): one
+ * empty kernel, and one kernel that reads every value and counts it by a
+ * local atomic, each alone and waited for; and
  * the iteration whose first kernel counts every value into 8-bit counters
  * in global memory with atomic_cmpxchg, the only way to count a value
  * outside every tile without a pass over 32-bit counters after the last
