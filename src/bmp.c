@@ -6,6 +6,7 @@
 #include "params.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,18 @@ static size_t row_bytes(uint32_t width)
 uint64_t bmp_file_bytes(uint32_t width, uint32_t height)
 {
     return BMP_HEADER_BYTES + (uint64_t)row_bytes(width) * height;
+}
+
+int bmp_check_size(uint32_t width, uint32_t height)
+{
+    const uint64_t bytes = bmp_file_bytes(width, height);
+    if (bytes <= UINT32_MAX && width <= INT32_MAX && height <= INT32_MAX)
+        return HISTO_OK;
+    histo_error("a %" PRIu32 "x%" PRIu32 " histogram's BMP would be %"
+                PRIu64 " bytes, more than its 32-bit size fields hold (%"
+                PRIu32 "): write the counters alone with --no-bmp --raw "
+                "FILE", width, height, bytes, UINT32_MAX);
+    return HISTO_EXIT_OUTPUT;
 }
 
 static void put16(unsigned char *p, uint32_t v)

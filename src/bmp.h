@@ -25,6 +25,12 @@ const uint8_t *bmp_red_table(void);
 /* Size of the whole file, padding included; 0 if it would overflow. */
 uint64_t bmp_file_bytes(uint32_t width, uint32_t height);
 
+/* Whether a width x height histogram's BMP can be written: its sizes fit
+ * the header's 32-bit fields and its dimensions the signed ones. Returns
+ * 0, or HISTO_EXIT_OUTPUT after saying why and pointing to --no-bmp and
+ * --raw. */
+int bmp_check_size(uint32_t width, uint32_t height);
+
 /* Fills the 54-byte header. */
 void bmp_header(unsigned char header[BMP_HEADER_BYTES], uint32_t width,
                 uint32_t height);

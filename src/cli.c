@@ -27,6 +27,9 @@ static const struct histo_options defaults = {
     .replicas = 0,
     .tune = false,
     .no_tune_cache = false,
+    .no_check = false,
+    .no_bmp = false,
+    .keep_wrong = false,
     .strategy = NULL,
     .list = false,
     .help = false,
@@ -36,6 +39,7 @@ void cli_usage(FILE *f)
 {
     fputs(
 "usage: histo -i INPUT -o OUTPUT.bmp [options] -- ITERATIONS [ignored...]\n"
+"       histo -i INPUT --no-bmp --raw COUNTERS [options] -- ITERATIONS\n"
 "       histo --list | --help\n"
 "\n"
 "Computes the saturating 2-D histogram of INPUT (a 116.histo differential\n"
@@ -63,6 +67,8 @@ void cli_usage(FILE *f)
 "  --timing FILE       configuration and timing report (default histo.out)\n"
 "  --raw FILE          the 8-bit counters, row-major, no header (what is\n"
 "                      validated; histo.out holds their SHA-256 digest)\n"
+"  --no-bmp            no BMP and no -o: the counters only (--raw), for\n"
+"                      histograms larger than a BMP can describe\n"
 "  --strategy S        how the device computes it: eye (the published\n"
 "                      local-memory design, for GPUs), cpu (private\n"
 "                      histograms, for implicit caches), global (one\n"
@@ -88,17 +94,24 @@ void cli_usage(FILE *f)
 "                      ~/.cache/histo/tune.conf) and run with it\n"
 "  --no-tune-cache     neither read nor write the tune cache (also\n"
 "                      $HISTO_NO_TUNE_CACHE=1)\n"
+"  --no-check          do not compare the result with a sequential host\n"
+"                      histogram (by default counted while the input is\n"
+"                      read, outside the timed iterations)\n"
+"  --keep-wrong        when the check fails, still write the BMP and\n"
+"                      --raw (the device's wrong counters, to debug)\n"
 "  --kernels DIR       OpenCL kernel sources (default $HISTO_KERNEL_DIR,\n"
 "                      else the kernels/ folder histo was built from)\n"
 "  --list              list platforms and devices with their indexes\n"
 "  --help              this text\n"
-"\n"
+"\n", f);
+    fputs(
 "Outputs never replace anything but regular files: devices and FIFOs\n"
 "are written in place, links followed, folders refused; -i, -o, --timing,\n"
 "--raw and the tune cache must be different files.\n"
 "\n"
 "Exit status: 0 success, 1 internal error, 2 usage, 3 input, 4 OpenCL\n"
-"device or kernel, 5 output not written, 128+N ended by signal N.\n", f);
+"device or kernel, 5 output not written, 6 the device's counters differ\n"
+"from the sequential histogram, 128+N ended by signal N.\n", f);
 }
 
 /* Whole-string unsigned decimal in [min, max]; no sign, no spaces. */
@@ -190,6 +203,15 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
         } else if (strcmp(arg, "--no-tune-cache") == 0) {
             opt->no_tune_cache = true;
             continue;
+        } else if (strcmp(arg, "--no-check") == 0) {
+            opt->no_check = true;
+            continue;
+        } else if (strcmp(arg, "--no-bmp") == 0) {
+            opt->no_bmp = true;
+            continue;
+        } else if (strcmp(arg, "--keep-wrong") == 0) {
+            opt->keep_wrong = true;
+            continue;
         } else if (strcmp(arg, "-i") == 0) {
             target = &opt->input;
         } else if (strcmp(arg, "-o") == 0) {
@@ -274,7 +296,11 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
 
     if (opt->list)
         return HISTO_OK;
-    if (opt->input == NULL || opt->output == NULL) {
+    if (opt->no_bmp && opt->output != NULL) {
+        histo_error("--no-bmp writes no BMP: give no -o with it");
+        return HISTO_EXIT_USAGE;
+    }
+    if (opt->input == NULL || (opt->output == NULL && !opt->no_bmp)) {
         histo_error("missing %s (usage: histo -i INPUT -o OUTPUT.bmp -- "
                     "ITERATIONS)", opt->input == NULL ? "-i INPUT"
                                                       : "-o OUTPUT.bmp");
@@ -284,6 +310,11 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
         && (opt->batches != 0 || opt->tile_rows != 0 || opt->replicas != 0)) {
         histo_error("--tune chooses --batches, --tile-rows and --replicas "
                     "itself; give none of them");
+        return HISTO_EXIT_USAGE;
+    }
+    if (opt->no_check && opt->keep_wrong) {
+        histo_error("--keep-wrong keeps the outputs of a failed check; with"
+                    " --no-check there is none");
         return HISTO_EXIT_USAGE;
     }
     if (iterations == NULL) {

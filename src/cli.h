@@ -33,6 +33,10 @@ struct histo_options {
     uint64_t chunk_values;   /* --chunk-values, 0 = the largest allowed */
     bool tune;               /* --tune: measure knobs, store the best   */
     bool no_tune_cache;      /* --no-tune-cache or $HISTO_NO_TUNE_CACHE */
+    bool no_check;           /* --no-check: no host histogram           */
+    bool no_bmp;             /* --no-bmp: no -o, no BMP written         */
+    bool keep_wrong;         /* --keep-wrong: a failed check still
+                                writes the BMP and --raw               */
     const char *strategy;    /* --strategy NAME, NULL = by local memory */
     bool list;               /* --list: show platforms and devices      */
     bool help;               /* --help                                  */

@@ -20,6 +20,7 @@
 
 #include "params.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 
 static const char *const sources[] = {"cpu_count.cl", "cpu_merge.cl"};
@@ -56,10 +57,62 @@ static void cpu_release(void *opaque)
     free(s);
 }
 
+/* Loop iterations one work-item of the cpu kernels makes, counted as a
+ * device that ends loops early counts them (kernels/probe.cl): every
+ * entry into a loop counts at least once. */
+static uint64_t clear_trips(uint64_t nbins)
+{
+    return nbins / 64 + nbins % 64 + 2;
+}
+
+static uint64_t count_trips(uint64_t values)
+{
+    return values + values / HISTO_CPU_CHUNK + 2;
+}
+
+/* A merge group: for each private histogram its lines, each read once
+ * and, when not zero, added a counter at a time, then the partial line. */
+static uint64_t merge_trips(uint64_t privates, uint64_t lines)
+{
+    const uint64_t line = UINT64_C(1) << HISTO_CPU_LINE_LOG2;
+    return privates * ((lines + 1) * (line + 2) + 1) + 1;
+}
+
+/* Iterations the plan allows one work-item on a device whose loops end
+ * after `limit`: the trips above are counted exactly, so most of it. */
+static uint64_t trip_budget(uint32_t limit)
+{
+    return limit - limit / 16;
+}
+
+bool cpu_fits_loop_limit(uint64_t nbins, uint32_t loop_limit)
+{
+    return loop_limit == 0
+        || clear_trips(nbins) + count_trips(1) <= trip_budget(loop_limit);
+}
+
+/* Batch 0's and the others' values for B batches: batch 0 is shorter by
+ * the values' worth of zeroing the output. */
+static void split_batches(uint64_t n, uint64_t nbins, uint64_t batches,
+                          uint64_t *first, uint64_t *slice)
+{
+    const uint64_t lead = nbins / HISTO_CPU_ZERO_BYTES_PER_VALUE;
+    *first = n;
+    *slice = 0;
+    if (batches > 1) {
+        const uint64_t even = (n + lead + batches - 1) / batches;
+        *first = even > lead ? even - lead : 0;
+        if (*first > n)
+            *first = n;
+        *slice = (n - *first + batches - 2) / (batches - 1);
+    }
+}
+
 /* B one batch per compute unit (--batches overrides), never more batches
  * than values and, unless asked for, never more private histograms than
- * one allocation holds. Batch 0 is shorter by the values' worth of zeroing
- * the output; the merge is split into HISTO_CPU_MERGE_SPLIT ranges per
+ * one allocation holds. On a device that ends loops early (loop_limit),
+ * more batches and merge groups, as many as keep every work-item's loops
+ * within it. The merge is split into HISTO_CPU_MERGE_SPLIT ranges per
  * compute unit. */
 static int plan(struct cpu_plan *p, const struct strategy_env *env)
 {
@@ -71,27 +124,60 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
     const uint64_t nlines = (in->nbins + line - 1) / line;
     const uint64_t stride = nlines * line;
     const uint64_t units = device_units(dev);
+    const uint32_t limit = env->loop_limit;
+    const uint64_t budget = limit != 0 ? trip_budget(limit) : UINT64_MAX;
 
+    if (!cpu_fits_loop_limit(in->nbins, limit)) {
+        histo_error("the cpu strategy clears the %" PRIu32 "-bin output in "
+                    "one work-item, %" PRIu64 " loop iterations, and '%s' "
+                    "ends a work-item's loops after %" PRIu32 " "
+                    "(kernels/probe.cl): use --strategy global or eye",
+                    in->nbins, clear_trips(in->nbins), dev->name, limit);
+        return HISTO_EXIT_DEVICE;
+    }
+    /* The private histograms in one buffer below HISTO_CPU_PRIVATE_BYTES
+     * and the device's largest allocation. */
+    const uint64_t room = dev->max_alloc < HISTO_CPU_PRIVATE_BYTES - 1
+                          ? dev->max_alloc : HISTO_CPU_PRIVATE_BYTES - 1;
+    const uint64_t most = room / stride + 1;
     uint64_t batches = env->batches;
     if (batches == 0) {
         batches = units;
         if (batches > n)
             batches = n;
-        if ((batches - 1) * stride > dev->max_alloc)
-            batches = dev->max_alloc / stride + 1;
+        if (batches > most)
+            batches = most;
     }
-    const uint64_t lead = in->nbins / HISTO_CPU_ZERO_BYTES_PER_VALUE;
-    uint64_t first = n, slice = 0;
-    if (batches > 1) {
-        const uint64_t even = (n + lead + batches - 1) / batches;
-        first = even > lead ? even - lead : 0;
-        if (first > n)
-            first = n;
-        slice = (n - first + batches - 2) / (batches - 1);
+    if (batches == 0)
+        batches = 1;
+    uint64_t first, slice;
+    split_batches(n, in->nbins, batches, &first, &slice);
+    /* Within the loop limit: batches grow until batch 0 (clearing the
+     * output too) and every other batch fit. */
+    while (clear_trips(in->nbins) + count_trips(first) > budget
+           || count_trips(slice) > budget) {
+        const uint64_t lead = budget - clear_trips(in->nbins);
+        const uint64_t per = budget * HISTO_CPU_CHUNK
+                             / (HISTO_CPU_CHUNK + 1) - 2;
+        const uint64_t more = 1 + (n > lead ? (n - lead + per - 1) / per
+                                            : 0);
+        batches = more > batches ? more : batches + 1;
+        split_batches(n, in->nbins, batches, &first, &slice);
+    }
+    if (batches > most) {
+        histo_error("the cpu strategy with %" PRIu64 " batches needs %"
+                    PRIu64 " private %" PRIu32 "-bin histograms in one "
+                    "buffer, %" PRIu64 " bytes; it takes at most %" PRIu64
+                    " below 2^31 bytes and the device's largest allocation"
+                    " (params.h says why): use --batches %" PRIu64 " or "
+                    "fewer, or fewer values a chunk (--chunk-values)",
+                    batches, batches - 1, in->nbins, (batches - 1) * stride,
+                    most - 1, most);
+        return HISTO_EXIT_DEVICE;
     }
     /* Worked out in 64 bits; what is kept in a cl_uint fits: first and
-     * slice <= n <= 2^31, nlines <= 2^26, batches <= CLI_MAX_BATCHES or
-     * the compute units. */
+     * slice <= n <= 2^31, nlines <= 2^26, batches <= CLI_MAX_BATCHES, the
+     * compute units, or n / 30000 within a loop limit. */
     p->batches = (cl_uint)batches;
     p->first = (cl_uint)first;
     p->slice = (cl_uint)slice;
@@ -102,8 +188,22 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
     uint64_t groups = units * HISTO_CPU_MERGE_SPLIT;
     if (groups > nlines)
         groups = nlines;
+    uint64_t per_group = (nlines + groups - 1) / groups;
+    while (per_group > 1 && merge_trips(p->privates, per_group) > budget)
+        per_group = (per_group + 1) / 2;
+    if (merge_trips(p->privates, per_group) > budget) {
+        histo_error("the cpu strategy's merge of %" PRIu32 " private "
+                    "histograms needs %" PRIu64 " loop iterations in one "
+                    "work-item, and '%s' ends a work-item's loops after %"
+                    PRIu32 " (kernels/probe.cl): use --strategy global or "
+                    "eye, or fewer values a chunk (--chunk-values)",
+                    p->privates, merge_trips(p->privates, 1), dev->name,
+                    limit);
+        return HISTO_EXIT_DEVICE;
+    }
+    groups = (nlines + per_group - 1) / per_group;
     p->merge_groups = (cl_uint)groups;
-    p->lines_per_group = (cl_uint)((nlines + groups - 1) / groups);
+    p->lines_per_group = (cl_uint)per_group;
     p->partial_bytes = p->privates * stride;
 
     /* Checked before anything is allocated, the output histogram first:

@@ -20,7 +20,8 @@ enum histo_exit {
     HISTO_EXIT_USAGE = 2,    /* bad command line                        */
     HISTO_EXIT_INPUT = 3,    /* input missing, unreadable or invalid    */
     HISTO_EXIT_DEVICE = 4,   /* OpenCL: platform, device, build, run    */
-    HISTO_EXIT_OUTPUT = 5    /* output BMP or timing file not written   */
+    HISTO_EXIT_OUTPUT = 5,   /* output BMP or timing file not written   */
+    HISTO_EXIT_CHECK = 6     /* the device's counters are wrong (check.h) */
 };
 
 /* Prints "histo: " + message + newline on stderr. */

@@ -51,14 +51,15 @@ static void global_release(void *opaque)
 /* Groups of a kernel that strides over `items` things in groups of
  * `group`: HISTO_GLOBAL_GROUPS_PER_CU per compute unit, no more than the
  * things need, at least one. */
-static size_t groups_for(const struct device_info *dev, uint64_t items,
+static size_t groups_for(const struct strategy_env *env, uint64_t items,
                          size_t group)
 {
-    const uint64_t units = device_units(dev);
+    const uint64_t units = device_units(env->device);
     uint64_t groups = units * HISTO_GLOBAL_GROUPS_PER_CU;
     const uint64_t needed = (items + group - 1) / group;
     if (groups > needed)
         groups = needed;
+    groups = strategy_loop_groups(groups, items, group, env->loop_limit);
     return groups > 0 ? (size_t)groups : 1;
 }
 
@@ -87,9 +88,9 @@ static int global_setup(const struct strategy_env *env, void **opaque)
                                           &p->group_limit[k])) != HISTO_OK)
             goto fail;
     }
-    p->groups[K_COUNT] = groups_for(dev, in->nvalues / 4 + 1,
+    p->groups[K_COUNT] = groups_for(env, in->nvalues / 4 + 1,
                                     p->group[K_COUNT]);
-    p->groups[K_SATURATE] = groups_for(dev, in->nbins / 4 + 1,
+    p->groups[K_SATURATE] = groups_for(env, in->nbins / 4 + 1,
                                        p->group[K_SATURATE]);
 
     /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits

@@ -258,6 +258,35 @@ static long long reader_read(struct reader *r, unsigned char *dst,
     return r->gzip ? gzip_read(r, dst, len) : raw_read(r, dst, len);
 }
 
+/* A file that starts with gzip's magic bytes and deflate's method (1f 8b
+ * 08) may still be a raw input whose image width ends in those bytes
+ * (width 0x??088b1f). It is raw when its first 16 bytes are a valid raw
+ * header and inflate rejects the bytes read so far; a true gzip file is
+ * never taken for raw, as inflate accepts its start. */
+static bool raw_after_all(const struct reader *r)
+{
+    struct histo_input in;
+    char why[256];
+    if (r->avail < HISTO_HEADER_BYTES
+        || input_check_header(r->next, &in, why, sizeof why) != 0)
+        return false;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return false;
+    unsigned char out[4096];
+    z.next_in = r->next;
+    z.avail_in = (uInt)r->avail;
+    int ret = Z_OK;
+    while (ret == Z_OK && z.avail_in > 0) {
+        z.next_out = out;
+        z.avail_out = sizeof out;
+        ret = inflate(&z, Z_NO_FLUSH);
+    }
+    inflateEnd(&z);
+    return ret == Z_DATA_ERROR || ret == Z_NEED_DICT || ret == Z_STREAM_ERROR;
+}
+
 /* Reads the file's first bytes to tell gzip from raw. Returns 0, or an exit
  * status after reporting; call reader_close either way. */
 static int reader_open(struct reader *r, FILE *file, const char *name)
@@ -271,9 +300,10 @@ static int reader_open(struct reader *r, FILE *file, const char *name)
         return HISTO_EXIT_INTERNAL;
     }
     r->next = r->chunk;
-    if (look_ahead(r, 2) != 0)
+    if (look_ahead(r, 3) != 0)
         return r->failed;
-    r->gzip = r->avail >= 2 && r->next[0] == 0x1f && r->next[1] == 0x8b;
+    r->gzip = r->avail >= 3 && r->next[0] == 0x1f && r->next[1] == 0x8b
+              && r->next[2] == 8 && !raw_after_all(r);
     if (!r->gzip)
         return HISTO_OK;
     /* 16 + MAX_WBITS: gzip members only, windows up to deflate's largest;

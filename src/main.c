@@ -2,6 +2,7 @@
  * main.c - 116.histo: parse, read, set up, iterate, write, report.
  */
 #include "bmp.h"
+#include "check.h"
 #include "cli.h"
 #include "counts.h"
 #include "device.h"
@@ -23,31 +24,37 @@
 #include <string.h>
 
 /* The console summary goes to stdout, unless an output does (-o -,
- * -o /dev/stdout): the output stays whole there. */
+ * --raw /dev/stdout): the output stays whole there. */
 static FILE *summary_stream(const struct histo_options *opt)
 {
     return outfile_is_stdout(opt->output) || outfile_is_stdout(opt->timing)
+               || outfile_is_stdout(opt->raw)
                ? stderr : stdout;
 }
 
 /* The strategy every share runs: --strategy, else the devices' default,
  * which must agree. Returns NULL after saying why. */
 static const struct strategy *choose_strategy(const char *name,
-                                              const struct device_info
-                                                  *const *devs,
-                                              size_t ndevs)
+                                              const struct work *w)
 {
     if (name != NULL)
         return strategy_find(name);
-    const struct strategy *st = strategy_default(devs[0]);
-    for (size_t i = 1; i < ndevs; ++i)
-        if (strategy_default(devs[i]) != st) {
+    const struct work_share *sh = w->shares;
+    const uint64_t nbins = w->input->nbins;
+    const struct strategy *st = strategy_default(sh[0].device,
+                                                 sh[0].loop_limit, nbins);
+    for (size_t i = 1; i < w->nshares; ++i) {
+        const struct strategy *other = strategy_default(sh[i].device,
+                                                        sh[i].loop_limit,
+                                                        nbins);
+        if (other != st) {
             histo_error("'%s' and '%s' default to different strategies (%s"
-                        " and %s): name one with --strategy", devs[0]->name,
-                        devs[i]->name, st->name,
-                        strategy_default(devs[i])->name);
+                        " and %s): name one with --strategy",
+                        sh[0].device->name, sh[i].device->name, st->name,
+                        other->name);
             return NULL;
         }
+    }
     return st;
 }
 
@@ -65,6 +72,7 @@ int main(int argc, char **argv)
     struct tune_knobs knobs;
     struct tune_result tuning;
     uint8_t *histo = NULL;
+    struct check_result check = {0};
     double t;
 
     int status = cli_parse(argc, argv, &opt);
@@ -93,7 +101,8 @@ int main(int argc, char **argv)
                         && tune_cache_path(cache, sizeof cache) == 0;
     if ((status = paths_check_distinct(&opt, cached ? cache : NULL))
             != HISTO_OK
-        || (status = outfile_prepare(opt.output)) != HISTO_OK
+        || (opt.output != NULL
+            && (status = outfile_prepare(opt.output)) != HISTO_OK)
         || (status = outfile_prepare(opt.timing)) != HISTO_OK
         || (opt.raw != NULL
             && (status = outfile_prepare(opt.raw)) != HISTO_OK))
@@ -118,6 +127,9 @@ int main(int argc, char **argv)
         .chunk_values = opt.chunk_values,
     };
     if ((status = input_open(opt.input, &stream, &input)) != HISTO_OK
+        || (opt.output != NULL
+            && (status = bmp_check_size(input.histo_width,
+                                        input.histo_height)) != HISTO_OK)
         || (status = work_plan(&work, devs, ndevs, &input, &wopt))
                != HISTO_OK)
         goto fail;
@@ -130,17 +142,26 @@ int main(int argc, char **argv)
         goto fail;
     ph.setup_s += timer_now() - t;
 
-    if ((strategy = choose_strategy(opt.strategy, devs, ndevs)) == NULL) {
+    t = timer_now();
+    if ((status = work_probe(&work, opt.kernel_dir)) != HISTO_OK)
+        goto fail;
+    if ((strategy = choose_strategy(opt.strategy, &work)) == NULL) {
         status = HISTO_EXIT_USAGE;
         goto fail;
     }
-    t = timer_now();
     if ((status = work_build(&work, strategy, opt.kernel_dir)) != HISTO_OK)
         goto fail;
     ph.build_s = timer_now() - t;
 
     /* The values go from the file to where they are counted, once:
-     * --tune's candidates and the run share them. */
+     * --tune's candidates and the run share them; the check's host
+     * histogram counts them on the way. */
+    if (!opt.no_check
+        && (work.expect = histo_calloc(input.nbins, 1, "check histogram"))
+               == NULL) {
+        status = HISTO_EXIT_INTERNAL;
+        goto fail;
+    }
     t = timer_now();
     status = work_fill(&work, stream);
     input_close(stream);
@@ -148,7 +169,7 @@ int main(int argc, char **argv)
     if (status != HISTO_OK)
         goto fail;
     ph.upload_s = work.upload_s;
-    ph.read_s += timer_now() - t - work.upload_s;
+    ph.read_s += timer_now() - t - work.upload_s - work.expect_s;
 
     /* Batches and tile rows: measured (--tune, on the first chunk), else
      * given, cached or left to the strategy. */
@@ -179,6 +200,20 @@ int main(int argc, char **argv)
     work_run_plan(&work, &plan);
     if ((status = run_plan(&plan, opt.iterations, &times)) != HISTO_OK)
         goto fail;
+    /* Device time is reported only where the device's clock can be
+     * believed; otherwise the iterations run again, timed on the host. */
+    const char *unusable = run_device_clock_check(&times);
+    if (unusable != NULL) {
+        fprintf(stderr, "histo: the device's profiling timestamps are "
+                        "unusable (%s): the iterations run again, each "
+                        "finished before the next and timed on the host\n",
+                unusable);
+        run_times_free(&times);
+        plan.synced = true;
+        if ((status = run_plan(&plan, opt.iterations, &times)) != HISTO_OK)
+            goto fail;
+        times.host_reason = unusable;
+    }
 
     t = timer_now();
     histo = histo_calloc(input.nbins, 1, "histogram");
@@ -190,16 +225,37 @@ int main(int argc, char **argv)
         goto fail;
     ph.download_s = timer_now() - t;
 
+    if (work.expect != NULL) {
+        t = timer_now();
+        check_compare(histo, work.expect, &input, &check);
+        check.seconds = work.expect_s + timer_now() - t;
+    }
+    const bool wrong = check.wrong > 0;
+    if (wrong) {
+        fputs("histo: check ", stderr);
+        check_describe(&check, &input, stderr);
+        fputs(opt.keep_wrong ? "\nhisto: the BMP and --raw hold the device's"
+                               " wrong counters (--keep-wrong)\n"
+                             : "\nhisto: no BMP or --raw written (--keep-wrong"
+                               " writes the wrong counters)\n", stderr);
+    }
+
+    /* A failed check writes no result unless asked to (--keep-wrong);
+     * histo.out is written either way and says check = FAIL. */
     char digest[COUNTS_DIGEST_CHARS];
     counts_digest(histo, input.nbins, digest);
-    if (opt.raw != NULL
-        && (status = counts_save(opt.raw, histo, input.nbins)) != HISTO_OK)
-        goto fail;
-    t = timer_now();
-    if ((status = bmp_save(opt.output, histo, input.histo_width,
-                           input.histo_height)) != HISTO_OK)
-        goto fail;
-    ph.bmp_s = timer_now() - t;
+    if (!wrong || opt.keep_wrong) {
+        if (opt.raw != NULL
+            && (status = counts_save(opt.raw, histo, input.nbins))
+                   != HISTO_OK)
+            goto fail;
+        t = timer_now();
+        if (opt.output != NULL
+            && (status = bmp_save(opt.output, histo, input.histo_width,
+                                  input.histo_height)) != HISTO_OK)
+            goto fail;
+        ph.bmp_s = timer_now() - t;
+    }
     ph.total_s = timer_now() - start;
 
     const struct report report = {
@@ -214,6 +270,7 @@ int main(int argc, char **argv)
         .tuning = opt.tune ? &tuning : NULL,
         .phases = ph,
         .digest = digest,
+        .check = &check,
     };
     /* The BMP, the report and the raw counters appear together or not at
      * all. */
@@ -221,10 +278,13 @@ int main(int argc, char **argv)
         || (status = outfile_publish_all()) != HISTO_OK)
         goto fail;
     report_summary(&report, summary_stream(&opt));
+    if (wrong)
+        status = HISTO_EXIT_CHECK;
 
 fail:
-    if (status != HISTO_OK)
+    if (status != HISTO_OK && status != HISTO_EXIT_CHECK)
         outfile_discard_all();
+    free(work.expect);
     free(histo);
     run_times_free(&times);
     work_release(&work);

@@ -502,5 +502,5 @@ void outfile_unlock(int fd)
 
 bool outfile_is_stdout(const char *path)
 {
-    return std_stream(path) == STDOUT_FILENO;
+    return path != NULL && std_stream(path) == STDOUT_FILENO;
 }

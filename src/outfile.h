@@ -83,7 +83,8 @@ void outfile_handle_signals(void);
 int outfile_lock(const char *path);
 void outfile_unlock(int fd);
 
-/* Whether path (or "-") is the file standard output writes to. */
+/* Whether path (or "-") is the file standard output writes to; false for
+ * NULL (no such output). */
 bool outfile_is_stdout(const char *path);
 
 /* Follows symbolic links at the end of path (at most 40) and makes the

@@ -124,6 +124,13 @@
  * and skips the all-zero ones. */
 #define HISTO_CPU_LINE_LOG2 6
 
+/* cpu strategy: the private histograms' buffer holds fewer bytes than
+ * this. NVIDIA's OpenCL (CUDA 13.0 driver, H100) hangs or fails with
+ * CL_INVALID_COMMAND_QUEUE once it reaches 2^31 bytes (127 private
+ * 16 MiB histograms counted exactly, 128 hung; 255 of 8 MiB exact, 256
+ * hung), though its largest allocation is 20 GiB. */
+#define HISTO_CPU_PRIVATE_BYTES (UINT64_C(1) << 31)
+
 /* cpu strategy: merge work-groups per compute unit. More than one lets the
  * runtime balance ranges that hold more counts than others (an eye
  * off-centre); each extra group costs a few microseconds on PoCL. */

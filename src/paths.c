@@ -51,9 +51,12 @@ int paths_check_distinct(const struct histo_options *opt,
         {.option = "the tune cache", .path = tune_cache, .output = true,
          .cache = true},
     };
-    /* The files this run names, in that order; --raw and the cache are
-     * optional. */
-    size_t n = 3;
+    /* The files this run names, in that order; -o (--no-bmp), --raw and
+     * the cache are optional. */
+    size_t n = 1;
+    if (opt->output != NULL)
+        files[n++] = files[1];
+    files[n++] = files[2];
     if (opt->raw != NULL)
         files[n++] = files[3];
     if (tune_cache != NULL)

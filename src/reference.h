@@ -13,4 +13,8 @@
 void reference_histogram(const uint32_t *values, size_t nvalues,
                          uint32_t nbins, uint8_t *histo);
 
+/* The same, counting nvalues more values into histo as it is: a histogram
+ * of an input read a piece at a time is the sum of its pieces'. */
+void reference_add(const uint32_t *values, size_t nvalues, uint8_t *histo);
+
 #endif

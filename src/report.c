@@ -115,7 +115,8 @@ static void print_devices(FILE *f, const struct device_list *list)
 /* Where the values are and who counts them (work.h), and the
  * iteration's parts: copies, kernels, combines, per share. */
 static void print_work(FILE *f, const struct work *w,
-                       const struct run_times *t, double *scratch)
+                       const struct run_times *t, double *scratch,
+                       bool profiled)
 {
     const struct work_totals all = work_totals(w);
     fprintf(f, "input.residency = %s\n", all.streamed && all.resident
@@ -140,6 +141,14 @@ static void print_work(FILE *f, const struct work *w,
                 sh->streamed ? "streamed" : "device");
         fprintf(f, "share.%zu.chunks = %zu\n", s, sh->nchunks);
         fprintf(f, "share.%zu.chunk_values = %zu\n", s, sh->chunk_values);
+        /* kernels/probe.cl: 0 is "none seen", written as such */
+        if (sh->loop_limit != 0)
+            fprintf(f, "share.%zu.loop_limit = %" PRIu32 "\n", s,
+                    sh->loop_limit);
+        else
+            fprintf(f, "share.%zu.loop_limit = none\n", s);
+        if (!profiled)
+            continue;
         for (unsigned long i = 0; i < t->iterations; ++i)
             scratch[i] = t->share_us[i * t->nshares + s];
         snprintf(key, sizeof key, "share.%zu.busy", s);
@@ -169,9 +178,21 @@ static void print_parts(FILE *f, const struct run_times *t, double *scratch)
         print_stats(f, "iteration.transfer",
                     run_stats(scratch, t->iterations));
     }
-    fprintf(f, "iteration.timed_by = %s\n", t->synced
-            ? "host (each iteration finished before the next)"
-            : "device (first start to last end)");
+}
+
+/* iteration.timed_by: what iteration.device or iteration.host measured. */
+static void print_timed_by(FILE *f, const struct run_times *t)
+{
+    if (t->host_reason != NULL)
+        fprintf(f, "iteration.timed_by = host (each iteration finished "
+                   "before the next; the device's profiling timestamps are"
+                   " unusable: %s)\n", t->host_reason);
+    else if (t->synced)
+        fputs("iteration.timed_by = host (each iteration finished before "
+              "the next: the devices' clocks need not agree)\n", f);
+    else
+        fputs("iteration.timed_by = device (first start to last end, less "
+              "any overlap with the iteration before)\n", f);
 }
 
 int report_write(const struct report *r, const char *path)
@@ -195,10 +216,13 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "input.image = %ux%u\n", in->img_width, in->img_height);
     fprintf(f, "input.histogram = %ux%u\n", in->histo_width, in->histo_height);
     fprintf(f, "input.values = %zu\n", in->nvalues);
-    fprintf(f, "output.path = %s\n", r->options->output);
+    fprintf(f, "output.path = %s\n", r->options->output != NULL
+                                        ? r->options->output
+                                        : "none (--no-bmp)");
     if (r->options->raw != NULL)
         fprintf(f, "output.raw_path = %s\n", r->options->raw);
     fprintf(f, "histogram.digest = %s\n", r->digest);
+    check_report(r->check, in, f);
     fprintf(f, "iterations = %lu\n", t->iterations);
     print_devices(f, r->devices);
     fprintf(f, "strategy = %s\n", r->strategy->name);
@@ -230,16 +254,25 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "time.download_s = %.6f\n", ph->download_s);
     fprintf(f, "time.bmp_write_s = %.6f\n", ph->bmp_s);
     fprintf(f, "time.total_s = %.6f\n", ph->total_s);
-    for (size_t k = 0; k < t->nkernels; ++k) {
+    /* Kernel, copy and share times come from the device's timestamps:
+     * where those are unusable there are none to give. */
+    const bool profiled = t->host_reason == NULL;
+    for (size_t k = 0; k < t->nkernels && profiled; ++k) {
         char key[128];
         snprintf(key, sizeof key, "kernel.%s", r->strategy->kernels[k]);
         print_stats(f, key, kernel_stats(t, k, scratch));
     }
     for (unsigned long i = 0; i < t->iterations; ++i)
         scratch[i] = t->span_us[i];
-    print_stats(f, "iteration.device", run_stats(scratch, t->iterations));
-    print_parts(f, t, scratch);
-    print_work(f, r->work, t, scratch);
+    print_stats(f, t->synced ? "iteration.host" : "iteration.device",
+                run_stats(scratch, t->iterations));
+    if (profiled)
+        print_parts(f, t, scratch);
+    else
+        fputs("kernel.times = none (the device's profiling timestamps are "
+              "unusable)\n", f);
+    print_timed_by(f, t);
+    print_work(f, r->work, t, scratch, profiled);
     fprintf(f, "iteration.wall_mean_us = %.3f\n",
             t->wall_s * 1e6 / (double)t->iterations);
     free(scratch);
@@ -273,13 +306,25 @@ void report_summary(const struct report *r, FILE *f)
         fprintf(f, "; %zu chunks%s", all.chunks,
                 all.streamed ? ", streamed from host memory" : "");
     fputc('\n', f);
+    if (w->shares[0].loop_limit != 0)
+        fprintf(f, "histo: %s ends a work-item's loops after %" PRIu32
+                   " iterations in all (kernels/probe.cl): every kernel is"
+                   " planned within that\n", w->shares[0].device->name,
+                w->shares[0].loop_limit);
     fprintf(f, "histo: strategy %s: ", r->strategy->name);
     r->strategy->summary(r->state, f);
     if (r->knobs->from != TUNE_FROM_DEFAULT)
         fprintf(f, "; knobs from %s", tune_source_name(r->knobs->from));
     fputc('\n', f);
-    fprintf(f, "histo: iteration %.1f us median on the device, %.1f us wall "
+    fprintf(f, "histo: iteration %.1f us median on the %s, %.1f us wall "
                "mean; build %.3f s, total %.3f s\n", span.median,
+            t->synced ? "host (each finished before the next)" : "device",
             t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
             r->phases.total_s);
+    /* a failed check was said on stderr already */
+    if (r->check->wrong == 0) {
+        fputs("histo: check ", f);
+        check_describe(r->check, in, f);
+        fputc('\n', f);
+    }
 }

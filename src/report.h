@@ -8,6 +8,7 @@
 #ifndef HISTO_REPORT_H
 #define HISTO_REPORT_H
 
+#include "check.h"
 #include "cli.h"
 #include "device.h"
 #include "input.h"
@@ -43,6 +44,7 @@ struct report {
     const struct tune_result *tuning; /* NULL without --tune */
     struct phase_times phases;
     const char *digest;               /* counts_digest of the result */
+    const struct check_result *check;
 };
 
 /* Writes the timing file atomically; returns 0 or HISTO_EXIT_OUTPUT. */

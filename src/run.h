@@ -48,7 +48,14 @@ struct run_times {
     double *span_us;     /* [iteration]: first start to last end on the
                             device, or host time when synced          */
     bool has_transfer, has_combine, synced;
-    double wall_s;       /* host clock: first enqueue to the last finish */
+    double wall_s;       /* host clock: first enqueue to the last event's
+                            completion                                */
+    bool clock_backwards;        /* an event ended before it started, or
+                                    an iteration began before the one
+                                    before it                         */
+    cl_ulong last_start, last_end; /* device clock, while harvesting  */
+    const char *host_reason;     /* synced because the device's
+                                    timestamps were unusable: why      */
 };
 
 /* Runs the iterations of a plan; fills times (free with run_times_free).
@@ -60,6 +67,12 @@ int run_plan(const struct run_plan *plan, unsigned long iterations,
 int run_iterations(const struct strategy *strategy, void *state,
                    cl_command_queue queue, unsigned long iterations,
                    struct run_times *times);
+
+/* NULL when the device timestamps of a run that was not synced can be
+ * taken as its iterations' device time, else why not: they go backwards,
+ * or their sum is impossible beside the host's wall time for the same
+ * iterations (more than it, or under 1/1000 of it). */
+const char *run_device_clock_check(const struct run_times *times);
 
 void run_times_free(struct run_times *times);
 

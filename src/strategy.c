@@ -16,7 +16,8 @@ static const struct strategy *const table[] = {
 };
 #define NSTRATEGIES (sizeof table / sizeof table[0])
 
-const struct strategy *strategy_default(const struct device_info *device)
+const struct strategy *strategy_default(const struct device_info *device,
+                                        uint32_t loop_limit, uint64_t nbins)
 {
     /* The published eye design targets scratchpad memories: dedicated
      * local memory (CL_LOCAL) whose tiles save global atomics. Where local
@@ -27,6 +28,10 @@ const struct strategy *strategy_default(const struct device_info *device)
      * type, decides: a device may report several types. */
     if (device->local_mem_type == CL_LOCAL)
         return &eye_strategy;
+    /* cpu's output is cleared by one work-item; global's every loop is
+     * one the planner can spread over more work-items. */
+    if (!cpu_fits_loop_limit(nbins, loop_limit))
+        return &global_strategy;
     return &cpu_strategy;
 }
 
@@ -143,4 +148,15 @@ int strategy_group_size(const struct device_info *dev, cl_kernel kernel,
         *kernel_limit = kmax;
 fail:
     return status;
+}
+
+uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
+                              uint32_t limit)
+{
+    if (limit == 0)
+        return groups;
+    const uint64_t per_item = STRATEGY_LOOP_SHARE(limit);
+    const uint64_t strides = (items + per_item - 1) / per_item;
+    const uint64_t needed = (strides + group - 1) / group;
+    return groups > needed ? groups : needed;
 }

@@ -34,6 +34,9 @@ struct strategy_env {
     cl_program program;       /* built with the strategy's defines()    */
     const char *kernel_dir;   /* where program's sources came from      */
     const struct device_info *device;
+    uint32_t loop_limit;      /* the device ends a work-item's loops after
+                                 this many iterations (kernels/probe.cl),
+                                 0: it does not; plans stay below it   */
     const struct histo_input *input; /* sizes: nvalues is the chunk's */
     cl_mem values;      /* the chunk's values on the device (read only) */
     unsigned batches;   /* --batches, 0 = the strategy decides          */
@@ -114,10 +117,25 @@ int strategy_device_group_limit(const struct device_info *device,
 int strategy_group_size(const struct device_info *device, cl_kernel kernel,
                         size_t want, size_t *size, size_t *kernel_limit);
 
+/* Iterations a plan lets one work-item make on a device that ends loops
+ * after `limit` (its count of iterations includes every loop of the
+ * kernel, so the share for the strategies' main loops leaves room for
+ * the others). */
+#define STRATEGY_LOOP_SHARE(limit) ((limit) / 2)
+
+/* `groups` groups of `group` work-items striding over `items` things,
+ * raised where needed so that none makes more than
+ * STRATEGY_LOOP_SHARE(limit) strides (limit 0: unchanged). */
+uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
+                              uint32_t limit);
+
 /* The strategy for a device when none is asked for, by its local memory
  * type: eye for dedicated local memory (CL_LOCAL, a scratchpad), cpu for
- * local memory in cached global memory (CL_GLOBAL) or none (CL_NONE). */
-const struct strategy *strategy_default(const struct device_info *device);
+ * local memory in cached global memory (CL_GLOBAL) or none (CL_NONE);
+ * global instead of cpu where the device's loop limit (loop_limit, 0:
+ * none) is too short for cpu to clear an output of nbins counters. */
+const struct strategy *strategy_default(const struct device_info *device,
+                                        uint32_t loop_limit, uint64_t nbins);
 
 /* The strategy of that name, or NULL. */
 const struct strategy *strategy_find(const char *name);

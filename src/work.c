@@ -3,6 +3,7 @@
 
 #include "params.h"
 #include "program.h"
+#include "reference.h"
 #include "timer.h"
 
 #include <inttypes.h>
@@ -151,15 +152,65 @@ fail:
     return status;
 }
 
+/* Iterations the loop probe (kernels/probe.cl) asks of one work-item:
+ * twice llvmpipe's 65535, and a few milliseconds on one GPU thread. */
+#define WORK_LOOP_PROBE_TRIPS (UINT32_C(1) << 17)
+
+/* Runs kernels/probe.cl on the share's device: sh->loop_limit is the
+ * number of iterations it made when that is fewer than it asked for (the
+ * device ends loops early), else 0. */
+static int probe_loops(struct work *w, struct work_share *sh)
+{
+    int status = HISTO_OK;
+    cl_kernel k = NULL;
+    cl_mem ones = NULL, out = NULL;
+    cl_uint host_ones[16], got[2] = {0, 0};
+    const cl_uint n = WORK_LOOP_PROBE_TRIPS;
+    const size_t one = 1;
+    for (size_t i = 0; i < 16; ++i)
+        host_ones[i] = 1;
+    CL_CREATE(k, clCreateKernel(sh->combine_program, "loop_probe",
+                                &cl_err_));
+    CL_CREATE(ones, clCreateBuffer(w->context, CL_MEM_READ_ONLY
+                                   | CL_MEM_COPY_HOST_PTR, sizeof host_ones,
+                                   host_ones, &cl_err_));
+    CL_CREATE(out, clCreateBuffer(w->context, CL_MEM_WRITE_ONLY, sizeof got,
+                                  NULL, &cl_err_));
+    CL_CALL(clSetKernelArg(k, 0, sizeof ones, &ones));
+    CL_CALL(clSetKernelArg(k, 1, sizeof n, &n));
+    CL_CALL(clSetKernelArg(k, 2, sizeof out, &out));
+    CL_CALL(clEnqueueNDRangeKernel(sh->queue, k, 1, NULL, &one, &one, 0,
+                                   NULL, NULL));
+    CL_CALL(clEnqueueReadBuffer(sh->queue, out, CL_TRUE, 0, sizeof got, got,
+                                0, NULL, NULL));
+    if (got[0] > n) {
+        histo_error("'%s' counted %u iterations of a loop of %u "
+                    "(kernels/probe.cl): its kernels cannot be trusted",
+                    sh->device->name, got[0], n);
+        status = HISTO_EXIT_DEVICE;
+        goto fail;
+    }
+    sh->loop_limit = got[0] < n ? got[0] : 0;
+fail:
+    if (out != NULL)
+        clReleaseMemObject(out);
+    if (ones != NULL)
+        clReleaseMemObject(ones);
+    if (k != NULL)
+        clReleaseKernel(k);
+    return status;
+}
+
 static int build_combine(struct work *w, struct work_share *sh,
                          const char *kernel_dir)
 {
     int status = HISTO_OK;
-    static const char *const files[] = {"combine.cl"};
+    static const char *const files[] = {"combine.cl", "probe.cl"};
     const struct device_info *dev = sh->device;
-    if ((status = program_build(w->context, dev->id, kernel_dir, files, 1,
+    if ((status = program_build(w->context, dev->id, kernel_dir, files, 2,
                                 w->input->histo_width, NULL,
-                                &sh->combine_program)) != HISTO_OK)
+                                &sh->combine_program)) != HISTO_OK
+        || (status = probe_loops(w, sh)) != HISTO_OK)
         return status;
     CL_CREATE(sh->combine, clCreateKernel(sh->combine_program, "combine",
                                           &cl_err_));
@@ -168,14 +219,24 @@ static int build_combine(struct work *w, struct work_share *sh,
                                       &local, NULL)) != HISTO_OK)
         return status;
     /* 16 bins a work-item, at most 4 groups a compute unit (they stride),
-     * and at least 16 work-items for the bins past the last 16. */
+     * and at least 16 work-items for the bins past the last 16; on a
+     * device that ends loops early, enough groups to stay within it. */
     const uint64_t runs = w->input->nbins / 16 + 1;
     uint64_t groups = min64((runs + local - 1) / local,
                             4 * device_units(dev));
+    groups = strategy_loop_groups(groups, runs, local, sh->loop_limit);
     sh->combine_items = (size_t)groups * local;
     if (sh->combine_items < 16)
         sh->combine_items = (16 + local - 1) / local * local;
 fail:
+    return status;
+}
+
+int work_probe(struct work *w, const char *kernel_dir)
+{
+    int status = HISTO_OK;
+    for (size_t s = 0; s < w->nshares && status == HISTO_OK; ++s)
+        status = build_combine(w, &w->shares[s], kernel_dir);
     return status;
 }
 
@@ -193,8 +254,7 @@ int work_build(struct work *w, const struct strategy *strategy,
             || (status = program_build(w->context, dev->id, kernel_dir,
                                        strategy->sources, strategy->nsources,
                                        w->input->histo_width, &defines,
-                                       &sh->program)) != HISTO_OK
-            || (status = build_combine(w, sh, kernel_dir)) != HISTO_OK)
+                                       &sh->program)) != HISTO_OK)
             return status;
     }
     return HISTO_OK;
@@ -213,6 +273,16 @@ fail:
     return status;
 }
 
+/* Values just read, counted into the host's histogram for the check. */
+static void expect_add(struct work *w, const uint32_t *values, size_t n)
+{
+    if (w->expect == NULL)
+        return;
+    const double t0 = timer_now();
+    reference_add(values, n, w->expect);
+    w->expect_s += timer_now() - t0;
+}
+
 /* A resident share: each chunk's buffer, filled through `staging`. */
 static int fill_resident(struct work *w, struct work_share *sh,
                          struct input_stream *stream, uint32_t *staging)
@@ -229,6 +299,7 @@ static int fill_resident(struct work *w, struct work_share *sh,
             const size_t k = min64(len - done, WORK_STAGING_VALUES);
             if ((status = input_next(stream, staging, k)) != HISTO_OK)
                 return status;
+            expect_add(w, staging, k);
             const double t0 = timer_now();
             CL_CALL(clEnqueueWriteBuffer(sh->queue, sh->buffers[c], CL_TRUE,
                                          done * sizeof(cl_uint),
@@ -294,6 +365,7 @@ static int fill_streamed(struct work *w, struct work_share *sh,
                 != HISTO_OK
             || (status = input_next(stream, sh->host[c], len)) != HISTO_OK)
             return status;
+        expect_add(w, sh->host[c], len);
     }
 fail:
     return status;
@@ -330,6 +402,7 @@ static void share_env(const struct work *w, const struct work_share *sh,
     env->queue = sh->queue;
     env->program = sh->program;
     env->device = sh->device;
+    env->loop_limit = sh->loop_limit;
     env->input = &slot->view;
     env->values = sh->buffers[slot->buffer];
 }

@@ -64,6 +64,9 @@ struct work_share {
     cl_program combine_program;
     cl_kernel combine;
     size_t combine_items;
+    uint32_t loop_limit;       /* iterations after which the device ends
+                                  a work-item's loops (kernels/probe.cl),
+                                  0: none seen                          */
     size_t first, count;       /* its values: input[first, first+count) */
     size_t chunk_values, nchunks;
     bool streamed;
@@ -89,6 +92,10 @@ struct work {
     struct work_share shares[WORK_MAX_SHARES];
     struct run_tag *tags;      /* one iteration's events                */
     double upload_s;           /* work_fill's writes to the device      */
+    uint8_t *expect;           /* NULL, or nbins zeros the caller made:
+                                  work_fill counts every value it reads
+                                  into it (the check's host histogram)  */
+    double expect_s;           /* ... the time that took                */
     size_t nevents;
 };
 
@@ -103,13 +110,19 @@ int work_plan(struct work *w, const struct device_info *const *devices,
  * status. */
 int work_open(struct work *w, cl_platform_id platform);
 
-/* Builds the strategy's kernels and the combine kernel for every share. */
+/* Builds the combine kernel and kernels/probe.cl for every share and
+ * measures each device's loop limit (work_share.loop_limit), which the
+ * default strategy and every plan depend on. */
+int work_probe(struct work *w, const char *kernel_dir);
+
+/* Builds the strategy's kernels for every share (after work_probe). */
 int work_build(struct work *w, const struct strategy *strategy,
                const char *kernel_dir);
 
 /* Reads the rest of the input from `stream` into the shares' chunks (to
  * the device or into host memory), then checks its end; upload_s is the
- * time spent writing to the device. */
+ * time spent writing to the device, expect_s the time spent counting the
+ * values into w->expect where it is set. */
 int work_fill(struct work *w, struct input_stream *stream);
 
 /* The strategy environment of share 0's first chunk, for --tune, which

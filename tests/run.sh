@@ -264,17 +264,27 @@ done <"$W/cases.txt"
 # A planted off-by-one near saturation: cpu_merge.cl turns a merged count
 # of 253 into 254. 253 and 254 have one colour, so the BMP cannot see it;
 # the raw counters must. Two batches, so the merge sums every bin of the
-# set (its values are shuffled over the whole input).
+# set (its values are shuffled over the whole input). histo's own check
+# must fail the run (exit 6) naming the two bins; with --keep-wrong the
+# outputs hold the wrong counters, which the validator must see too.
 mkdir -p "$W/offbyone-kernels"
 cp kernels/*.cl "$W/offbyone-kernels/"
 sed 's/o\[i\] = (uchar)min((uint)o\[i\] + p\[i\], HISTO_SATURATE);/{ const uint s_ = min((uint)o[i] + p[i], HISTO_SATURATE); o[i] = (uchar)(s_ + (s_ == HISTO_SATURATE - 2)); }/' \
     kernels/cpu_merge.cl >"$W/offbyone-kernels/cpu_merge.cl"
+run_histo --strategy cpu --batches 2 --kernels "$W/offbyone-kernels" \
+    -i "$W/sat.bin" -o "$W/offbyone.bmp" --timing "$W/offbyone.out" -- 1 \
+    >"$W/offbyone.log" 2>&1
+st=$?
+run_histo --strategy cpu --batches 2 --kernels "$W/offbyone-kernels" \
+    -i "$W/sat.bin" -o "$W/offbyone.bmp" --timing "$W/offbyone.out" \
+    --keep-wrong -- 1 >"$W/offbyone.keep.log" 2>&1
+st_keep=$?
 if cmp -s kernels/cpu_merge.cl "$W/offbyone-kernels/cpu_merge.cl"; then
     bad saturation.planted_off_by_one "cannot plant the bug: kernels/cpu_merge.cl changed; update this test"
-elif ! run_histo --strategy cpu --batches 2 --kernels "$W/offbyone-kernels" \
-        -i "$W/sat.bin" -o "$W/offbyone.bmp" --timing "$W/offbyone.out" -- 1 \
-        >"$W/offbyone.log" 2>&1; then
-    bad saturation.planted_off_by_one "histo failed: $(tail -n 2 "$W/offbyone.log")"
+elif [ "$st" -ne 6 ] || [ "$st_keep" -ne 6 ] \
+     || ! grep -q "^histo: check FAIL: 2 of 2097152 bins differ.*got 254, expected 253" "$W/offbyone.log" \
+     || ! grep -q "^check = FAIL" "$W/offbyone.out"; then
+    bad saturation.planted_off_by_one "histo's check missed it (exit $st, $st_keep): $(tail -n 3 "$W/offbyone.log")"
 elif ! cmp -s "$W/offbyone.bmp" "$W/sat.ref.bmp"; then
     bad saturation.planted_off_by_one "the BMP shows the planted error: the test no longer proves the point"
 elif same_counts "$W/offbyone.bmp" "$W/sat.ref.bmp" \
@@ -884,13 +894,15 @@ expect device.unknown_device 4 "no OpenCL device matches" \
     $HISTO --platform "$PLATFORM" --device "no such device" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect device.missing_kernels 4 "cannot open kernel source" \
     run_histo --kernels "$W/no-kernels" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
-# A broken line at the end of every kernel file: the build fails, and its
-# log names each file as --kernels gives it, at the broken line (FILE:LINE:),
-# not the runtime's temporary copy of the sources. The line differs on
-# every run, so no kernel cache can hold a build of these sources.
+# A broken line at the end of every strategy's kernel file: the build
+# fails, and its log names each file as --kernels gives it, at the broken
+# line (FILE:LINE:), not the runtime's temporary copy of the sources. The
+# line differs on every run, so no kernel cache can hold a build of these
+# sources. combine.cl and probe.cl, built before any strategy's, stay whole.
 mkdir -p "$W/broken-kernels"
 for f in kernels/*.cl; do
     cp "$f" "$W/broken-kernels/"
+    case $f in */combine.cl|*/probe.cl) continue ;; esac
     echo "this is not OpenCL C $$ $(date +%s);" >>"$W/broken-kernels/${f#kernels/}"
 done
 for s in $STRATEGIES; do
@@ -1076,8 +1088,11 @@ if $HISTO --help | grep -q "usage: histo"; then ok cli.help; else bad cli.help "
 # platform (the system's /etc/OpenCL/vendors, or with make platforms the
 # folder that adds Intel's CPU runtime and Oclgrind) runs alone, through a
 # vendors folder of its one .icd file, every strategy on the correctness
-# inputs at default batches; the Oclgrind simulator, which runs every
-# work-item in turn, on small inputs only.
+# inputs at default batches, and with the strategy it defaults to; the
+# Oclgrind simulator, which runs every work-item in turn, on small inputs
+# only. Mesa's rusticl shows its CPU device (llvmpipe) only when
+# RUSTICL_ENABLE names it.
+export RUSTICL_ENABLE="${RUSTICL_ENABLE:-llvmpipe}"
 vendors=${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors
 [ -d "$vendors" ] || vendors=/etc/OpenCL/vendors
 ran_impl="" skipped_impl=""
@@ -1101,6 +1116,10 @@ for icd in "$vendors"/*.icd; do
            | sed -n '/^platform 0: /{s/^platform 0: //; s/ (.*//; p; q; }')
     if [ -z "$name" ]; then
         skipped_impl="$skipped_impl $tag (its library lists no platform here);"
+        continue
+    fi
+    if ! OCL_ICD_VENDORS=$dir $HISTO --list 2>/dev/null | grep -q "^  device "; then
+        skipped_impl="$skipped_impl $name (no device here);"
         continue
     fi
     case $name in "$PLATFORM"*) continue ;; esac
@@ -1132,9 +1151,12 @@ for icd in "$vendors"/*.icd; do
                 && ref_counts "$in" "$W/$case_name.ref.bmp" >/dev/null 2>&1 \
                 || { echo "FAIL impl.$tag.$case_name: input generation failed"; continue; }
         fi
-        for s in $STRATEGIES; do
+        for s in $STRATEGIES default; do
             id=impl.$tag.$s.$case_name
-            if ! OCL_ICD_VENDORS=$dir $HISTO --platform 0 --strategy "$s" \
+            pick="--strategy $s"
+            [ "$s" = default ] && pick=""
+            # shellcheck disable=SC2086 # pick is no words or two
+            if ! OCL_ICD_VENDORS=$dir $HISTO --platform 0 $pick \
                     -i "$in" -o "$W/$id.bmp" --raw "$W/$id.raw" \
                     --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1; then
                 echo "FAIL $id: histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
@@ -1146,6 +1168,23 @@ for icd in "$vendors"/*.icd; do
             rm -f "$W/$id.bmp"
         done
     done >"$W/impl.$tag.log"
+    # kernels/probe.cl's loop limit against tests/loop_limit.c, which
+    # counts a long loop in a kernel of its own: the two must agree on
+    # whether this implementation ends loops early.
+    id=impl.$tag.loop_limit
+    OCL_ICD_VENDORS=$dir $B/loop-limit "$name" >"$W/$id.log" 2>&1
+    repro=$?
+    probe=$(sed -n 's/^share\.0\.loop_limit = //p' "$W/impl.$tag.default.g_one.out" \
+            "$W/impl.$tag.default.$(head -n 1 "$W/cases.txt" | cut -d'|' -f1).out" 2>/dev/null | head -n 1)
+    if [ "$repro" -gt 1 ] || [ -z "$probe" ]; then
+        echo "FAIL $id: no answer: $(cat "$W/$id.log") probe '$probe'" >>"$W/impl.$tag.log"
+    elif { [ "$repro" -eq 0 ] && [ "$probe" = none ]; } \
+         || { [ "$repro" -eq 1 ] && [ "$probe" != none ]; }; then
+        echo "PASS $id" >>"$W/impl.$tag.log"
+        echo "$name: loop limit $probe ($(cat "$W/$id.log"))"
+    else
+        echo "FAIL $id: histo's probe says '$probe', the reproducer: $(cat "$W/$id.log")" >>"$W/impl.$tag.log"
+    fi
     while read -r verdict rest; do
         case $verdict in
             PASS) ok "$rest" ;;

@@ -930,10 +930,26 @@ static void test_strategy_table(void)
         memset(&dev, 0, sizeof dev);
         dev.type = cases[i].type;
         dev.local_mem_type = cases[i].mem;
-        if (strcmp(strategy_default(&dev)->name, cases[i].want) != 0)
+        if (strcmp(strategy_default(&dev, 0, 2097152)->name, cases[i].want)
+            != 0)
             bad = (int)i;
     }
     check(bad < 0, "strategy.default_by_local_mem", "case %d", bad);
+    /* a device that ends loops after 65535 iterations (Mesa's llvmpipe):
+     * cpu while one work-item can clear the output, else global */
+    {
+        struct device_info dev;
+        memset(&dev, 0, sizeof dev);
+        dev.type = CL_DEVICE_TYPE_CPU;
+        dev.local_mem_type = CL_GLOBAL;
+        const char *small = strategy_default(&dev, 65535, 2097152)->name;
+        const char *large = strategy_default(&dev, 65535, 16777216)->name;
+        const char *gpu = (dev.local_mem_type = CL_LOCAL,
+                           strategy_default(&dev, 65535, 16777216)->name);
+        check(strcmp(small, "cpu") == 0 && strcmp(large, "global") == 0
+                  && strcmp(gpu, "eye") == 0,
+              "strategy.default_loop_limit", "%s, %s, %s", small, large, gpu);
+    }
     const struct strategy *const all[] = {eye, cpu};
     const char *const shape[] = {"strategy.eye_shape", "strategy.cpu_shape"};
     for (size_t i = 0; i < 2; ++i)

@@ -136,9 +136,11 @@ dataset() {
     fi
     [ -x "$GEN" ] || die "$GEN is missing: run make"
     # Same suffix as the final name (it tells content_sha256 and histo
-    # the format) and matched by the same .gitignore pattern.
-    tmp=$(dirname "$d_input")/tmp-$(basename "$d_input")
-    bad=$(dirname "$d_input")/bad-$(basename "$d_input")
+    # the format) and matched by the same .gitignore pattern; this
+    # process's own, so that runs started together each generate theirs
+    # and rename it into place whole.
+    tmp=$(dirname "$d_input")/tmp-$$-$(basename "$d_input")
+    bad=$(dirname "$d_input")/bad-$$-$(basename "$d_input")
     gz=""
     case $d_input in *.gz) gz=--gzip ;; esac
     echo "$NAME $1: generating $d_input ($d_image values)" >&2
@@ -153,7 +155,7 @@ dataset() {
         die "$GEN wrote a $1 input with sha256 $got, but $conf expects $d_sha (kept as $bad): the generator does not reproduce the committed dataset"
     fi
     mv -f "$tmp" "$d_input" || exit 1
-    echo "$want" >"$stamp"
+    echo "$want" >"$stamp.$$" && mv -f "$stamp.$$" "$stamp"
     echo "$NAME $1: $d_input generated, sha256 matches $conf" >&2
 }
 
