@@ -164,13 +164,14 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
         batches = more > batches ? more : batches + 1;
         split_batches(n, in->nbins, batches, &first, &slice);
     }
-    if (batches > most) {
+    /* Past the device's largest allocation, device_check_alloc below says
+     * so; below it, past 2^31 bytes, this. */
+    if (batches > most && (batches - 1) * stride <= dev->max_alloc) {
         histo_error("the cpu strategy with %" PRIu64 " batches needs %"
                     PRIu64 " private %" PRIu32 "-bin histograms in one "
                     "buffer, %" PRIu64 " bytes; it takes at most %" PRIu64
-                    " below 2^31 bytes and the device's largest allocation"
-                    " (params.h says why): use --batches %" PRIu64 " or "
-                    "fewer, or fewer values a chunk (--chunk-values)",
+                    " below 2^31 bytes (params.h says why): use --batches "
+                    "%" PRIu64 " or fewer",
                     batches, batches - 1, in->nbins, (batches - 1) * stride,
                     most - 1, most);
         return HISTO_EXIT_DEVICE;

@@ -87,9 +87,15 @@ static int measure(const struct strategy *strategy,
         || (status = strategy->download(state, env.queue, histo))
                != HISTO_OK)
         goto done;
+    /* Device times where the device's clock can be believed, else the
+     * host's wall time per iteration (rusticl's spans are 1 ns). */
+    c->wall_timed = run_device_clock_check(&times) != NULL;
     const struct run_stats s = run_stats(times.span_us, times.iterations);
     c->median_us = s.median;
     c->mean_us = s.mean;
+    if (c->wall_timed)
+        c->median_us = c->mean_us
+            = times.wall_s * 1e6 / (double)times.iterations;
     c->batches_used = report_value(strategy, state, "config.batches");
     c->tile_rows_used = report_value(strategy, state, "config.tile_rows");
     c->replicas_used = report_value(strategy, state, "config.replicas");
@@ -160,6 +166,12 @@ static void print_used(FILE *out, long v)
 static void print_table(FILE *out, const struct tune_result *r)
 {
     const double best = r->candidates[r->best].median_us;
+    for (size_t i = 0; i < r->ncandidates; ++i)
+        if (r->candidates[i].wall_timed) {
+            fputs("histo: the device's profiling timestamps are unusable: "
+                  "the times below are wall-clock means on the host\n", out);
+            break;
+        }
     fprintf(out, "%6s %6s %3s %7s %7s %7s %12s %12s %7s\n", "B", "w", "R",
             "B used", "w used", "R used", "median us", "mean us", "x best");
     for (size_t i = 0; i < r->ncandidates; ++i) {

@@ -23,7 +23,10 @@ struct tune_candidate {
     long batches_used;           /* the strategy's config.batches, or -1 */
     long tile_rows_used;         /* its config.tile_rows, or -1          */
     long replicas_used;          /* its config.replicas, or -1           */
-    double median_us, mean_us;   /* device time per iteration            */
+    double median_us, mean_us;   /* device time per iteration, or the
+                                    wall mean where wall_timed         */
+    bool wall_timed;             /* the device's timestamps were
+                                    unusable (run_device_clock_check)  */
     bool skipped;                /* the strategy could not set it up     */
     bool differs;                /* histogram unlike the first one's     */
 };
