@@ -63,6 +63,25 @@ else
     bad gen.test_checksum_gzip "gzip-compressed output differs $(cat "$W/gengz.err")"
 fi
 
+# --- two runs that need the dataset, started together on a fresh
+# checkout: each generates its own temporary file and renames it into
+# place whole, so both succeed and nothing is left beside it. In a copy
+# of the Spec and harness, so the checkout's dataset is not touched. ---
+R=$W/race
+mkdir -p "$R/validate" "$R/build"
+cp -r Spec "$R/" && cp validate/harness.sh "$R/validate/" && cp "$GEN" "$R/build/histo-gen"
+(sh "$R/validate/harness.sh" dataset test >"$R/a.log" 2>&1; echo $? >"$R/a.rc") &
+(sh "$R/validate/harness.sh" dataset test >"$R/b.log" 2>&1; echo $? >"$R/b.rc") &
+wait
+left=$(ls -A "$R/input" 2>/dev/null | grep -v '^test\.bin\.gz$')
+if [ "$(cat "$R/a.rc" "$R/b.rc" | tr '\n' ' ')" = "0 0 " ] \
+   && [ "$(gzip -dc "$R/input/test.bin.gz" | sha256sum | sed 's/ .*//')" = "$want" ] \
+   && [ -z "$left" ]; then
+    ok harness.dataset_concurrent
+else
+    bad harness.dataset_concurrent "exit $(cat "$R/a.rc" "$R/b.rc" | tr '\n' ' '), left: ${left:-nothing}: $(cat "$R/a.log" "$R/b.log" | tail -n 2 | tr '\n' ' ')"
+fi
+
 # --- references: each committed output has the saturated core the Spec
 # records (an independent property of the dataset, not a copy of it) ---
 for d in $datasets; do
