@@ -1266,18 +1266,21 @@ for icd in "$vendors"/*.icd; do
     # counts a long loop in a kernel of its own: the two must agree on
     # whether this implementation ends loops early.
     id=impl.$tag.loop_limit
+    # Its verdict is its line, not its exit status: under the sanitizers
+    # an implementation's leaks at exit abort it after it has answered.
     OCL_ICD_VENDORS=$dir $B/loop-limit "$name" >"$W/$id.log" 2>&1
-    repro=$?
+    repro=$(sed -n 's/^loop-limit: .*expected \([0-9]*\), got \([0-9]*\)$/\1 \2/p' "$W/$id.log" \
+            | awk '{ print ($1 == $2) ? 0 : 1 }')
     probe=$(sed -n 's/^share\.0\.loop_limit = //p' "$W/impl.$tag.default.g_one.out" \
             "$W/impl.$tag.default.$(head -n 1 "$W/cases.txt" | cut -d'|' -f1).out" 2>/dev/null | head -n 1)
-    if [ "$repro" -gt 1 ] || [ -z "$probe" ]; then
-        echo "FAIL $id: no answer: $(cat "$W/$id.log") probe '$probe'" >>"$W/impl.$tag.log"
+    if [ -z "$repro" ] || [ -z "$probe" ]; then
+        echo "FAIL $id: no answer: $(head -n 1 "$W/$id.log") probe '$probe'" >>"$W/impl.$tag.log"
     elif { [ "$repro" -eq 0 ] && [ "$probe" = none ]; } \
          || { [ "$repro" -eq 1 ] && [ "$probe" != none ]; }; then
         echo "PASS $id" >>"$W/impl.$tag.log"
-        echo "$name: loop limit $probe ($(cat "$W/$id.log"))"
+        echo "$name: loop limit $probe ($(head -n 1 "$W/$id.log"))"
     else
-        echo "FAIL $id: histo's probe says '$probe', the reproducer: $(cat "$W/$id.log")" >>"$W/impl.$tag.log"
+        echo "FAIL $id: histo's probe says '$probe', the reproducer: $(head -n 1 "$W/$id.log")" >>"$W/impl.$tag.log"
     fi
     while read -r verdict rest; do
         case $verdict in
