@@ -7,10 +7,8 @@
 void check_compare(const uint8_t *got, const uint8_t *want,
                    const struct histo_input *in, struct check_result *r)
 {
-    const double seconds = r->seconds;
     memset(r, 0, sizeof *r);
     r->done = true;
-    r->seconds = seconds;
     for (uint32_t b = 0; b < in->nbins; ++b) {
         r->got_sum += got[b];
         r->want_sum += want[b];

@@ -34,7 +34,7 @@ struct check_result {
 };
 
 /* Compares the device's counters with the expected ones (nbins each) and
- * fills r (r->seconds is left to the caller). */
+ * fills r, r->seconds 0 (the caller times the check). */
 void check_compare(const uint8_t *got, const uint8_t *want,
                    const struct histo_input *in, struct check_result *r);
 

@@ -191,13 +191,9 @@ static int probe_loops(struct work *w, struct work_share *sh)
         goto fail;
     }
     sh->loop_limit = got[0] < n ? got[0] : 0;
-fail:
-    if (out != NULL)
-        clReleaseMemObject(out);
-    if (ones != NULL)
-        clReleaseMemObject(ones);
-    if (k != NULL)
-        clReleaseKernel(k);
+fail:;
+    const cl_mem mems[] = {ones, out};
+    strategy_release_objects(&k, 1, mems, 2);
     return status;
 }
 
