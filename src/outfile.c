@@ -416,8 +416,42 @@ int outfile_open(struct outfile *out, const char *path)
     return status;
 }
 
+int outfile_open_text(struct outfile *out, const char *path)
+{
+    const int status = outfile_open(out, path);
+    if (status != HISTO_OK)
+        return status;
+    out->sink = out->f;
+    if ((out->f = open_memstream(&out->text, &out->text_len)) == NULL) {
+        histo_error("out of host memory writing '%s'", path);
+        outfile_abort(out);
+        return HISTO_EXIT_OUTPUT;
+    }
+    return HISTO_OK;
+}
+
+/* outfile_open_text's commit: the gathered text goes to the sink in one
+ * write, whose errno is kept. Returns false when out of memory. */
+static bool flush_text(struct outfile *out)
+{
+    const bool gathered = fclose(out->f) == 0;
+    out->f = out->sink;
+    out->sink = NULL;
+    if (gathered && out->text_len > 0
+        && fwrite(out->text, 1, out->text_len, out->f) != out->text_len)
+        out->err = errno;
+    free(out->text);
+    out->text = NULL;
+    return gathered;
+}
+
 int outfile_commit(struct outfile *out)
 {
+    if (out->sink != NULL && !flush_text(out)) {
+        histo_error("out of host memory writing '%s'", out->path);
+        outfile_abort(out);
+        return HISTO_EXIT_OUTPUT;
+    }
     const int write_failed = ferror(out->f);
     int err = out->err;
     if (fflush(out->f) != 0)
@@ -452,6 +486,9 @@ void outfile_abort(struct outfile *out)
 {
     if (out->f != NULL)
         fclose(out->f);
+    if (out->sink != NULL)
+        fclose(out->sink);
+    free(out->text);
     if (out->slot >= 0) {
         (void)unlink(slots[out->slot].tmp);
         slot_release(out->slot);

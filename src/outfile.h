@@ -30,6 +30,9 @@ struct outfile {
     char *tmp_path;   /* temporary file beside target, or NULL      */
     int slot;         /* cleanup slot of tmp_path, -1 when none     */
     int err;          /* errno of a failed write, set by the writer */
+    FILE *sink;       /* outfile_open_text: where commit writes f's text */
+    char *text;       /* outfile_open_text: the text f has gathered      */
+    size_t text_len;
     bool shared;      /* set before commit for a file other runs
                          share (the tune cache): kept once renamed  */
 };
@@ -44,6 +47,11 @@ int outfile_prepare(const char *path);
 /* Opens path for writing (a temporary file, or the device or FIFO in
  * place). Returns 0, or HISTO_EXIT_OUTPUT after printing why. */
 int outfile_open(struct outfile *out, const char *path);
+
+/* outfile_open for text written with fprintf: the text gathers in memory
+ * and commit writes it in one call, so a failed write is reported with
+ * its cause (ENOSPC, EPIPE) however the stream's buffer was flushed. */
+int outfile_open_text(struct outfile *out, const char *path);
 
 /* Flushes and closes. A temporary file is renamed into place now, or,
  * after outfile_defer, by outfile_publish_all (a file other runs share,

@@ -198,7 +198,7 @@ static void print_timed_by(FILE *f, const struct run_times *t)
 int report_write(const struct report *r, const char *path)
 {
     struct outfile out;
-    int status = outfile_open(&out, path);
+    int status = outfile_open_text(&out, path);
     if (status != HISTO_OK)
         return status;
     FILE *f = out.f;

@@ -327,7 +327,7 @@ int tune_cache_store(const char *path, const struct tune_entry *e)
     size_t len = 0;
     char *text = slurp(path, &len);
     struct outfile out;
-    int status = outfile_open(&out, path);
+    int status = outfile_open_text(&out, path);
     if (status != HISTO_OK) {
         free(text);
         outfile_unlock(lock);
