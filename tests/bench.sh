@@ -47,6 +47,9 @@ mkdir -p "$W" results || exit 1
 INPUTS=${INPUTS:-test train ref wide uniform onebin}
 MIN_SECONDS=${MIN_SECONDS:-1}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
+# the implementations make run would see for this PLATFORM
+OCL_ICD_VENDORS=$(sh validate/harness.sh vendors) || exit 1
+[ -n "$OCL_ICD_VENDORS" ] && export OCL_ICD_VENDORS || unset OCL_ICD_VENDORS
 # which source ran (tests/source-id.sh)
 read -r commit modified <<EOF_ID
 $(sh tests/source-id.sh)

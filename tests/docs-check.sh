@@ -70,7 +70,7 @@ produce() {
     sh tests/scaling-table.sh >"$W/ex/scaling-table" 2>&1
     # make report on the committed sample: its table and its CSV
     sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
-        2>&1 | grep -v '^CSV: \|^plot: \|^(gnuplot' >"$W/ex/report"
+        2>&1 | grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' >"$W/ex/report"
     cp "$W/report.csv" "$W/ex/report-csv"
     # the strategies side by side (docs/design.md)
     h100=docs/bench/h100-dcfd579-all.jsonl pocl=docs/bench/pocl-2core-7444fcf-all.jsonl

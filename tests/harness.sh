@@ -255,24 +255,59 @@ check validate.not_24bit 3 "32 bits per pixel" "$W/bpp.bmp" "$REF"
 # --- the harness ---
 LOG=$W/runs.jsonl
 ITER=$(spec test iterations)
+WARM=$(( (ITER + 9) / 10 ))
+# Every record is read back with a real JSON parser, jq (make test
+# installs it with tidy: .ci/deps).
+jget() { jq -r "$2 | if . == null then \"null\" else tostring end" "$1" 2>&1; }
+jcheck() { jq -e . "$1" >/dev/null 2>&1; }
+command -v jq >/dev/null 2>&1 || bad harness.jq "jq is not installed: sh .ci/deps jq tidy"
+# last_record LOG: the log's last line, alone in $W/last.json
+last_record() { tail -n 1 "$1" >"$W/last.json" 2>/dev/null; }
+# reportable_text: what a run of the Spec's command says on this tree: a
+# tree with uncommitted changes to tracked files is not reportable.
+modified_why="source: the tree has uncommitted changes to tracked files"
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    reportable_text="not reportable: $modified_why"
+else
+    reportable_text=reportable
+fi
 
 # PLATFORM and DEVICE reach histo as --platform/--device, spaces intact.
+# A device error stops the run after the warm-up: a valid record with
+# the real exit status, null figures, and last-run left where it was.
 # (The runs that fail come first, so the tree ends with a good test run
 # for make validate.)
+cp results/test/last-run "$W/last-run.before" 2>/dev/null || : >"$W/last-run.before"
 $MAKE_CMD --no-print-directory run PLATFORM="no such platform" \
     RESULTS_LOG="$LOG" >"$W/platform.log" 2>&1
 st=$?
+last_record "$LOG"
 if [ "$st" -ne 0 ] && grep -q -- "--platform 'no such platform'" "$W/platform.log" \
     && grep -q "no OpenCL platform matches 'no such platform'" "$W/platform.log" \
-    && grep -q "^116.histo test | .* | 3 runs | median - s/iteration (min -, max -) | ratio - | FAIL (run 1: histo exited with status 4; run 2: histo exited with status 4; run 3: histo exited with status 4)$" "$W/platform.log"; then
+    && grep -q "^116.histo test | none opened (platform no such platform, device default) | $ITER iterations | 0 of 3 runs passed | median - s/iteration (min -, max -) | ratio - | base | FAIL (warm-up: histo exited with status 4 (OpenCL platform, device, build or run error); 3 of 3 runs not attempted after the warm-up's status 4) | not reportable: result: FAIL; device: none opened" "$W/platform.log" \
+    && [ "$(grep -c "^116.histo test: run [0-9]" "$W/platform.log")" -eq 0 ]; then
     ok harness.platform_passed
 else
     bad harness.platform_passed "status $st: $(tail -n 3 "$W/platform.log")"
 fi
+if jcheck "$W/last.json" && [ "$(jget "$W/last.json" .histo_status)" = 4 ] \
+   && [ "$(jget "$W/last.json" .s_per_iteration)" = null ] \
+   && [ "$(jget "$W/last.json" .ratio)" = null ] \
+   && [ "$(jget "$W/last.json" .device)" = null ] \
+   && [ "$(jget "$W/last.json" .result)" = FAIL ] \
+   && [ "$(jget "$W/last.json" .reportable)" = false ] \
+   && [ "$(jget "$W/last.json" .runs_attempted)" = 0 ] \
+   && [ "$(jget "$W/last.json" .warmup.histo_status)" = 4 ] \
+   && cmp -s results/test/last-run "$W/last-run.before"; then
+    ok harness.failed_run_record
+else
+    bad harness.failed_run_record "$(head -c 600 "$W/last.json"); last-run $(cat results/test/last-run 2>/dev/null) (was $(cat "$W/last-run.before"))"
+fi
 $MAKE_CMD --no-print-directory run PLATFORM="Portable Computing Language" \
     DEVICE="no such device" RESULTS_LOG="$LOG" >"$W/device.log" 2>&1
 st=$?
-if [ "$st" -ne 0 ] && grep -q "no OpenCL device matches 'no such device'" "$W/device.log"; then
+if [ "$st" -ne 0 ] && grep -q "no OpenCL device matches 'no such device'" "$W/device.log" \
+   && [ "$(grep -c "^116.histo test: run [0-9]" "$W/device.log")" -eq 0 ]; then
     ok harness.device_passed
 else
     bad harness.device_passed "status $st: $(tail -n 3 "$W/device.log")"
@@ -284,42 +319,155 @@ elif grep -q "unknown dataset 'nosuch'" "$W/size.log"; then
 else
     bad harness.unknown_size "$(tail -n 3 "$W/size.log")"
 fi
+# A make variable that spells a histo option the harness does not pass is
+# refused before anything runs (exit 2 from the harness).
+before=$(wc -l <"$LOG")
+$MAKE_CMD --no-print-directory run BATCHES=4 RESULTS_LOG="$LOG" >"$W/batches.log" 2>&1
+st=$?
+if [ "$st" -ne 0 ] && grep -q "harness: BATCHES is not a harness variable: the harness does not pass histo's --batches" "$W/batches.log" \
+   && ! grep -q "warm-up" "$W/batches.log" && [ "$(wc -l <"$LOG")" -eq "$before" ]; then
+    ok harness.option_variable_refused
+else
+    bad harness.option_variable_refused "status $st: $(tail -n 2 "$W/batches.log")"
+fi
 
-# One test-size run on the default device ends in PASS.
+# A machine without a GPU: DEVICE=GPU opens nothing and says so (the
+# extra implementations of make platforms, the Oclgrind simulator among
+# them, are reached by name only).
+if ./histo --list 2>/dev/null | grep -q '\[[A-Z|]*GPU'; then
+    echo "harness.device_gpu_none: skipped: this machine has a GPU" >&2
+else
+    $MAKE_CMD --no-print-directory run DEVICE=GPU RESULTS_LOG="$LOG" >"$W/gpu.log" 2>&1
+    st=$?
+    if [ "$st" -ne 0 ] && grep -q "no OpenCL device matches 'GPU'" "$W/gpu.log" \
+       && grep -q "^116.histo test | none opened (platform default, device GPU) | .* | FAIL (warm-up: histo exited with status 4" "$W/gpu.log" \
+       && ! grep -qi "oclgrind" "$W/gpu.log"; then
+        ok harness.device_gpu_none
+    else
+        bad harness.device_gpu_none "status $st: $(tail -n 2 "$W/gpu.log")"
+    fi
+fi
+
+# PLATFORM=N is the platform ./histo --list calls N, as make list says.
+want=$(./histo --list | sed -n 's/^platform 0: \([^,]*\) (.*/\1/p' | sed -n 1p)
+$MAKE_CMD --no-print-directory list >"$W/list.log" 2>&1
+$MAKE_CMD --no-print-directory run PLATFORM=0 ITERATIONS=1 REPEAT=1 \
+    RESULTS_LOG="$W/index.jsonl" >"$W/index.log" 2>&1
+last_record "$W/index.jsonl"
+if [ -n "$want" ] && grep -q "^platform 0: $want " "$W/list.log" \
+   && case $want in *"$(jget "$W/last.json" .platform)"*) true ;; *) false ;; esac; then
+    ok harness.platform_index
+else
+    bad harness.platform_index "./histo --list: '$want'; make list: $(sed -n 2p "$W/list.log"); make run: $(jget "$W/last.json" .platform)"
+fi
+
+# One test-size run on the default device: a warm-up, three runs, PASS.
 if $MAKE_CMD --no-print-directory run RESULTS_LOG="$LOG" >"$W/run.log" 2>&1; then
-    if tail -n 1 "$W/run.log" | grep -q "^116.histo test | .* | $ITER iterations | 3 runs | median [0-9.]* s/iteration (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | PASS$" \
-       && [ "$(grep -c "^run [123] of 3: 116.histo test | .* | $ITER iterations | .* s total | .* s/iteration | PASS$" "$W/run.log")" -eq 3 ]; then
+    line=$(grep '^116.histo test | ' "$W/run.log" | tail -n 1)
+    if printf '%s\n' "$line" | grep -q "^116.histo test | .* | $ITER iterations | 3 of 3 runs passed | median [0-9.]* s/iteration (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | base | PASS | $reportable_text$" \
+       && [ "$(grep -c "^run [123] of 3: 116.histo test | .* | $ITER iterations | .* s total | .* s/iteration | PASS$" "$W/run.log")" -eq 3 ] \
+       && grep -q "^warm-up: 116.histo test | .* | $WARM iterations (Spec: $ITER) | .* | PASS$" "$W/run.log"; then
         ok harness.run_test_pass
     else
-        bad harness.run_test_pass "unexpected last line: $(tail -n 1 "$W/run.log")"
+        bad harness.run_test_pass "unexpected result line: $line"
     fi
 else
     bad harness.run_test_pass "make run failed: $(tail -n 5 "$W/run.log")"
 fi
-if grep -q '^{"time":"[^"]*","benchmark":"116.histo","dataset":"test","result":"PASS",'".*\"iterations\":$ITER,.*}\$" "$LOG" 2>/dev/null; then
+last_record "$LOG"
+cp "$W/last.json" "$W/pass.json"
+if [ "$(jget "$W/pass.json" .result)" = PASS ] \
+   && [ "$(jget "$W/pass.json" .iterations)" = "$ITER" ] \
+   && [ "$(jget "$W/pass.json" .digest)" = "sha256:$(spec test reference_raw_sha256)" ]; then
     ok harness.results_json
 else
-    bad harness.results_json "no PASS record in $LOG"
-fi
-if tail -n 1 "$LOG" 2>/dev/null | grep -q "\"result\":\"PASS\",.*\"digest\":\"sha256:$(spec test reference_raw_sha256)\","; then
-    ok harness.results_json_digest
-else
-    bad harness.results_json_digest "the last record lacks the reference's digest: $(tail -n 1 "$LOG" 2>/dev/null | head -c 300)"
+    bad harness.results_json "$(head -c 300 "$W/pass.json")"
 fi
 
 # the record of three runs: their count, median, fastest, slowest, the
-# Spec's reference time and the ratio, and each run's folder
+# Spec's reference time and the ratio, each run and the warm-up
 ref_s=$(spec test reference_seconds_per_iteration)
-if tail -n 1 "$LOG" 2>/dev/null | grep -q "\"runs\":3,\"s_per_iteration\":[0-9.]*,\"s_per_iteration_min\":[0-9.]*,\"s_per_iteration_max\":[0-9.]*,\"reference_s_per_iteration\":$ref_s,\"reference\":\"[^\"]\{1,\}\",\"ratio\":[0-9.]*,.*\"run_dirs\":\[\"results/test/[^\"]*\",\"results/test/[^\"]*\",\"results/test/[^\"]*\"\],"; then
+median=$(jget "$W/pass.json" .s_per_iteration)
+ratio=$(jget "$W/pass.json" .ratio)
+want_ratio=$(awk -v r="$ref_s" -v m="$median" 'BEGIN { if (m > 0) printf "%.2f", r / m }')
+if [ "$(jget "$W/pass.json" .runs)" = 3 ] && [ "$(jget "$W/pass.json" .runs_passed)" = 3 ] \
+   && [ "$(jget "$W/pass.json" '.run_list | length')" = 3 ] \
+   && [ "$(jget "$W/pass.json" .warmup.iterations)" = "$WARM" ] \
+   && [ "$(jget "$W/pass.json" .warmup.result)" = PASS ] \
+   && awk -v r="$ref_s" -v x="$(jget "$W/pass.json" .reference_s_per_iteration)" 'BEGIN { exit !(r == x) }' \
+   && [ "$(jget "$W/pass.json" .reference_kind)" = spec ] \
+   && [ -n "$want_ratio" ] && awk -v a="$ratio" -v b="$want_ratio" 'BEGIN { exit !(a == b) }' \
+   && [ "$(jget "$W/pass.json" .tuning)" = base ] \
+   && [ "$(jget "$W/pass.json" .device_kind)" = hardware ]; then
     ok harness.results_json_repeat
 else
-    bad harness.results_json_repeat "$(tail -n 1 "$LOG" 2>/dev/null | head -c 600)"
+    bad harness.results_json_repeat "$(head -c 600 "$W/pass.json")"
 fi
-# REFERENCE=host times sequential C now; REPEAT=2 gives two runs
+
+# how histo was built and where it ran, for whoever reproduces a figure
+if [ "$(jget "$W/pass.json" .platform_version)" != null ] \
+   && [ "$(jget "$W/pass.json" .cpu_cores)" -ge 1 ] 2>/dev/null \
+   && [ "$(jget "$W/pass.json" .os)" != null ] && [ "$(jget "$W/pass.json" .kernel)" != null ] \
+   && [ "$(jget "$W/pass.json" .memory_bytes)" -gt 0 ] 2>/dev/null \
+   && jget "$W/pass.json" .cflags | grep -q -- -std=c11 \
+   && jget "$W/pass.json" .build_options | grep -q '^-cl-std=CL1.2 ' \
+   && [ "$(jget "$W/pass.json" .knobs_from)" = default ] \
+   && [ "$(jget "$W/pass.json" .env.RUSTICL_ENABLE)" = "${RUSTICL_ENABLE:-null}" ]; then
+    ok harness.results_json_build
+else
+    bad harness.results_json_build "the record lacks the build or host fields: $(head -c 400 "$W/pass.json")"
+fi
+# reportable only when every condition holds; here only the tree's state
+# can stand in the way
+nr=$(jget "$W/pass.json" '.not_reportable | join("|")' 2>/dev/null)
+if [ "$reportable_text" = reportable ]; then
+    [ "$(jget "$W/pass.json" .reportable)" = true ] && [ -z "$nr" ]
+else
+    [ "$(jget "$W/pass.json" .reportable)" = false ] && [ "$nr" = "$modified_why" ]
+fi && ok harness.reportable || bad harness.reportable "reportable $(jget "$W/pass.json" .reportable): $nr"
+
+# the result files: txt and HTML from the record, in the run's folder,
+# linked from results/test/
+rdir=$(jget "$W/pass.json" .result_dir)
+if [ -f "$rdir/result.txt" ] && [ -f "$rdir/result.html" ] && [ -f "$rdir/result.json" ] \
+   && [ "$(readlink results/test/latest.txt)" = "$(basename "$rdir")/result.txt" ] \
+   && [ "$(readlink results/test/latest.html)" = "$(basename "$rdir")/result.html" ] \
+   && grep -q "^116.histo test: $median s/iteration, ratio $ratio, base, PASS, " "$rdir/result.txt" \
+   && [ "$(grep -c "^run [123] of 3 .* PASS .*  $rdir/run-[123]\$" "$rdir/result.txt")" -eq 3 ] \
+   && grep -q "^warm-up .* PASS .*  $rdir/warmup\$" "$rdir/result.txt" \
+   && grep -q "^ratio against  *the Spec's reference machine: $(spec test reference_platform)\$" "$rdir/result.txt" \
+   && grep -q "^OS  *$(jget "$W/pass.json" .os)\$" "$rdir/result.txt"; then
+    ok harness.result_files
+else
+    bad harness.result_files "$rdir: $(head -n 3 "$rdir/result.txt" 2>/dev/null)"
+fi
+if [ "$reportable_text" = reportable ]; then
+    [ "$(readlink results/test/reportable.html)" = "$(basename "$rdir")/result.html" ] \
+        && ok harness.result_reportable_link \
+        || bad harness.result_reportable_link "results/test/reportable.html -> $(readlink results/test/reportable.html)"
+fi
+# the HTML is valid: tidy (CI installs it) reports no error or warning
+if command -v tidy >/dev/null 2>&1; then
+    if tidy -q -e "$rdir/result.html" >"$W/tidy.log" 2>&1 \
+       && grep -q "<h1>116.histo test: $median s/iteration" "$rdir/result.html" \
+       && [ "$(grep -c "<tr><td>run [123] of 3</td>" "$rdir/result.html")" -eq 3 ]; then
+        ok harness.result_html
+    else
+        bad harness.result_html "$(head -c 400 "$W/tidy.log")"
+    fi
+else
+    echo "harness.result_html: skipped: tidy is not installed (sh .ci/deps tidy)" >&2
+fi
+
+# REFERENCE=host times sequential C now; REPEAT=2 gives two runs; not
+# reportable, and the line and the record say the ratio is this host's
 $MAKE_CMD --no-print-directory run ITERATIONS=5 REPEAT=2 REFERENCE=host \
     RESULTS_LOG="$W/host.jsonl" >"$W/host.log" 2>&1
-if tail -n 1 "$W/host.log" | grep -q "^116.histo test | .* | 5 iterations (Spec: $ITER, not reportable) | 2 runs | median [0-9.]* s/iteration (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | PASS$" \
-   && grep -q '"runs":2,.*"reference":"sequential C, build/ref-bench, this host' "$W/host.jsonl"; then
+last_record "$W/host.jsonl"
+if grep '^116.histo test | ' "$W/host.log" | tail -n 1 | grep -q "^116.histo test | .* | 5 iterations (Spec: $ITER) | 2 of 2 runs passed | median [0-9.]* s/iteration (min [0-9.]*, max [0-9.]*) | host ratio [0-9.]* (against this host's sequential C) | base | PASS | not reportable: iterations: 5, not the Spec's $ITER; runs: 2, fewer than 3; ratio against this host's sequential C (REFERENCE=host), not the Spec's reference machine" \
+   && [ "$(jget "$W/last.json" .reference_kind)" = host ] \
+   && jget "$W/last.json" .reference | grep -q "^sequential C, build/ref-bench, this host" \
+   && [ "$(jget "$W/last.json" .reportable)" = false ]; then
     ok harness.reference_host
 else
     bad harness.reference_host "$(tail -n 2 "$W/host.log")"
@@ -334,11 +482,55 @@ for v in 0 x 101; do
     fi
 done
 
-# how histo was built and where it ran, for whoever reproduces a figure
-if tail -n 1 "$LOG" 2>/dev/null | grep -q '"platform_version":"[^"]\{1,\}",.*"cpu_cores":[1-9][0-9]*,"compiler":"[^"]\{1,\}","cflags":"[^"]*-std=c11[^"]*","build_options":"-cl-std=CL1.2 [^"]*",'; then
-    ok harness.results_json_build
+# STRATEGY= reaches histo; a strategy asked for, or knobs from the tune
+# cache, make the run peak, and peak is not reportable.
+$MAKE_CMD --no-print-directory run STRATEGY=global ITERATIONS=3 REPEAT=1 \
+    RESULTS_LOG="$W/peak.jsonl" >"$W/strategy.log" 2>&1
+last_record "$W/peak.jsonl"
+if grep -q "^116.histo test: run 1 of 1: ./histo --strategy global -i " "$W/strategy.log" \
+   && [ "$(jget "$W/last.json" .strategy)" = global ] \
+   && [ "$(jget "$W/last.json" .tuning)" = peak ] \
+   && jget "$W/last.json" '.not_reportable | join("|")' | grep -q "peak: knobs other than the defaults (strategy global requested)" \
+   && grep '^116.histo test | ' "$W/strategy.log" | grep -q "| peak | PASS | not reportable: "; then
+    ok harness.strategy_peak
 else
-    bad harness.results_json_build "the last record lacks the build or host fields: $(tail -n 1 "$LOG" 2>/dev/null | head -c 400)"
+    bad harness.strategy_peak "$(tail -n 2 "$W/strategy.log")"
+fi
+TUNE=$W/tune.conf
+rm -f "$TUNE"
+if HISTO_TUNE_FILE=$TUNE ./histo --tune -i "$(spec test input)" -o "$W/tune.bmp" \
+       --timing "$W/tune.out" -- 3 >"$W/tune.log" 2>&1; then
+    HISTO_TUNE_FILE=$TUNE $MAKE_CMD --no-print-directory run ITERATIONS=3 REPEAT=1 \
+        RESULTS_LOG="$W/peak.jsonl" >"$W/tuned.log" 2>&1
+    last_record "$W/peak.jsonl"
+    if [ "$(jget "$W/last.json" .tuning)" = peak ] \
+       && jget "$W/last.json" .knobs_from | grep -q "^tune cache $TUNE" \
+       && [ "$(jget "$W/last.json" .env.HISTO_TUNE_FILE)" = "$TUNE" ] \
+       && grep '^116.histo test | ' "$W/tuned.log" | grep -q "| peak | PASS | not reportable: .*peak: knobs other than the defaults (knobs from tune cache "; then
+        ok harness.tuned_is_peak
+    else
+        bad harness.tuned_is_peak "$(tail -n 2 "$W/tuned.log"); knobs_from $(jget "$W/last.json" .knobs_from)"
+    fi
+else
+    bad harness.tuned_is_peak "histo --tune failed: $(tail -n 2 "$W/tune.log")"
+fi
+
+# The Oclgrind simulator (make platforms), by name: one clear line, and
+# the record says simulator and not reportable.
+if [ -f "${HISTO_OCL_DIR:-$HOME/.cache/histo/ocl}/installed" ] && [ "$B" = build ]; then
+    $MAKE_CMD --no-print-directory run PLATFORM=Oclgrind ITERATIONS=1 REPEAT=1 \
+        RESULTS_LOG="$W/sim.jsonl" >"$W/sim.log" 2>&1
+    st=$?
+    last_record "$W/sim.jsonl"
+    if [ "$st" -eq 0 ] && grep -q "^116.histo test: Oclgrind Simulator (Oclgrind) is a simulator: Oclgrind interprets every work-item in software" "$W/sim.log" \
+       && [ "$(jget "$W/last.json" .device_kind)" = simulator ] \
+       && jget "$W/last.json" '.not_reportable | join("|")' | grep -q "device: a simulator"; then
+        ok harness.simulator_marked
+    else
+        bad harness.simulator_marked "status $st: $(tail -n 2 "$W/sim.log")"
+    fi
+else
+    echo "harness.simulator_marked: skipped: Oclgrind not installed (make platforms), or a sanitizer build" >&2
 fi
 
 # validate_fails NAME WHY PATTERN: make validate fails, its result line
@@ -431,18 +623,34 @@ for k in 21 22 23 24 25 26 27 28; do
 done
 wait
 lines=$(wc -l <"$CLOG" 2>/dev/null || echo 0)
-whole=$(grep -c '^{"time":"[^"]*","benchmark":"116.histo",.*,"commit":"[^"]*","modified":[a-z]*}$' "$CLOG" 2>/dev/null)
+whole=$(grep -c '^{"time":"[^"]*","benchmark":"116.histo",.*}$' "$CLOG" 2>/dev/null)
 wrong=""
 for k in 21 22 23 24 25 26 27 28; do
     [ "$(grep -c "\"iterations\":$k,.*\"result\":\"PASS\"\|\"result\":\"PASS\",.*\"iterations\":$k," "$CLOG")" -eq 1 ] \
         || wrong="$wrong record of $k;"
-    tail -n 1 "$W/concurrent.$k.log" | grep -q "^116.histo test | .* | $k iterations (Spec: .*) | .* | PASS$" \
+    grep '^116.histo test | ' "$W/concurrent.$k.log" | tail -n 1 | grep -q "^116.histo test | .* | $k iterations (Spec: .*) | .* | PASS | not reportable: " \
         || wrong="$wrong result line of $k: $(tail -n 1 "$W/concurrent.$k.log");"
 done
 if [ "$lines" -eq 8 ] && [ "$whole" -eq 8 ] && [ -z "$wrong" ]; then
     ok harness.concurrent_runs
 else
     bad harness.concurrent_runs "$lines lines, $whole whole records;$wrong"
+fi
+
+# Every line of every results log written above is one JSON document.
+bad_lines=""
+for f in "$W"/*.jsonl; do
+    n=0
+    while IFS= read -r line; do
+        n=$((n + 1))
+        printf '%s\n' "$line" >"$W/line.json"
+        jcheck "$W/line.json" || bad_lines="$bad_lines $(basename "$f"):$n"
+    done <"$f"
+done
+if [ -z "$bad_lines" ] && [ "$(cat "$W"/*.jsonl | wc -l)" -ge 15 ]; then
+    ok harness.every_record_json
+else
+    bad harness.every_record_json "not JSON:${bad_lines:- (or too few records)}"
 fi
 
 # SIGTERM to a run's process group (as Ctrl-C signals the terminal's)
@@ -456,7 +664,7 @@ if command -v setsid >/dev/null 2>&1; then
     pid=$!
     # until histo has started (its folder holds histo.log)
     for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-        grep -q "^116.histo test: ./histo" "$W/interrupted.log" 2>/dev/null && break
+        grep -q "^116.histo test: warm-up: ./histo" "$W/interrupted.log" 2>/dev/null && break
         sleep 0.25
     done
     sleep 0.5
@@ -481,7 +689,7 @@ fi
 # sample; the plot where gnuplot is installed.
 if sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
         >"$W/report.txt" 2>&1 \
-   && grep -v '^CSV: \|^plot: \|^(gnuplot' "$W/report.txt" | cmp -s - tests/data/report-sample.txt \
+   && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report.txt" | cmp -s - tests/data/report-sample.txt \
    && cmp -s "$W/report.csv" tests/data/report-sample.csv \
    && { ! command -v gnuplot >/dev/null 2>&1 || [ -s "$W/report.png" ]; }; then
     ok harness.report

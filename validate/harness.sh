@@ -7,7 +7,9 @@
 #   harness.sh validate [SIZE]  validate a run again (default: the last one)
 #   harness.sh reference SIZE   rewrite output/ from the sequential program
 #   harness.sh check-spec SIZE  the dataset's Spec keys agree with each other
-#   harness.sh last-run SIZE    the folder of SIZE's last complete run
+#   harness.sh last-run SIZE    the folder of SIZE's last run that passed
+#   harness.sh list             the platforms make run sees (make list)
+#   harness.sh vendors          the OCL_ICD_VENDORS folder for PLATFORM
 #
 # Everything about a dataset comes from Spec/benchmark.conf and
 # Spec/SIZE.conf. The environment may set PLATFORM and DEVICE (passed to
@@ -249,12 +251,12 @@ line_fields() {
     fi
     note=""
     [ -n "$iters" ] && [ "$iters" != "$d_iterations" ] \
-        && note=" (Spec: $d_iterations, not reportable)"
+        && note=" (Spec: $d_iterations)"
     verdict_text=$v_result
     [ -n "$v_why" ] && verdict_text="$v_result ($v_why)"
 }
 
-# result_line SIZE: the one line a run or re-validation ends with.
+# result_line SIZE: the line one run or a re-validation ends with.
 result_line() {
     device=$(timing selected.name)
     platform=$(timing selected.platform_name)
@@ -275,10 +277,10 @@ result_line() {
 # reference_times SIZE: ref_s, the reference seconds per iteration the
 # ratio divides (the Spec's reference_seconds_per_iteration, or with
 # REFERENCE=host sequential C timed now on this host by build/ref-bench),
-# and ref_label, what it is.
+# ref_label, what it is, and ref_kind (spec or host).
 reference_times() {
-    ref_s="" ref_label=""
-    case ${REFERENCE:-spec} in
+    ref_s="" ref_label="" ref_kind=${REFERENCE:-spec}
+    case $ref_kind in
         spec)
             ref_s=$(spec "$SPEC/$1.conf" reference_seconds_per_iteration)
             ref_label=$(spec "$SPEC/$1.conf" reference_platform) ;;
@@ -288,32 +290,112 @@ reference_times() {
             [ -n "$us" ] || die "build/ref-bench gave no time for $d_input"
             ref_s=$(awk -v u="$us" 'BEGIN { printf "%.7f", u / 1e6 }')
             ref_label="sequential C, build/ref-bench, this host ($(uname -n)), this run" ;;
-        *) die "REFERENCE must be spec or host, not '$REFERENCE'" ;;
+        *) usage_error "REFERENCE must be spec or host, not '$REFERENCE'" ;;
     esac
 }
 
-# summary_line SIZE: the line a run ends with: the median seconds per
-# iteration over the runs, the fastest and slowest, the ratio to the
-# reference time, and the verdict over all the runs.
-summary_line() {
-    device=$(timing selected.name)
-    platform=$(timing selected.platform_name)
-    iters=$(timing iterations)
-    line_fields
-    printf '%s %s | %s | %s iterations%s | %s run%s | median %s s/iteration (min %s, max %s) | ratio %s | %s\n' \
-        "$NAME" "$1" "$device" "${iters:-?}" "$note" "$repeat" \
-        "$([ "$repeat" -eq 1 ] || echo s)" "$median" "$fastest" "$slowest" \
-        "${ratio:--}" "$verdict_text"
+# usage_error TEXT: a harness variable is wrong; nothing is run (exit 2).
+usage_error() {
+    echo "harness: $*" >&2
+    exit 2
 }
 
-# run_once SIZE I N: run I of N of the dataset's command ($run_command)
-# in a folder of its own, validated; sets run_dir, stamp, histo_status,
-# v_result, v_why and per (seconds per iteration) and prints its lines.
+# check_variables: make variables given on the command line
+# ($HISTO_MAKE_VARS, from the GNUmakefile) that spell one of histo's
+# options but are not the harness's (PLATFORM, DEVICE, STRATEGY) are
+# refused: the harness would not pass them, and a run that silently
+# ignored BATCHES=4 would be recorded as if it had used it.
+check_variables() {
+    [ -n "${HISTO_MAKE_VARS:-}" ] || return 0
+    options=$(./histo --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)
+    for v in $HISTO_MAKE_VARS; do
+        case $v in PLATFORM | DEVICE | STRATEGY) continue ;; esac
+        opt=--$(printf '%s' "$v" | tr 'A-Z_' 'a-z-')
+        if printf '%s\n' "$options" | grep -qx -- "$opt"; then
+            usage_error "$v is not a harness variable: the harness does not pass histo's $opt (its variables: SIZE, PLATFORM, DEVICE, STRATEGY, ITERATIONS, REPEAT, REFERENCE, RESULTS_LOG; knobs come from the tune cache, which makes a run peak)"
+        fi
+    done
+}
+
+# vendors: which OpenCL implementations histo sees. The user's own
+# OCL_ICD_VENDORS wins. Otherwise the system's, so that PLATFORM=N is
+# the platform ./histo --list calls N; the extra implementations of make
+# platforms ($HISTO_EXTRA_VENDORS: Intel's CPU runtime, Oclgrind) only
+# when PLATFORM is a name that none of the system's platforms has.
+vendors() {
+    [ -z "${OCL_ICD_VENDORS:-}" ] || return 0
+    extra=${HISTO_EXTRA_VENDORS:-}
+    [ -n "$extra" ] && [ -d "$extra" ] || return 0
+    case ${PLATFORM:-} in '' | *[!0-9]*) ;; *) return 0 ;; esac
+    [ -n "${PLATFORM:-}" ] || return 0
+    if ! platform_names | grep -qiF -- "$PLATFORM"; then
+        OCL_ICD_VENDORS=$extra
+        export OCL_ICD_VENDORS
+    fi
+}
+
+# platform_names: "NAME (VENDOR" of each platform histo --list shows.
+platform_names() {
+    ./histo --list 2>/dev/null | sed -n 's/^platform [0-9]*: \([^,]*\), .*/\1/p'
+}
+
+# list: the platforms and devices make run sees, by index, and those it
+# reaches by name only.
+list() {
+    echo "make run PLATFORM=N (the indexes of ./histo --list):"
+    ./histo --list || exit 1
+    extra=${HISTO_EXTRA_VENDORS:-}
+    [ -z "${OCL_ICD_VENDORS:-}" ] && [ -n "$extra" ] && [ -d "$extra" ] || return 0
+    platform_names >"${TMPDIR:-/tmp}/histo-list.$$"
+    echo "make run PLATFORM=NAME only (make platforms' implementations, $extra):"
+    OCL_ICD_VENDORS=$extra ./histo --list | awk -v known="${TMPDIR:-/tmp}/histo-list.$$" '
+        BEGIN { while ((getline l < known) > 0) have[l] = 1 }
+        /^platform / { n = $0; sub(/^platform [0-9]*: /, "", n); sub(/, .*/, "", n)
+                       show = !(n in have); if (show) { sub(/^platform [0-9]*: /, "platform NAME: ") } }
+        show { print }'
+    rm -f "${TMPDIR:-/tmp}/histo-list.$$"
+}
+
+# device_kind: kind (hardware, software or simulator) and kind_why of the
+# device the timing file names. A simulator's times measure the
+# simulator; a software device is the host CPU behind a GPU's interface.
+device_kind() {
+    kind=hardware kind_why=""
+    case $(timing selected.platform_name) in
+        *[Oo]clgrind*)
+            kind=simulator
+            kind_why="Oclgrind interprets every work-item in software: its times are the simulator's, not a device's" ;;
+    esac
+    case $(timing selected.name) in
+        *llvmpipe* | *lavapipe* | *[Ss]wift[Ss]hader*)
+            kind=software
+            kind_why="$(timing selected.name) is a software renderer running on the host CPU, typed $(timing selected.type)" ;;
+    esac
+}
+
+# knobs: tuning (base or peak) and knobs_why from the timing file and the
+# environment: base is histo's defaults (strategy auto, no tune cache
+# line, no --batches/--tile-rows/--replicas, no extra kernel options);
+# anything else is peak, as SPEC's base and peak metrics mean.
+knobs() {
+    knobs_why=""
+    req=$(timing strategy.requested)
+    from=$(timing config.knobs_from)
+    [ -n "$req" ] && [ "$req" != auto ] && knobs_why="strategy $req requested"
+    [ -n "$from" ] && [ "$from" != default ] \
+        && knobs_why="${knobs_why:+$knobs_why, }knobs from $from (batches $(timing config.knobs.batches), tile_rows $(timing config.knobs.tile_rows), replicas $(timing config.knobs.replicas))"
+    [ -n "${HISTO_CL_OPTIONS:-}" ] \
+        && knobs_why="${knobs_why:+$knobs_why, }HISTO_CL_OPTIONS=$HISTO_CL_OPTIONS"
+    tuning=base
+    [ -z "$knobs_why" ] || tuning=peak
+}
+
+# run_once SIZE LABEL DIR COMMAND: one run of COMMAND (the Spec's, its
+# output, raw and timing paths moved into DIR), validated; sets
+# histo_status, v_result, v_why, per (seconds per iteration), run_json
+# (its JSON object) and prints its lines. LABEL: "warm-up" or "run I of N".
 run_once() {
-    run_i=$2 run_n=$3
-    # This run's own folder, and its files there under the Spec's names.
-    stamp=$(date -u +%Y%m%dT%H%M%SZ)-$$-$2
-    run_dir=results/$1/$stamp
+    run_label=$2 run_dir=$3
     d_output=$run_dir/$(basename "$spec_output")
     d_raw=$run_dir/$(basename "$spec_raw")
     d_timing=$run_dir/$(basename "$spec_timing")
@@ -321,7 +403,7 @@ run_once() {
     # its output, raw and timing paths become this run's.
     set -f
     # shellcheck disable=SC2086
-    set -- $run_command
+    set -- $4
     set +f
     for word do
         shift
@@ -334,6 +416,7 @@ run_once() {
     done
     program=$1
     shift
+    [ -n "${STRATEGY:-}" ] && set -- --strategy "$STRATEGY" "$@"
     [ -n "${DEVICE:-}" ] && set -- --device "$DEVICE" "$@"
     [ -n "${PLATFORM:-}" ] && set -- --platform "$PLATFORM" "$@"
     shown=$program
@@ -346,35 +429,82 @@ run_once() {
 
     mkdir -p "$run_dir" || exit 1
     log=$run_dir/histo.log
-    echo "$NAME $size: $shown"
-    "$program" "$@" >"$log" 2>&1
-    histo_status=$?
+    echo "$NAME $size: $run_label: $shown"
+    # histo's console output goes to the log; its progress lines (about
+    # one every 10 s when its stderr is not a terminal) also to the screen.
+    rm -f "$run_dir/status"
+    { "$program" "$@" 2>&1; echo "$?" >"$run_dir/status"; } | tee "$log" \
+        | awk '/^histo: iteration [0-9]+ of [0-9]+/ { print "  " $0 > "/dev/stderr"; fflush("/dev/stderr") }'
+    histo_status=$(cat "$run_dir/status" 2>/dev/null)
+    rm -f "$run_dir/status"
+    [ -n "$histo_status" ] || histo_status=$((128 + ${caught:-9}))
     if [ -z "$caught" ] && [ "$histo_status" -gt 128 ]; then
         caught=$((histo_status - 128))
     fi
     interrupted
     if [ "$histo_status" -ne 0 ]; then
         sed 's/^/  /' "$log" | tail -n 20
-        v_result=FAIL v_why="histo exited with status $histo_status"
+        v_result=FAIL v_why="histo exited with status $histo_status$(exit_meaning "$histo_status")"
     else
         verdict "$size"
     fi
     interrupted
-    [ "$run_n" -gt 1 ] && printf 'run %s of %s: ' "$run_i" "$run_n"
+    printf '%s: ' "$run_label"
     result_line "$size"
+    run_json="{\"run\":$(json_str "$run_label"),\"run_dir\":$(json_str "$run_dir"),\"histo_status\":$histo_status,\"result\":$(json_str "$v_result"),\"why\":$(json_str "$v_why"),\"iterations\":$(json_num "$iters"),\"total_s\":$(json_num "$(timing time.total_s)"),\"iterations_wall_s\":$(json_num "$(timing time.iterations_wall_s)"),\"s_per_iteration\":$(json_num "$per"),\"timed_by\":$(json_strn "$(timing iteration.timed_by)")}"
+}
+
+# exit_meaning STATUS: what histo's exit status means (src/error.h).
+exit_meaning() {
+    case $1 in
+        1) echo " (internal error)" ;;
+        2) echo " (usage error)" ;;
+        3) echo " (input error)" ;;
+        4) echo " (OpenCL platform, device, build or run error)" ;;
+        5) echo " (output not written)" ;;
+        6) echo " (its own check found wrong counters)" ;;
+    esac
+}
+
+# json_strn TEXT: TEXT as a JSON string, or null when empty.
+json_strn() {
+    if [ -n "$1" ]; then json_str "$1"; else printf null; fi
+}
+
+# json_env: the environment that changes what OpenCL and histo do, as a
+# JSON object (the ICD loader's, PoCL's, Mesa's, NVIDIA's, Intel's,
+# Oclgrind's and histo's own variables; the harness's plumbing left out).
+json_env() {
+    env | LC_ALL=C sort | awk -F= '
+        /^(OCL_ICD_|OPENCL_|POCL_|RUSTICL_|MESA_|GALLIUM_|LP_|CUDA_|NVIDIA_|__GL_|INTEL_|SYCL_|ZE_|OCLGRIND_|CL_|HISTO_)[A-Za-z0-9_]*=/ {
+            if ($1 ~ /^HISTO_(MAKE_VARS|EXTRA_VENDORS|OCL_DIR|TEST_.*)$/) next
+            v = substr($0, length($1) + 2)
+            gsub(/\\/, "\\\\", v); gsub(/"/, "\\\"", v); gsub(/[\001-\037]/, "", v)
+            printf "%s\"%s\":\"%s\"", n++ ? "," : "", $1, v
+        }
+        BEGIN { printf "{" } END { printf "}" }'
+}
+
+# os_name: the distribution's name and version (/etc/os-release).
+os_name() {
+    if [ -r /etc/os-release ]; then
+        (. /etc/os-release && printf '%s\n' "${PRETTY_NAME:-$NAME}")
+    else
+        uname -s
+    fi
 }
 
 run() {
     check_spec "$1"
+    check_variables
     [ -r "$d_input" ] || die "$d_input is missing: make dataset SIZE=$1"
     command=$d_command
     if [ -n "${ITERATIONS:-}" ]; then
         case $ITERATIONS in
-            *[!0-9]* | 0*) die "ITERATIONS must be a positive whole number, not '$ITERATIONS'" ;;
+            *[!0-9]* | 0*) usage_error "ITERATIONS must be a positive whole number, not '$ITERATIONS'" ;;
         esac
         command="${command% -- *} -- $ITERATIONS"
     fi
-    run_command=$command
     spec_output=$d_output spec_raw=$d_raw spec_timing=$d_timing
     # REPEAT complete runs, each validated: 3 for a reportable result, 1
     # for a quick check with ITERATIONS
@@ -384,107 +514,221 @@ run() {
         [ -n "${ITERATIONS:-}" ] && repeat=1
     fi
     case $repeat in
-        *[!0-9]* | 0*) die "REPEAT must be a positive whole number, not '$repeat'" ;;
+        *[!0-9]* | 0*) usage_error "REPEAT must be a positive whole number, not '$repeat'" ;;
     esac
-    [ "$repeat" -le 100 ] || die "REPEAT must be at most 100, not $repeat"
+    [ "$repeat" -le 100 ] || usage_error "REPEAT must be at most 100, not $repeat"
+    vendors
     reference_times "$1"
+    # One untimed warm-up first (kernel caches, page cache, clocks), a
+    # tenth of the iterations (at least one), validated like the others.
+    n=${command##* -- }
+    warm_n=$(( (n + 9) / 10 ))
+    warm_command="${command% -- *} -- $warm_n"
     # A signal waits for histo (which removes its own unfinished outputs)
     # or the validator to end; then the run stops, recording nothing.
     caught=""
     trap 'caught=${caught:-2}' INT
     trap 'caught=${caught:-15}' TERM
     trap 'caught=${caught:-1}' HUP
-    runs="" all_result=PASS all_why="" i=0
-    while [ "$i" -lt "$repeat" ]; do
+    base_dir=results/$1/$(date -u +%Y%m%dT%H%M%SZ)-$$
+    runs="" run_list="" all_result=PASS all_why="" first_status=0 info="" attempted=0
+    # fail_run REASON: this run failed; the result fails with it.
+    fail_run() {
+        all_result=FAIL
+        all_why="${all_why:+$all_why; }$1"
+        [ "$first_status" -ne 0 ] || first_status=$histo_status
+    }
+    run_once "$1" warm-up "$base_dir/warmup" "$warm_command"
+    warmup_json=$run_json
+    [ -r "$d_timing" ] && info=$d_timing
+    [ "$v_result" = PASS ] || fail_run "warm-up: $v_why"
+    stop=""
+    case $histo_status in 2 | 4) stop="warm-up" ;; esac
+    if [ -n "$info" ]; then
+        device_kind
+        case $kind in
+            simulator | software)
+                echo "$NAME $1: $(timing selected.name) ($(timing selected.platform_name)) is a $kind: $kind_why" >&2 ;;
+        esac
+    fi
+    i=0
+    while [ -z "$stop" ] && [ "$i" -lt "$repeat" ]; do
         i=$((i + 1))
-        run_once "$1" "$i" "$repeat"
-        runs="$runs${per:--} $run_dir $histo_status
+        attempted=$i
+        label="run $i of $repeat"
+        [ "$repeat" -gt 1 ] || label="run 1 of 1"
+        run_once "$1" "$label" "$base_dir/run-$i" "$command"
+        run_list="$run_list${run_list:+,}$run_json"
+        [ -r "$d_timing" ] && [ -z "$info" ] && info=$d_timing
+        if [ "$v_result" = PASS ]; then
+            runs="$runs$per $run_dir
 "
-        if [ "$v_result" != PASS ]; then
-            all_result=FAIL
-            reason=$v_why
-            [ "$repeat" -gt 1 ] && reason="run $i: $v_why"
-            all_why="${all_why:+$all_why; }$reason"
+        else
+            fail_run "$([ "$repeat" -gt 1 ] && echo "run $i: ")$v_why"
+            case $histo_status in 2 | 4) stop="run $i" ;; esac
         fi
     done
-    # the median over the runs that have a time, and the run that has it
-    # (the lower of the two middle ones for an even count)
-    stats=$(printf '%s' "$runs" | awk '$1 != "-"' | sort -g | awk '
-        { t[NR] = $1; d[NR] = $2; s[NR] = $3 }
+    if [ -n "$stop" ] && [ "$attempted" -lt "$repeat" ]; then
+        all_why="$all_why; $((repeat - attempted)) of $repeat runs not attempted after the $stop's status $first_status"
+    fi
+    # the median over the runs that passed, and the run that has it (the
+    # lower of the two middle ones for an even count)
+    set -- $(printf '%s' "$runs" | sort -g | awk '
+        { t[NR] = $1; d[NR] = $2 }
         END {
-            if (NR == 0) { print "- - - - 0"; exit }
+            if (NR == 0) { print "- - - -"; exit }
             m = NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2
-            k = int((NR + 1) / 2)
-            printf "%.7f %.7f %.7f %s %s\n", m, t[1], t[NR], d[k], s[k]
+            printf "%.7f %.7f %.7f %s\n", m, t[1], t[NR], d[int((NR + 1) / 2)]
         }')
-    set -- $stats
-    median=$1 fastest=$2 slowest=$3 run_dir=$4 histo_status=$5
-    d_timing=$run_dir/$(basename "$spec_timing")
+    median=$1 fastest=$2 slowest=$3 median_dir=$4
+    passed=$(printf '%s' "$runs" | grep -c .)
+    [ "$median" = - ] && median="" fastest="" slowest="" median_dir=""
+    # A result that failed has no time: its passing runs' times stay in
+    # run_list, never as the result's.
+    [ "$all_result" = PASS ] || median="" fastest="" slowest=""
+    if [ -n "$median_dir" ]; then
+        info=$median_dir/$(basename "$spec_timing")
+    fi
+    d_timing=${info:-/nonexistent}
     ratio=""
-    [ -n "$ref_s" ] && [ "$median" != - ] \
+    [ -n "$ref_s" ] && [ -n "$median" ] && [ "$all_result" = PASS ] \
         && ratio=$(awk -v r="$ref_s" -v m="$median" 'BEGIN { printf "%.2f", r / m }')
     v_result=$all_result v_why=$all_why
-    summary_line "$size"
+    kind="" kind_why="" tuning="" knobs_why=""
+    if [ -n "$info" ]; then
+        device_kind
+        knobs
+    fi
 
-
-    results_log=${RESULTS_LOG:-$(spec "$BENCH" results_log)}
-    mkdir -p "$(dirname "$results_log")" || exit 1
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     modified=false
     [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && modified=true
+    # Reportable, as runspec means it: every condition holds.
+    nr=""
+    no() { nr="$nr${nr:+
+}$1"; }
+    [ "$n" = "$d_iterations" ] || no "iterations: $n, not the Spec's $d_iterations"
+    [ "$repeat" -ge 3 ] || no "runs: $repeat, fewer than 3"
+    [ "$all_result" = PASS ] || no "result: FAIL"
+    [ "$ref_kind" = spec ] || no "ratio against this host's sequential C (REFERENCE=host), not the Spec's reference machine"
+    [ "$kind" != simulator ] || no "device: a simulator ($kind_why)"
+    [ -z "$info" ] && no "device: none opened"
+    [ "$tuning" != peak ] || no "peak: knobs other than the defaults ($knobs_why)"
+    [ "$modified" = false ] || no "source: the tree has uncommitted changes to tracked files"
     reportable=true
-    [ -n "${ITERATIONS:-}" ] && [ "$ITERATIONS" != "$d_iterations" ] && reportable=false
-    record=$({
-        printf '{"time":%s,' "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
-        printf '"benchmark":%s,"dataset":%s,' "$(json_str "$NAME")" "$(json_str "$size")"
-        printf '"result":%s,' "$(json_str "$v_result")"
-        printf '"why":%s,' "$(json_str "$v_why")"
-        digest=$(timing "$DIGEST_KEY")
-        if [ -n "$digest" ]; then
-            printf '"digest":%s,' "$(json_str "$digest")"
-        else
-            printf '"digest":null,'
-        fi
-        printf '"platform":%s,' "$(json_str "$(timing selected.platform_name)")"
-        printf '"device":%s,' "$(json_str "$(timing selected.name)")"
-        printf '"device_type":%s,' "$(json_str "$(timing selected.type)")"
-        printf '"driver":%s,' "$(json_str "$(timing selected.driver)")"
-        printf '"platform_version":%s,' \
-            "$(json_str "$(timing "platform.$(timing selected.platform).version")")"
-        printf '"device_version":%s,' "$(json_str "$(timing selected.version)")"
-        printf '"strategy":%s,' "$(json_str "$(timing strategy)")"
-        printf '"iterations":%s,' "$(json_num "$(timing iterations)")"
-        printf '"reportable":%s,' "$reportable"
-        printf '"total_s":%s,' "$(json_num "$(timing time.total_s)")"
-        printf '"iterations_wall_s":%s,' "$(json_num "$(timing time.iterations_wall_s)")"
-        printf '"runs":%s,' "$repeat"
-        printf '"s_per_iteration":%s,' "$(json_num "$median")"
-        printf '"s_per_iteration_min":%s,' "$(json_num "$fastest")"
-        printf '"s_per_iteration_max":%s,' "$(json_num "$slowest")"
-        printf '"reference_s_per_iteration":%s,' "$(json_num "$ref_s")"
-        printf '"reference":%s,' "$(json_str "$ref_label")"
-        printf '"ratio":%s,' "$(json_num "$ratio")"
-        printf '"iteration_device_median_us":%s,' "$(json_num "$(timing iteration.device.median_us)")"
-        printf '"histo_status":%s,' "$histo_status"
-        printf '"command":%s,' "$(json_str "$shown")"
-        printf '"host":%s,' "$(json_str "$(uname -n)")"
-        printf '"cpu_model":%s,' "$(json_str "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | sed -n 1p)")"
-        printf '"cpu_cores":%s,' "$(json_num "$(getconf _NPROCESSORS_ONLN 2>/dev/null)")"
-        printf '"compiler":%s,' "$(json_str "$(build_info compiler)")"
-        printf '"cflags":%s,' "$(json_str "$(build_info cflags)")"
-        printf '"build_options":%s,' "$(json_str "$(timing build.options)")"
-        printf '"run_dir":%s,' "$(json_str "$run_dir")"
-        printf '"run_dirs":[%s],' "$(printf '%s' "$runs" \
-            | awk '{ printf "%s\"%s\"", (NR > 1 ? "," : ""), $2 }')"
-        printf '"commit":%s,"modified":%s}' "$(json_str "$commit")" "$modified"
-    })
+    [ -z "$nr" ] || reportable=false
+
+    device=$(timing selected.name)
+    platform=$(timing selected.platform_name)
+    iters=$n
+    line_fields
+    if [ "$ref_kind" = host ]; then
+        ratio_text="host ratio ${ratio:--} (against this host's sequential C)"
+        ratio_against="sequential C on this host, timed in this run: not comparable across machines"
+    else
+        ratio_text="ratio ${ratio:--}"
+        ratio_against="the Spec's reference machine: $ref_label"
+    fi
+    if [ "$reportable" = true ]; then
+        report_text=reportable
+    else
+        report_text="not reportable: $(printf '%s\n' "$nr" | awk '{ printf "%s%s", (NR > 1 ? "; " : ""), $0 }')"
+    fi
+    printf '%s %s | %s | %s iterations%s | %s of %s run%s passed | median %s s/iteration (min %s, max %s) | %s | %s | %s | %s\n' \
+        "$NAME" "$size" "$device" "$n" "$note" "$passed" "$repeat" \
+        "$([ "$repeat" -eq 1 ] || echo s)" "${median:--}" "${fastest:--}" \
+        "${slowest:--}" "$ratio_text" "${tuning:-base}" "$verdict_text" "$report_text"
+
+    results_log=${RESULTS_LOG:-$(spec "$BENCH" results_log)}
+    mkdir -p "$(dirname "$results_log")" "$base_dir" || exit 1
+    rec=""
+    add() { rec="$rec${rec:+,}\"$1\":$2"; }
+    add time "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
+    add benchmark "$(json_str "$NAME")"
+    add dataset "$(json_str "$size")"
+    add result "$(json_str "$v_result")"
+    add why "$(json_str "$v_why")"
+    add reportable "$reportable"
+    add not_reportable "[$(printf '%s\n' "$nr" | while IFS= read -r l; do
+        [ -n "$l" ] && printf '%s\n' "$(json_str "$l")"; done | paste -sd, -)]"
+    add tuning "$(json_strn "$tuning")"
+    add knobs_why "$(json_strn "$knobs_why")"
+    add validation "$(json_str "raw counters byte-exact against $d_reference_raw, BMP byte-exact against $d_reference, $DIGEST_KEY = sha256:$d_reference_raw_sha (Spec/benchmark.conf: validation)")"
+    add digest "$(json_strn "$(timing "$DIGEST_KEY")")"
+    add platform "$(json_strn "$(timing selected.platform_name)")"
+    add device "$(json_strn "$(timing selected.name)")"
+    add device_type "$(json_strn "$(timing selected.type)")"
+    add device_kind "$(json_strn "$kind")"
+    add device_kind_why "$(json_strn "$kind_why")"
+    add driver "$(json_strn "$(timing selected.driver)")"
+    add platform_version "$(json_strn "$(timing "platform.$(timing selected.platform).version")")"
+    add device_version "$(json_strn "$(timing selected.version)")"
+    add device_memory_bytes "$(json_num "$(timing selected.global_mem_bytes)")"
+    add strategy "$(json_strn "$(timing strategy)")"
+    add strategy_requested "$(json_strn "$(timing strategy.requested)")"
+    add knobs_from "$(json_strn "$(timing config.knobs_from)")"
+    add knobs "{\"batches\":$(json_num "$(timing config.knobs.batches)"),\"tile_rows\":$(json_num "$(timing config.knobs.tile_rows)"),\"replicas\":$(json_num "$(timing config.knobs.replicas)"),\"cl_options\":$(json_strn "${HISTO_CL_OPTIONS:-}")}"
+    add iterations "$(json_num "$n")"
+    add spec_iterations "$(json_num "$d_iterations")"
+    add runs "$repeat"
+    add runs_attempted "$attempted"
+    add runs_passed "$passed"
+    add s_per_iteration "$(json_num "$median")"
+    add s_per_iteration_min "$(json_num "$fastest")"
+    add s_per_iteration_max "$(json_num "$slowest")"
+    add reference_kind "$(json_str "$ref_kind")"
+    add reference_s_per_iteration "$(json_num "$ref_s")"
+    add reference "$(json_str "$ref_label")"
+    add ratio "$(json_num "$ratio")"
+    add ratio_against "$(json_str "$ratio_against")"
+    add iteration_device_median_us "$(json_num "$(timing iteration.device.median_us)")"
+    add iteration_host_median_us "$(json_num "$(timing iteration.host.median_us)")"
+    add timed_by "$(json_strn "$(timing iteration.timed_by)")"
+    add total_s "$(json_num "$(timing time.total_s)")"
+    add iterations_wall_s "$(json_num "$(timing time.iterations_wall_s)")"
+    add histo_status "$first_status"
+    add command "$(json_str "$shown")"
+    add host "$(json_str "$(uname -n)")"
+    add os "$(json_str "$(os_name)")"
+    add kernel "$(json_str "$(uname -srm)")"
+    add memory_bytes "$(json_num "$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo 2>/dev/null)")"
+    add cpu_model "$(json_str "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | sed -n 1p)")"
+    add cpu_cores "$(json_num "$(getconf _NPROCESSORS_ONLN 2>/dev/null)")"
+    add compiler "$(json_str "$(build_info compiler)")"
+    add cflags "$(json_str "$(build_info cflags)")"
+    add build_options "$(json_strn "$(timing build.options)")"
+    add env "$(json_env)"
+    add commit "$(json_str "$commit")"
+    add modified "$modified"
+    add result_dir "$(json_str "$base_dir")"
+    add run_dir "$(json_strn "$median_dir")"
+    add warmup "$warmup_json"
+    add run_list "[$run_list]"
+    record="{$rec}"
     interrupted
+    printf '%s\n' "$record" >"$base_dir/result.json" || exit 1
+    for f in txt html; do
+        sh validate/result.sh "$f" "$base_dir/result.json" >"$base_dir/result.$f" \
+            || die "could not write $base_dir/result.$f"
+        link "results/$size/latest.$f" "$(basename "$base_dir")/result.$f"
+        [ "$reportable" = false ] \
+            || link "results/$size/reportable.$f" "$(basename "$base_dir")/result.$f"
+    done
+    echo "$NAME $size: result: $base_dir/result.txt, $base_dir/result.html"
     printf '%s\n' "$record" | sh validate/append-line.sh "$results_log" \
         || die "could not append the record to $results_log"
-    point "results/$size/last-run" "$(basename "$run_dir")"
-    point results/last-run "$size"
+    # Only a run that passed moves the pointers make validate reads.
+    if [ "$all_result" = PASS ]; then
+        point "results/$size/last-run" "$(basename "$base_dir")/$(basename "$median_dir")"
+        point results/last-run "$size"
+    fi
     trap - INT TERM HUP
     [ "$v_result" = PASS ]
+}
+
+# link NAME TARGET: NAME is a symbolic link to TARGET, replaced whole.
+link() {
+    ln -s "$2" "$1.tmp.$$" && mv -f "$1.tmp.$$" "$1" || die "could not link $1"
 }
 
 # interrupted: after a signal (caught), stops the run with nothing recorded
@@ -580,6 +824,8 @@ case $step in
     reference) [ $# -eq 1 ] || usage; reference "$1" ;;
     check-spec) [ $# -eq 1 ] || usage; check_spec "$1" ;;
     datasets) echo "$DATASETS" ;;
+    list) [ $# -eq 0 ] || usage; list ;;
+    vendors) [ $# -eq 0 ] || usage; vendors; printf '%s\n' "${OCL_ICD_VENDORS:-}" ;;
     last-run) [ $# -eq 1 ] || usage; load "$1"; last_run "$1"; echo "$run_dir" ;;
     *) echo "harness: unknown step '$step'" >&2; exit 2 ;;
 esac

@@ -2,18 +2,24 @@
 # validate/report.sh - make report: the results log (make run's records)
 # and the bench log (make bench's rows) as a table, a CSV and a plot.
 #
-#   sh validate/report.sh [-o PREFIX] [BY] LOG...
+#   [METRIC=all|wall|device] sh validate/report.sh [-o PREFIX] [BY] LOG...
 #
-# BY (default device) is device, commit or strategy: one column per value.
-# Rows are datasets (make run: "dataset") or inputs (make bench: "input").
-# A cell is the latest record of its row and column: microseconds per
-# iteration (make run: the median seconds per iteration of its runs, wall
-# clock; make bench: the median device time), the ratio (make run: its
-# "ratio"; make bench: sequential C's time over histo's on that host) and
-# PASS or FAIL (make bench: byte-exact or not). The table goes to standard
-# output; PREFIX.csv (default results/report) holds the same, one column
-# per field; PREFIX.png, where gnuplot is installed, draws the times as
-# bars, one cluster per row, one bar per column.
+# Like is compared with like: a column holds one value of BY (device,
+# the default, commit or strategy), one strategy and one metric, each
+# named in the header. The metrics: wall (make run: the median over its
+# runs of the host clock over the timed iterations, per iteration) and
+# device (make bench: the median device time of one iteration, from
+# OpenCL profiling events; make run's own with METRIC=device). METRIC=all
+# (the default) takes each record's own metric. Rows are datasets (make
+# run: "dataset") or inputs (make bench: "input"). A cell is the latest
+# record of its row and column: microseconds per iteration, the ratio (x:
+# against the Spec's reference machine; host x: sequential C on the same
+# host, make bench's and REFERENCE=host's) and PASS or FAIL. A failed
+# record shows FAIL and no time. The table goes to standard output;
+# PREFIX.csv (default results/report) holds the same, one column per
+# field, PREFIX.html the table as a page; PREFIX.png, where gnuplot is
+# installed, draws the times as bars, one cluster per row, one bar per
+# column.
 set -u
 prefix=results/report
 if [ "${1:-}" = -o ]; then
@@ -24,79 +30,132 @@ by=device
 case ${1:-} in
     device | commit | strategy) by=$1; shift ;;
 esac
-[ $# -gt 0 ] || { echo "usage: report.sh [-o PREFIX] [device|commit|strategy] LOG..." >&2; exit 2; }
+metric=${METRIC:-all}
+case $metric in
+    all | wall | device) ;;
+    *) echo "report: METRIC must be all, wall or device, not '$metric'" >&2; exit 2 ;;
+esac
+[ $# -gt 0 ] || { echo "usage: [METRIC=all|wall|device] report.sh [-o PREFIX] [device|commit|strategy] LOG..." >&2; exit 2; }
 for f in "$@"; do
     [ -r "$f" ] || { echo "report: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$(dirname "$prefix")" || exit 1
-awk -v by="$by" -v csv="$prefix.csv" -v dat="$prefix.dat" "$(cat "$(dirname "$0")/jsonl.awk")"'
+awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" -v dat="$prefix.dat" "$(cat "$(dirname "$0")/jsonl.awk")"'
 /^\{/ {
     row = field($0, "dataset")
     if (row != "") {                      # make run
+        kind = "wall"
         us = field($0, "s_per_iteration")
-        us = us == "" || us == "null" ? "" : sprintf("%.1f", us * 1e6)
         ratio = field($0, "ratio")
+        host = field($0, "reference_kind") == "host"
         result = field($0, "result")
+        if (metric == "device") {
+            kind = "device"
+            us = field($0, "iteration_device_median_us")
+            us = us == "" || us == "null" ? "" : us / 1e6
+            ratio = ""
+        }
+        us = us == "" || us == "null" ? "" : sprintf("%.1f", us * 1e6)
     } else {                              # make bench
         row = field($0, "input")
-        if (row == "") next
+        if (row == "" || metric == "wall") next
+        kind = "device"
         us = field($0, "iteration_device_median_us")
-        us = us == "" ? "" : sprintf("%.1f", us)
+        us = us == "" || us == "null" ? "" : sprintf("%.1f", us)
         ref = field($0, "reference_median_us")
         ratio = us != "" && ref != "" && us > 0 ? sprintf("%.2f", ref / us) : ""
+        host = 1
         result = field($0, "check") == "byte-exact" ? "PASS" : "FAIL"
     }
     if (ratio == "null") ratio = ""
-    col = field($0, by)
-    if (col == "") col = "(none)"
+    # a failed record has no time and no ratio
+    if (result != "PASS") { us = ""; ratio = "" }
+    # a passing record without a figure in this metric has no cell
+    c1 = named(field($0, by))
+    # what else the column holds one of: the device and the strategy
+    c2 = ""
+    if (by != "device") c2 = named(field($0, "device"))
+    if (by != "strategy") c2 = c2 (c2 != "" ? ", " : "") "strategy " named(field($0, "strategy"))
+    col = c1 SUBSEP c2 SUBSEP kind
+    if (result == "PASS" && us == "") { delete has[row, col]; next }
     if (!(row in seen_row)) { seen_row[row] = 1; rows[++nr] = row }
-    if (!(col in seen_col)) { seen_col[col] = 1; cols[++nc] = col }
-    cell_us[row, col] = us; cell_ratio[row, col] = ratio
+    if (!(col in seen_col)) {
+        seen_col[col] = 1; cols[++nc] = col
+        head1[nc] = c1; head2[nc] = c2
+        head3[nc] = kind " us/iteration, ratio, result"
+    }
+    cell_us[row, col] = us; cell_ratio[row, col] = ratio == "" ? "" : (host ? "host x" : "x") ratio
     cell_result[row, col] = result; has[row, col] = 1
 }
+function named(x) { return x == "" || x == "null" ? "(none)" : x }
+function hline(label, h,    line, c) {
+    line = sprintf("%-10s", label)
+    for (c = 1; c <= nc; c++) line = line sprintf(" | %-*s", w, h[c])
+    sub(/ +$/, "", line); print line
+}
+function esc(x) { gsub(/&/, "\\&amp;", x); gsub(/</, "\\&lt;", x); gsub(/>/, "\\&gt;", x); return x }
 END {
     if (nr == 0) { print "report: no records" > "/dev/stderr"; exit 1 }
     w = 27
-    for (c = 1; c <= nc; c++) if (length(cols[c]) > w) w = length(cols[c])
-    line = sprintf("%-10s", "dataset")
-    for (c = 1; c <= nc; c++) line = line sprintf(" | %-*s", w, cols[c])
-    sub(/ +$/, "", line); print line
-    line = sprintf("%-10s", "")
-    for (c = 1; c <= nc; c++) line = line sprintf(" | %-*s", w, "us/iteration, ratio, result")
-    sub(/ +$/, "", line); print line
+    for (c = 1; c <= nc; c++) {
+        if (length(head1[c]) > w) w = length(head1[c])
+        if (length(head2[c]) > w) w = length(head2[c])
+        if (length(head3[c]) > w) w = length(head3[c])
+    }
+    hline("dataset", head1)
+    hline("", head2)
+    hline("", head3)
     printf "dataset," > csv
-    for (c = 1; c <= nc; c++)
-        printf "%s us per iteration,%s ratio,%s result%s", cols[c], cols[c], cols[c], c < nc ? "," : "\n" > csv
+    for (c = 1; c <= nc; c++) {
+        t = head1[c] " " head2[c] " " substr(head3[c], 1, index(head3[c], " ") - 1)
+        gsub(/,/, "", t)
+        printf "%s us per iteration,%s ratio,%s result%s", t, t, t, c < nc ? "," : "\n" > csv
+    }
+    print "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>histo: make report</title>" > html
+    print "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #999;padding:2px 8px;text-align:left}th{background:#eee}</style>\n</head>\n<body>\n<h1>histo: make report</h1>\n<table>" > html
+    for (k = 1; k <= 3; k++) {
+        printf "<tr><th>%s</th>", k == 1 ? "dataset" : "" > html
+        for (c = 1; c <= nc; c++) printf "<th>%s</th>", esc(k == 1 ? head1[c] : k == 2 ? head2[c] : head3[c]) > html
+        print "</tr>" > html
+    }
     printf "row" > dat
-    for (c = 1; c <= nc; c++) { t = cols[c]; gsub(/[ \t]/, "_", t); printf " %s", t > dat }
+    for (c = 1; c <= nc; c++) {
+        t = head1[c] "/" head2[c] "/" substr(head3[c], 1, index(head3[c], " ") - 1)
+        gsub(/strategy /, "", t); gsub(/, /, "/", t)
+        gsub(/[ \t]/, "_", t); printf " %s", t > dat
+    }
     printf "\n" > dat
     for (r = 1; r <= nr; r++) {
         line = sprintf("%-10s", rows[r])
         printf "%s,", rows[r] > csv
         printf "%s", rows[r] > dat
+        printf "<tr><th>%s</th>", esc(rows[r]) > html
         for (c = 1; c <= nc; c++) {
             k = rows[r] SUBSEP cols[c]
-            if (k in has)
-                cell = sprintf("%s us, x%s, %s", cell_us[k] == "" ? "-" : cell_us[k],
-                               cell_ratio[k] == "" ? "-" : cell_ratio[k], cell_result[k])
-            else
-                cell = "-"
+            if (!(k in has)) cell = "-"
+            else if (cell_result[k] != "PASS") cell = cell_result[k]
+            else cell = sprintf("%s us, %s, %s", cell_us[k] == "" ? "-" : cell_us[k],
+                                cell_ratio[k] == "" ? "-" : cell_ratio[k], cell_result[k])
             line = line sprintf(" | %-*s", w, cell)
+            printf "<td>%s</td>", esc(cell) > html
             printf "%s,%s,%s%s", (k in has) ? cell_us[k] : "", (k in has) ? cell_ratio[k] : "",
                    (k in has) ? cell_result[k] : "", c < nc ? "," : "\n" > csv
             printf " %s", (k in has) && cell_us[k] != "" ? cell_us[k] : "NaN" > dat
         }
         sub(/ +$/, "", line); print line
         printf "\n" > dat
+        print "</tr>" > html
     }
+    print "</table>\n<p>wall: make run, the median over its runs of the host clock over the timed iterations; device: the median device time of one iteration (OpenCL profiling events). x: the ratio to the Spec reference machine; host x: to sequential C on the same host. A failed record shows no time.</p>\n</body>\n</html>" > html
 }' "$@" || exit 1
 echo "CSV: $prefix.csv"
+echo "HTML: $prefix.html"
 if command -v gnuplot >/dev/null 2>&1; then
     cols=$(head -n 1 "$prefix.dat" | wc -w)
     gnuplot <<GP || exit 1
 set terminal pngcairo size 1200,700 noenhanced
 set output "$prefix.png"
-set title "histo: microseconds per iteration, by dataset and $by"
+set title "histo: microseconds per iteration, by dataset and $by (wall: make run, device: device time)"
 set ylabel "microseconds per iteration"
 set logscale y
 set style data histograms

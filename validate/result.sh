@@ -1,0 +1,129 @@
+#!/bin/sh
+# validate/result.sh - the result file of one make run, as text or HTML,
+# generated from its JSON record alone (the harness writes both beside
+# the record, RESULT_DIR/result.{json,txt,html}).
+#
+#   sh validate/result.sh txt|html RECORD.json
+#
+# RECORD.json holds one record as make run appends it to the results log
+# (docs/harness.md, "Results"); a line of the log will do. The page gives
+# the result line, whether it is reportable and why not, base or peak,
+# every run (the warm-up too), the median, the ratio and what it is
+# against, the validation, and the provenance: host, OS, kernel, memory,
+# CPU, device and driver, build, kernel build options, knobs and the
+# OpenCL environment.
+set -u
+[ $# -eq 2 ] && { [ "$1" = txt ] || [ "$1" = html ]; } \
+    || { echo "usage: result.sh txt|html RECORD.json" >&2; exit 2; }
+[ -r "$2" ] || { echo "result: cannot read $2" >&2; exit 1; }
+here=$(dirname "$0")
+flat=$(head -n 1 "$2" | awk -f "$here/json.awk") || exit 1
+printf '%s\n' "$flat" | awk -F '\t' -v fmt="$1" '
+function get(k) { return (k in v) ? v[k] : "" }
+function orna(x) { return x == "" || x == "null" ? "n/a" : x }
+function unit(x, u) { return x == "" || x == "null" ? "n/a" : x " " u }
+function esc(x) {
+    gsub(/&/, "\\&amp;", x); gsub(/</, "\\&lt;", x); gsub(/>/, "\\&gt;", x)
+    gsub(/"/, "\\&quot;", x)
+    return x
+}
+function section(t) {
+    if (fmt == "txt") { printf "\n%s\n", t; u = t; gsub(/./, "-", u); print u }
+    else { if (open_table) print "</table>"; printf "<h2>%s</h2>\n<table>\n", esc(t); open_table = 1 }
+}
+function row(label, x) {
+    if (fmt == "txt") printf "%-22s %s\n", label, x
+    else printf "<tr><th>%s</th><td>%s</td></tr>\n", esc(label), esc(x)
+}
+function runs_head() {
+    if (fmt == "txt")
+        printf "%-12s %6s %6s %11s %13s %10s  %s\n", "run", "status", "result", "iterations", "s/iteration", "total s", "folder"
+    else
+        print "<tr><th>run</th><th>status</th><th>result</th><th>iterations</th><th>s/iteration</th><th>total s</th><th>folder</th><th>why</th></tr>"
+}
+function run_row(p,    why) {
+    why = get(p ".why")
+    if (fmt == "txt") {
+        printf "%-12s %6s %6s %11s %13s %10s  %s\n", get(p ".run"), get(p ".histo_status"),
+            get(p ".result"), orna(get(p ".iterations")), orna(get(p ".s_per_iteration")),
+            orna(get(p ".total_s")), get(p ".run_dir")
+        if (why != "") printf "%-12s %s\n", "", why
+    } else
+        printf "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+            esc(get(p ".run")), esc(get(p ".histo_status")), esc(get(p ".result")),
+            esc(orna(get(p ".iterations"))), esc(orna(get(p ".s_per_iteration"))),
+            esc(orna(get(p ".total_s"))), esc(get(p ".run_dir")), esc(why)
+}
+{ k = $1; sub(/^[^\t]*\t/, ""); v[k] = $0; order[++n] = k }
+END {
+    rep = get("reportable") == "true"
+    why_not = ""
+    for (i = 0; ("not_reportable." i) in v; i++)
+        why_not = why_not (i ? "; " : "") v["not_reportable." i]
+    ratio = get("reference_kind") == "host" ? "host ratio " orna(get("ratio")) : "ratio " orna(get("ratio"))
+    title = sprintf("%s %s: %s s/iteration, %s, %s, %s, %s", get("benchmark"), get("dataset"),
+                    orna(get("s_per_iteration")), ratio, get("tuning") == "null" ? "n/a" : get("tuning"),
+                    get("result"), rep ? "reportable" : "NOT REPORTABLE")
+    if (fmt == "txt") { print title; u = title; gsub(/./, "=", u); print u }
+    else {
+        print "<!DOCTYPE html>"
+        print "<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />"
+        printf "<title>%s</title>\n", esc(title)
+        print "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin-bottom:1em}th,td{border:1px solid #999;padding:2px 8px;text-align:left;vertical-align:top}th{background:#eee}.fail{color:#b00}</style>"
+        print "</head>\n<body>"
+        printf "<h1>%s</h1>\n", esc(title)
+        if (!rep) printf "<p class=\"fail\">Not reportable: %s</p>\n", esc(why_not)
+    }
+    section("Result")
+    row("result", get("result") (get("why") != "" ? " (" get("why") ")" : ""))
+    row("reportable", rep ? "yes" : "no: " why_not)
+    row("tuning", get("tuning") == "peak" ? "peak: " get("knobs_why") : get("tuning") == "base" ? "base: histo'"'"'s defaults" : "n/a")
+    row("median", orna(get("s_per_iteration")) " s/iteration over " get("runs_passed") " of " get("runs") " runs that passed (min " orna(get("s_per_iteration_min")) ", max " orna(get("s_per_iteration_max")) ")")
+    row(get("reference_kind") == "host" ? "host ratio" : "ratio", orna(get("ratio")) " = reference " orna(get("reference_s_per_iteration")) " s/iteration / median")
+    row("ratio against", get("ratio_against"))
+    row("iterations", get("iterations") " (Spec: " get("spec_iterations") ")")
+    row("iteration, device", unit(get("iteration_device_median_us"), "us median (OpenCL profiling events)"))
+    row("iteration, host", unit(get("iteration_host_median_us"), "us median (host clock, each iteration waited for)"))
+    row("timed by", orna(get("timed_by")))
+    row("validation", get("validation"))
+    row("digest", orna(get("digest")))
+    row("histo exit status", get("histo_status"))
+    row("time", get("time"))
+    section("Runs (the warm-up is untimed: not in the median)")
+    runs_head()
+    run_row("warmup")
+    for (i = 0; ("run_list." i ".run") in v; i++) run_row("run_list." i)
+    section("Device")
+    row("device", orna(get("device")) " (" orna(get("device_type")) ", " orna(get("device_kind")) ")")
+    if (get("device_kind_why") != "null") row("device kind", get("device_kind_why"))
+    row("platform", orna(get("platform")))
+    row("platform version", orna(get("platform_version")))
+    row("device version", orna(get("device_version")))
+    row("driver", orna(get("driver")))
+    row("device memory", unit(get("device_memory_bytes"), "bytes"))
+    section("Knobs")
+    row("strategy", orna(get("strategy")) " (requested " orna(get("strategy_requested")) ")")
+    row("knobs from", orna(get("knobs_from")))
+    row("batches", orna(get("knobs.batches")) " (0: the strategy decides)")
+    row("tile_rows", orna(get("knobs.tile_rows")))
+    row("replicas", orna(get("knobs.replicas")))
+    row("HISTO_CL_OPTIONS", orna(get("knobs.cl_options")))
+    row("kernel build options", orna(get("build_options")))
+    section("Host and build")
+    row("host", get("host"))
+    row("OS", get("os"))
+    row("kernel", get("kernel"))
+    row("memory", unit(get("memory_bytes"), "bytes"))
+    row("CPU", get("cpu_model") " (" orna(get("cpu_cores")) " cores online)")
+    row("compiler", get("compiler"))
+    row("flags", get("cflags"))
+    row("commit", get("commit") (get("modified") == "true" ? " (tree modified)" : ""))
+    row("command", get("command"))
+    row("results", get("result_dir"))
+    section("OpenCL environment")
+    any = 0
+    for (i = 1; i <= n; i++)
+        if (order[i] ~ /^env\./) { row(substr(order[i], 5), v[order[i]]); any = 1 }
+    if (!any) row("(none set)", "")
+    if (fmt == "html") print "</table>\n</body>\n</html>"
+}'
