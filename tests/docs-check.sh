@@ -87,7 +87,14 @@ normal() {
         if (id ~ /^(results-table|scaling-table|strategies-|report)/) { print; next }
         if (dev != "") while ((i = index($0, dev)) > 0)
             $0 = substr($0, 1, i - 1) "@DEVICE@" substr($0, i + length(dev))
-        if (id == "runs-jsonl") gsub(/":("[^"]*"|[^,}]*)/, "\":_")
+        # what depends on the machine and the tree: the environment, the
+        # reasons a run is not reportable
+        if (id == "runs-jsonl") {
+            gsub(/"env":\{[^}]*\}/, "\"env\":{}")
+            gsub(/"not_reportable":\[[^]]*\]/, "\"not_reportable\":[]")
+            gsub(/":("[^"]*"|[^,}]*)/, "\":_")
+        }
+        if (id == "run-result") sub(/\| (reportable|not reportable: .*)$/, "| @REPORTABLE@")
         gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "@HEX@")
         gsub(/[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/, "#")
         gsub(/[ \t]+/, " ")
