@@ -634,10 +634,10 @@ run() {
     else
         report_text="not reportable: $(printf '%s\n' "$nr" | awk '{ printf "%s%s", (NR > 1 ? "; " : ""), $0 }')"
     fi
-    printf '%s %s | %s | %s iterations%s | %s of %s run%s passed | median %s s/iteration (min %s, max %s) | %s | %s | %s | %s\n' \
+    result_text=$(printf '%s %s | %s | %s iterations%s | %s of %s run%s passed | median %s s/iteration (min %s, max %s) | %s | %s | %s | %s\n' \
         "$NAME" "$size" "$device" "$n" "$note" "$passed" "$repeat" \
         "$([ "$repeat" -eq 1 ] || echo s)" "${median:--}" "${fastest:--}" \
-        "${slowest:--}" "$ratio_text" "${tuning:-base}" "$verdict_text" "$report_text"
+        "${slowest:--}" "$ratio_text" "${tuning:-base}" "$verdict_text" "$report_text")
 
     results_log=${RESULTS_LOG:-$(spec "$BENCH" results_log)}
     mkdir -p "$(dirname "$results_log")" "$base_dir" || exit 1
@@ -714,9 +714,10 @@ run() {
         [ "$reportable" = false ] \
             || link "results/$size/reportable.$f" "$(basename "$base_dir")/result.$f"
     done
-    echo "$NAME $size: result: $base_dir/result.txt, $base_dir/result.html"
     printf '%s\n' "$record" | sh validate/append-line.sh "$results_log" \
         || die "could not append the record to $results_log"
+    echo "$NAME $size: result files: $base_dir/result.txt, $base_dir/result.html"
+    printf '%s\n' "$result_text"
     # Only a run that passed moves the pointers make validate reads.
     if [ "$all_result" = PASS ]; then
         point "results/$size/last-run" "$(basename "$base_dir")/$(basename "$median_dir")"
