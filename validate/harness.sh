@@ -600,9 +600,14 @@ run() {
         knobs
     fi
 
-    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-    modified=false
-    [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && modified=true
+    # which source ran: outside a git checkout (a copy, an archive) that
+    # cannot be checked, and the record says so with null
+    commit=unknown modified=null
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+        modified=false
+        [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && modified=true
+    fi
     # Reportable, as runspec means it: every condition holds.
     nr=""
     no() { nr="$nr${nr:+
@@ -614,7 +619,7 @@ run() {
     [ "$kind" != simulator ] || no "device: a simulator ($kind_why)"
     [ -z "$info" ] && no "device: none opened"
     [ "$tuning" != peak ] || no "peak: knobs other than the defaults ($knobs_why)"
-    [ "$modified" = false ] || no "source: the tree has uncommitted changes to tracked files"
+    [ "$modified" != true ] || no "source: the tree has uncommitted changes to tracked files"
     reportable=true
     [ -z "$nr" ] || reportable=false
 
