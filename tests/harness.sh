@@ -277,7 +277,9 @@ fi
 # the real exit status, null figures, and last-run left where it was.
 # (The runs that fail come first, so the tree ends with a good test run
 # for make validate.)
-cp results/test/last-run "$W/last-run.before" 2>/dev/null || : >"$W/last-run.before"
+# what results/test/last-run holds ("none" when there is none yet)
+last_run_now() { cat results/test/last-run 2>/dev/null || echo none; }
+last_run_now >"$W/last-run.before"
 $MAKE_CMD --no-print-directory run PLATFORM="no such platform" \
     RESULTS_LOG="$LOG" >"$W/platform.log" 2>&1
 st=$?
@@ -298,10 +300,10 @@ if jcheck "$W/last.json" && [ "$(jget "$W/last.json" .histo_status)" = 4 ] \
    && [ "$(jget "$W/last.json" .reportable)" = false ] \
    && [ "$(jget "$W/last.json" .runs_attempted)" = 0 ] \
    && [ "$(jget "$W/last.json" .warmup.histo_status)" = 4 ] \
-   && cmp -s results/test/last-run "$W/last-run.before"; then
+   && [ "$(last_run_now)" = "$(cat "$W/last-run.before")" ]; then
     ok harness.failed_run_record
 else
-    bad harness.failed_run_record "$(head -c 600 "$W/last.json"); last-run $(cat results/test/last-run 2>/dev/null) (was $(cat "$W/last-run.before"))"
+    bad harness.failed_run_record "$(head -c 600 "$W/last.json"); last-run $(last_run_now) (was $(cat "$W/last-run.before"))"
 fi
 $MAKE_CMD --no-print-directory run PLATFORM="Portable Computing Language" \
     DEVICE="no such device" RESULTS_LOG="$LOG" >"$W/device.log" 2>&1
