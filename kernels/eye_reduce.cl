@@ -91,71 +91,86 @@ static uint4 lane_sum(global const uchar *restrict p, uint lane,
     return c;
 }
 
-kernel void eye_reduce(global uint *restrict outer,
-                       global const uchar *restrict partial,
-                       global const uint *restrict eye, uint nbins,
-                       global uchar *restrict hist, uint part_a_groups)
+/* The window eye_tile published in eye[] (params.h): bins [lo, hi) of
+ * the flat histogram, or (cols != 0) `cols` columns from lo over `rows`
+ * rows; the tiles' partials, `stride` bytes from one batch to the next. */
+struct window {
+    uint lo, hi, batches, cols, rows;
+    ulong stride;
+};
+
+static struct window read_window(global const uint *restrict eye)
 {
-    local uint4 lanes[HISTO_WORK_GROUP];
-    const uint lo = eye[HISTO_EYE_LO];
-    const uint hi = eye[HISTO_EYE_HI];
+    struct window w;
     const uint tiles = eye[HISTO_EYE_TILES];
-    const uint batches = tiles ? eye[HISTO_EYE_BATCHES] : 0;
-    const uint cols = eye[HISTO_EYE_COLS];
-    const uint rows = eye[HISTO_EYE_ROWS];
-    const ulong stride = (ulong)tiles * eye[HISTO_EYE_STRIDE];
+    w.lo = eye[HISTO_EYE_LO];
+    w.hi = eye[HISTO_EYE_HI];
+    w.batches = tiles ? eye[HISTO_EYE_BATCHES] : 0;
+    w.cols = eye[HISTO_EYE_COLS];
+    w.rows = eye[HISTO_EYE_ROWS];
+    w.stride = (ulong)tiles * eye[HISTO_EYE_STRIDE];
+    return w;
+}
+
+/* Part A: work-item gid of part_a clears `outer` and writes every quad
+ * outside the window (and, without part B, inside it too, adding the
+ * partials), then work-item 0 the bins past the last whole quad. */
+static void reduce_outer(global uint *restrict outer,
+                         global const uchar *restrict partial,
+                         const struct window *w, uint nbins,
+                         global uchar *restrict hist, uint gid, uint part_a,
+                         bool has_part_b)
+{
+    const uint lo = w->lo, hi = w->hi, cols = w->cols;
     const uint full = nbins / 4; /* quads wholly inside the histogram */
-    const uint gid = (uint)get_global_id(0);
-    const uint size = (uint)get_local_size(0);
-    const uint part_a = part_a_groups * size;
-    /* the same for every work-item */
-    const bool has_part_b = size >= HISTO_REDUCE_LANES
-                         && (uint)get_global_size(0) > part_a;
-
-    if (gid < part_a) {
-        /* q < full < 2^30: 4 * q and q + part_a fit in uint */
-        for (uint q = gid; q < full; q += part_a) {
-            /* lo and the window's edges are multiples of 4: a quad is
-             * wholly in the window or wholly out. A quad before lo wraps
-             * d to at least 2^32 - lo > nbins - lo: past hi - lo, and in
-             * a 2-D window past rows * W - c0 (its rows end by nbins), so
-             * if r < rows its column is >= W - c0 >= cols: outside. */
-            const uint d = 4 * q - lo;
-            bool in = d < hi - lo;
-            uint off = d; /* the quad's offset in a tile of `partial` */
-            if (cols != 0) {
-                const uint r = d / HISTO_WIDTH;
-                const uint c = d - r * HISTO_WIDTH;
-                in = c < cols && r < rows;
-                off = r * cols + c;
-            }
-            /* window quads are part B's where there is one */
-            if (!in || !has_part_b) {
-                uint4 c = vload4(q, outer);
-                if (c.x | c.y | c.z | c.w)
-                    vstore4((uint4)(0), q, outer);
-                c = min(c, (uint4)(HISTO_SATURATE));
-                if (in)
-                    c = add_partials(c, partial, off, batches, stride);
-                vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q,
-                        hist);
-            }
+    /* q < full < 2^30: 4 * q and q + part_a fit in uint */
+    for (uint q = gid; q < full; q += part_a) {
+        /* lo and the window's edges are multiples of 4: a quad is wholly
+         * in the window or wholly out. A quad before lo wraps d to at
+         * least 2^32 - lo > nbins - lo: past hi - lo, and in a 2-D window
+         * past rows * W - c0 (its rows end by nbins), so if r < rows its
+         * column is >= W - c0 >= cols: outside. */
+        const uint d = 4 * q - lo;
+        bool in = d < hi - lo;
+        uint off = d; /* the quad's offset in a tile of `partial` */
+        if (cols != 0) {
+            const uint r = d / HISTO_WIDTH;
+            const uint c = d - r * HISTO_WIDTH;
+            in = c < cols && r < w->rows;
+            off = r * cols + c;
         }
-        if (gid == 0 && cols == 0)
-            tail_bins(outer, partial, 4 * full, nbins, lo, hi, batches,
-                      stride, hist);
-        return;
+        /* window quads are part B's where there is one */
+        if (!in || !has_part_b) {
+            uint4 c = vload4(q, outer);
+            if (c.x | c.y | c.z | c.w)
+                vstore4((uint4)(0), q, outer);
+            c = min(c, (uint4)(HISTO_SATURATE));
+            if (in)
+                c = add_partials(c, partial, off, w->batches, w->stride);
+            vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q, hist);
+        }
     }
+    if (gid == 0 && cols == 0)
+        tail_bins(outer, partial, 4 * full, nbins, lo, hi, w->batches,
+                  w->stride, hist);
+}
 
-    /* part B: window quads, HISTO_REDUCE_LANES work-items each */
-    if (batches == 0 || !has_part_b)
-        return; /* uniform: whole groups leave */
-    /* Whole rows: the window's quads wholly inside the histogram (lo is
-     * a multiple of 4 and lo <= 4 * full; a last partial quad is
-     * tail_bins()'s), at offset 4 * wq in a batch's tiles. 2-D: rows of
-     * cols / 4 quads, at r * cols + 4 * cq. */
-    const uint win_quads = cols != 0 ? rows * (cols / 4)
-                                     : (min(hi, 4 * full) - lo) / 4;
+/* Part B: the window's quads, HISTO_REDUCE_LANES work-items each, their
+ * lanes' sums added in `lanes` (a word per work-item). Whole rows: the
+ * window's quads wholly inside the histogram (lo is a multiple of 4 and
+ * lo <= 4 * full; a last partial quad is tail_bins()'s), at offset
+ * 4 * wq in a batch's tiles. 2-D: rows of cols / 4 quads, at
+ * r * cols + 4 * cq. */
+static void reduce_window(global const uchar *restrict partial,
+                          const struct window *w, uint nbins,
+                          global uchar *restrict hist, uint part_a,
+                          local uint4 *lanes)
+{
+    const uint cols = w->cols, lo = w->lo;
+    const uint size = (uint)get_local_size(0);
+    const uint full = nbins / 4;
+    const uint win_quads = cols != 0 ? w->rows * (cols / 4)
+                                     : (min(w->hi, 4 * full) - lo) / 4;
     const uint lid = (uint)get_local_id(0);
     const uint per_group = size / HISTO_REDUCE_LANES;
     /* lanes of a quad lie per_group work-items apart, so a warp reads one
@@ -164,7 +179,7 @@ kernel void eye_reduce(global uint *restrict outer,
      * it) get lane >= HISTO_REDUCE_LANES and add nothing. */
     const uint lane = lid / per_group;
     const uint slot = lid - lane * per_group;
-    const uint group = (gid - part_a) / size;
+    const uint group = ((uint)get_global_id(0) - part_a) / size;
     const uint groups = ((uint)get_global_size(0) - part_a) / size;
     /* the loop's bounds are the same for every work-item of a group */
     for (uint base = group * per_group; base < win_quads;
@@ -178,7 +193,7 @@ kernel void eye_reduce(global uint *restrict outer,
             q = (lo + r * HISTO_WIDTH) / 4 + cq;
         }
         lanes[lid] = wq < win_quads && lane < HISTO_REDUCE_LANES
-                   ? lane_sum(partial + off, lane, batches, stride)
+                   ? lane_sum(partial + off, lane, w->batches, w->stride)
                    : (uint4)(0);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lane == 0 && wq < win_quads) {
@@ -189,4 +204,27 @@ kernel void eye_reduce(global uint *restrict outer,
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+}
+
+/* The first part_a_groups groups are part A (reduce_outer), the rest
+ * part B (reduce_window) where the groups hold HISTO_REDUCE_LANES
+ * work-items. */
+kernel void eye_reduce(global uint *restrict outer,
+                       global const uchar *restrict partial,
+                       global const uint *restrict eye, uint nbins,
+                       global uchar *restrict hist, uint part_a_groups)
+{
+    local uint4 lanes[HISTO_WORK_GROUP];
+    const struct window w = read_window(eye);
+    const uint gid = (uint)get_global_id(0);
+    const uint size = (uint)get_local_size(0);
+    const uint part_a = part_a_groups * size;
+    /* the same for every work-item */
+    const bool has_part_b = size >= HISTO_REDUCE_LANES
+                         && (uint)get_global_size(0) > part_a;
+    if (gid < part_a)
+        reduce_outer(outer, partial, &w, nbins, hist, gid, part_a,
+                     has_part_b);
+    else if (w.batches != 0 && has_part_b) /* uniform: whole groups */
+        reduce_window(partial, &w, nbins, hist, part_a, lanes);
 }

@@ -339,283 +339,348 @@ static void column_window(local const uint *bucket, local uint *edges,
     }
 }
 
-/* The kernel's body; allow_2d (a constant at each entry point below)
- * adds the 2-D window: the host runs eye_tile_2d only for inputs large
- * enough for it (HISTO_EYE_2D_MIN_VALUES values, eye.c). */
-static inline void eye_tile_body(global const uint *restrict in, uint n,
-                                 uint nbins, uint tile_bins, uint tile_words,
-                                 uint ncells, uint cell_tiles,
-                                 uint max_tiles,
-                                 uint min_samples, uint min_samples_2d,
-                                 uint forced_batches, uint replicas,
-                                 local uint *tile,
-                                 global uchar *restrict partial,
-                                 global uint *restrict outer,
-                                 global uint *restrict eye,
-                                 local uint *small, const bool allow_2d)
-{
-    /* first cell (row) and cells (tiles) of each window; the column
-     * buckets' edges; the best 2-D windows of 1, 2, ... tiles */
-    local uint *window = small, *window2 = small + 2, *edges = small + 4;
-    local uint *best2 = small + 6;
-    const uint lid = get_local_id(0);
-    const uint size = get_local_size(0);
-    const uint group = get_group_id(0);
-    const uint groups = get_num_groups(0);
-    const uint samples = min(n, (uint)HISTO_EYE_SAMPLES);
-    const uint points = samples / HISTO_EYE_RUN;
-    const uint stride = n > HISTO_EYE_SAMPLES
-                      ? (n - HISTO_EYE_RUN) / (points - 1) : 0;
-    const uint height = nbins / HISTO_WIDTH;
-    /* A 2-D window needs whole quads of columns (the reduction reads four
-     * bins at a time) and a whole row per tile. */
-#if HISTO_WIDTH % 4 == 0 && HISTO_WIDTH >= 8
-    const bool can_2d = allow_2d && HISTO_WIDTH <= tile_bins;
-#else
-    const bool can_2d = false;
-#endif
+/* The kernel's scalar arguments (eye.c sets them; eye_tile() below says
+ * what each is). */
+struct eye_args {
+    uint n, nbins, tile_bins, tile_words, ncells, cell_tiles, max_tiles,
+         min_samples, min_samples_2d, forced_batches, replicas;
+};
 
-    /* --- the eye, in the tile's memory: column buckets, `copies`
-     * replicas of the whole-row cells' and the 2-D row buckets' counters
-     * (spreading the contention of dense cells), a word for the densest
-     * cell's key, then slide()'s sums per bucket --- */
-    local uint *bucket = tile;
-    local uint *cell = tile + HISTO_EYE_COL_BUCKETS;
-    const uint scratch = min(tile_words, HISTO_EYE_COL_BUCKETS
-                                         + (ncells + (can_2d
-                                                      ? HISTO_EYE_ROW_BUCKETS
-                                                      : 0))
-                                               * HISTO_EYE_COPIES
-                                         + 2);
-    /* this work-item's first sample, loaded before the scratch is zeroed
-     * so that its wait overlaps the zeroing and a barrier (both passes
-     * use it) */
-    const uint mine = lid < samples ? in[sample_index(lid, stride)] : 0;
-    for (uint i = lid; i < scratch; i += size)
+/* The words every work-item reads once the windows are chosen, apart
+ * from the tile's memory (which the counting reuses). */
+struct eye_small {
+    uint window[2];  /* whole rows: first tile, tiles (0: no window) */
+    uint window2[2]; /* 2-D: first row, tiles (0: no window) */
+    uint edges[2];   /* the sampled columns' first and last bucket */
+    uint best2[HISTO_EYE_2D_MAX_TILES]; /* slide()'s best run per size */
+};
+
+/* The eye's sampling: HISTO_EYE_SAMPLES values (or all n), in runs of
+ * HISTO_EYE_RUN at `stride` apart. */
+struct sampling {
+    uint samples, stride;
+};
+
+/* A 2-D candidate: columns [c0, c0 + cols), tiles of cell_rows rows of
+ * them, sampled in cells2 buckets of bucket_rows rows (cols == 0,
+ * cells2 == 0: none). */
+struct span2 {
+    uint c0, cols, cell_rows, bucket_rows, cells2;
+};
+
+/* The eye's scratch in the tile's memory, in this order: the column
+ * buckets, `copies` replicas of the whole-row cells' (cell1) and of the
+ * 2-D row buckets' (cell2) counters (spreading the contention of dense
+ * cells), a word for the densest whole-row cell's key, then slide()'s
+ * sums per bucket. */
+struct scratch {
+    local uint *bucket, *cell1, *cell2, *best_key, *run;
+    uint cells1, copies;
+};
+
+static struct sampling sampling(uint n)
+{
+    struct sampling sp;
+    sp.samples = min(n, (uint)HISTO_EYE_SAMPLES);
+    const uint points = sp.samples / HISTO_EYE_RUN;
+    sp.stride = n > HISTO_EYE_SAMPLES ? (n - HISTO_EYE_RUN) / (points - 1)
+                                      : 0;
+    return sp;
+}
+
+/* Zeroes the first `words` of the tile's memory and the small words. */
+static void clear_scratch(local uint *tile, uint words,
+                          local struct eye_small *sm, uint lid, uint size)
+{
+    for (uint i = lid; i < words; i += size)
         tile[i] = 0;
     if (lid == 0) {
-        edges[0] = HISTO_EYE_COL_BUCKETS - 1;
-        edges[1] = 0;
+        sm->edges[0] = HISTO_EYE_COL_BUCKETS - 1;
+        sm->edges[1] = 0;
     }
     for (uint t = lid; t < HISTO_EYE_2D_MAX_TILES; t += size)
-        best2[t] = 0;
+        sm->best2[t] = 0;
+}
+
+/* Sample s's value: `mine` for this work-item's first (loaded early),
+ * else read; 0 past the samples. */
+static uint sample_value(global const uint *restrict in,
+                         const struct sampling *sp, uint s, uint lid,
+                         uint mine)
+{
+    return s == lid ? mine
+         : s < sp->samples ? in[sample_index(s, sp->stride)] : 0;
+}
+
+/* Pass 1 (2-D candidates only): samples per column bucket, then the
+ * columns' edges. All of a step's loads are issued before its atomics. */
+static void sample_columns(global const uint *restrict in,
+                           const struct sampling *sp, uint mine,
+                           local uint *bucket, local struct eye_small *sm,
+                           uint lid, uint size)
+{
+    for (uint base = lid; base < sp->samples; base += 8 * size) {
+        uint b[8];
+        for (uint j = 0; j < 8; ++j) {
+            const uint s = base + j * size;
+            const uint v = sample_value(in, sp, s, lid, mine);
+            b[j] = s < sp->samples
+                 ? (uint)((ulong)(v % HISTO_WIDTH) * HISTO_EYE_COL_BUCKETS
+                          / HISTO_WIDTH)
+                 : HISTO_EYE_COL_BUCKETS;
+        }
+        for (uint j = 0; j < 8; ++j)
+            if (b[j] < HISTO_EYE_COL_BUCKETS)
+                atomic_inc(&bucket[b[j]]);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
+    column_window(bucket, sm->edges, sp->samples / HISTO_EYE_COL_TAIL_INV,
+                  lid, size);
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
 
-    /* Pass 1 (2-D candidates only): samples per column bucket. All of a
-     * step's loads are issued before its atomics. */
-    if (can_2d) {
-        for (uint base = lid; base < samples; base += 8 * size) {
-            uint b[8];
-            for (uint j = 0; j < 8; ++j) {
-                const uint s = base + j * size;
-                const uint v = s == lid ? mine
-                             : s < samples ? in[sample_index(s, stride)] : 0;
-                b[j] = s < samples
-                     ? (uint)((ulong)(v % HISTO_WIDTH) * HISTO_EYE_COL_BUCKETS
-                              / HISTO_WIDTH)
-                     : HISTO_EYE_COL_BUCKETS;
-            }
-            for (uint j = 0; j < 8; ++j)
-                if (b[j] < HISTO_EYE_COL_BUCKETS)
-                    atomic_inc(&bucket[b[j]]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        column_window(bucket, edges, samples / HISTO_EYE_COL_TAIL_INV, lid,
-                      size);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    /* Columns [c0, c0 + cols): whole quads; none (cols == 0) where the
-     * sampled columns span more than half a row. */
-    uint c0 = 0, cols = 0, cell_rows = 1, cells2 = 0, bucket_rows = 1;
-    if (can_2d && edges[0] <= edges[1]) {
-        c0 = (uint)((ulong)edges[0] * HISTO_WIDTH / HISTO_EYE_COL_BUCKETS)
-             & ~3u;
-        uint c1 = (uint)(((ulong)edges[1] + 1) * HISTO_WIDTH
-                         / HISTO_EYE_COL_BUCKETS);
-        c1 = min((c1 + 3) & ~3u, (uint)HISTO_WIDTH);
-        if (2 * (c1 - c0) <= HISTO_WIDTH) {
-            cols = c1 - c0;
-            cell_rows = tile_bins / cols;
-            /* row buckets of about 1/HISTO_EYE_ROW_SUB of a tile, or
-             * taller where HISTO_EYE_ROW_BUCKETS would not reach the
-             * last row */
-            bucket_rows = max(max(cell_rows / HISTO_EYE_ROW_SUB, 1u),
-                              (height + HISTO_EYE_ROW_BUCKETS - 1)
-                                  / HISTO_EYE_ROW_BUCKETS);
-            cells2 = min((height + bucket_rows - 1) / bucket_rows,
-                         (uint)HISTO_EYE_ROW_BUCKETS);
-        }
-    }
-    /* Whole-row cells (cell1) and, for a 2-D candidate, buckets of
-     * bucket_rows rows of its columns (cell2), side by side, then a word
-     * for the densest cell's key. */
-    const uint cells1 = ncells;
-    const uint copies = max(1u, min((uint)HISTO_EYE_COPIES,
-                                    (tile_words - HISTO_EYE_COL_BUCKETS - 1
-                                     - cells2)
-                                        / (cells1 + cells2)));
-    local uint *cell1 = cell;
-    local uint *cell2 = cell + cells1 * copies;
-    local uint *best_key = cell2 + cells2 * copies; /* one word */
-    /* per bucket, the samples of a tile's worth of buckets from it
-     * (slide()) */
-    local uint *run = best_key + 1;
+/* The 2-D candidate from the columns' edges: whole quads of columns;
+ * none where the sampled columns span more than half a row. */
+static struct span2 column_span(local const struct eye_small *sm,
+                                uint tile_bins, uint height, bool can_2d)
+{
+    struct span2 sq;
+    sq.c0 = 0;
+    sq.cols = 0;
+    sq.cell_rows = 1;
+    sq.bucket_rows = 1;
+    sq.cells2 = 0;
+    if (!can_2d || sm->edges[0] > sm->edges[1])
+        return sq;
+    const uint c0 = (uint)((ulong)sm->edges[0] * HISTO_WIDTH
+                           / HISTO_EYE_COL_BUCKETS) & ~3u;
+    uint c1 = (uint)(((ulong)sm->edges[1] + 1) * HISTO_WIDTH
+                     / HISTO_EYE_COL_BUCKETS);
+    c1 = min((c1 + 3) & ~3u, (uint)HISTO_WIDTH);
+    if (2 * (c1 - c0) > HISTO_WIDTH)
+        return sq;
+    sq.c0 = c0;
+    sq.cols = c1 - c0;
+    sq.cell_rows = tile_bins / sq.cols;
+    /* row buckets of about 1/HISTO_EYE_ROW_SUB of a tile, or taller
+     * where HISTO_EYE_ROW_BUCKETS would not reach the last row */
+    sq.bucket_rows = max(max(sq.cell_rows / HISTO_EYE_ROW_SUB, 1u),
+                         (height + HISTO_EYE_ROW_BUCKETS - 1)
+                             / HISTO_EYE_ROW_BUCKETS);
+    sq.cells2 = min((height + sq.bucket_rows - 1) / sq.bucket_rows,
+                    (uint)HISTO_EYE_ROW_BUCKETS);
+    return sq;
+}
 
-    /* Pass 2: samples per cell. */
-    for (uint base = lid; base < samples; base += 8 * size) {
+/* The scratch's layout (struct scratch) once cells2 is known. */
+static struct scratch scratch_layout(local uint *tile, uint tile_words,
+                                     uint ncells, uint cells2)
+{
+    struct scratch sc;
+    sc.cells1 = ncells;
+    sc.copies = max(1u, min((uint)HISTO_EYE_COPIES,
+                            (tile_words - HISTO_EYE_COL_BUCKETS - 1 - cells2)
+                                / (ncells + cells2)));
+    sc.bucket = tile;
+    sc.cell1 = tile + HISTO_EYE_COL_BUCKETS;
+    sc.cell2 = sc.cell1 + sc.cells1 * sc.copies;
+    sc.best_key = sc.cell2 + cells2 * sc.copies;
+    sc.run = sc.best_key + 1;
+    return sc;
+}
+
+/* Pass 2: samples per whole-row cell and per 2-D row bucket, each
+ * work-item into its replica. */
+static void sample_cells(global const uint *restrict in,
+                         const struct sampling *sp, uint mine,
+                         const struct scratch *sc, const struct span2 *sq,
+                         uint tile_bins, uint cell_tiles, uint lid,
+                         uint size)
+{
+    const uint cells1 = sc->cells1, cells2 = sq->cells2;
+    for (uint base = lid; base < sp->samples; base += 8 * size) {
         uint k1[8], k2[8];
         for (uint j = 0; j < 8; ++j) {
             const uint s = base + j * size;
-            const uint v = s == lid ? mine
-                         : s < samples ? in[sample_index(s, stride)] : 0;
+            const uint v = sample_value(in, sp, s, lid, mine);
             const uint row = v / HISTO_WIDTH;
             const uint col = v - row * HISTO_WIDTH;
             /* v < nbins (checked by the host), so v's cell < cells1 */
             const uint t = v / tile_bins;
-            k1[j] = s < samples ? (cell_tiles == 1 ? t : t / cell_tiles)
-                                : cells1;
-            k2[j] = s < samples && col - c0 < cols
-                  ? min(row / bucket_rows, cells2 - 1) : cells2;
+            k1[j] = s < sp->samples ? (cell_tiles == 1 ? t : t / cell_tiles)
+                                    : cells1;
+            k2[j] = s < sp->samples && col - sq->c0 < sq->cols
+                  ? min(row / sq->bucket_rows, cells2 - 1) : cells2;
         }
         for (uint j = 0; j < 8; ++j) {
             if (k1[j] < cells1)
-                atomic_inc(&cell1[(lid % copies) * cells1 + k1[j]]);
+                atomic_inc(&sc->cell1[(lid % sc->copies) * cells1 + k1[j]]);
             if (k2[j] < cells2)
-                atomic_inc(&cell2[(lid % copies) * cells2 + k2[j]]);
+                atomic_inc(&sc->cell2[(lid % sc->copies) * cells2 + k2[j]]);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* The replicas summed; the densest whole-row cell, lowest index on
-     * ties, in one step: each cell's total goes into one atomic_max as
-     * count << 16 | (0xffff - cell). Counts <= HISTO_EYE_SAMPLES (a few
-     * thousand) and cells <= 1024 fit. */
+}
+
+/* The replicas summed into the first; the densest whole-row cell, lowest
+ * index on ties, in one step: each cell's total goes into one atomic_max
+ * as count << 16 | (0xffff - cell). Counts <= HISTO_EYE_SAMPLES (a few
+ * thousand) and cells <= 1024 fit. */
+static void sum_cells(const struct scratch *sc, uint cells2, uint lid,
+                      uint size)
+{
+    const uint cells1 = sc->cells1;
     for (uint c = lid; c < cells1 + cells2; c += size) {
         const bool first = c < cells1;
-        local uint *grid = first ? cell1 : cell2;
+        local uint *grid = first ? sc->cell1 : sc->cell2;
         const uint k = first ? c : c - cells1;
         const uint grid_cells = first ? cells1 : cells2;
         uint total = grid[k];
-        for (uint r = 1; r < copies; ++r)
+        for (uint r = 1; r < sc->copies; ++r)
             total += grid[r * grid_cells + k];
         grid[k] = total;
         if (first && total != 0)
-            atomic_max(&best_key[0], total << 16 | (0xffff - k));
+            atomic_max(&sc->best_key[0], total << 16 | (0xffff - k));
     }
-    /* 2-D windows of at most HISTO_EYE_2D_MAX_TILES tiles (one is taken
-     * only with at most half the tiles of whole rows, which has at most
-     * HISTO_MAX_TILES), and never more than the rows hold (cell_rows is 1
-     * without a 2-D candidate, else height <= nbins / 8: no wrap) */
-    const uint max_tiles2 = min(min(max_tiles,
+}
+
+/* Both windows from the summed cells, chosen at once by work-items of
+ * different warps; returns the tiles of the one taken, *use_2d whether
+ * it is the 2-D one: where it needs at most half the tiles of whole rows
+ * (each value then costs a row and column split, which fewer tiles must
+ * pay for), or where whole rows find no window at all. 2-D windows have
+ * at most HISTO_EYE_2D_MAX_TILES tiles (one is taken only with at most
+ * half the tiles of whole rows, which has at most HISTO_MAX_TILES), and
+ * never more than the rows hold (cell_rows is 1 without a 2-D candidate,
+ * else height <= nbins / 8: no wrap). */
+static uint choose_windows(const struct eye_args *a, const struct scratch *sc,
+                           const struct span2 *sq, uint height,
+                           local struct eye_small *sm, uint lid, uint size,
+                           bool *use_2d)
+{
+    const uint max_tiles2 = min(min(a->max_tiles,
                                     (uint)HISTO_EYE_2D_MAX_TILES),
-                                (height + cell_rows - 1) / cell_rows);
-    if (cells2 != 0) {
+                                (height + sq->cell_rows - 1) / sq->cell_rows);
+    if (sq->cells2 != 0) {
         barrier(CLK_LOCAL_MEM_FENCE); /* the buckets are summed */
-        slide(cell2, cells2, max(cell_rows / bucket_rows, 1u), max_tiles2,
-              run, best2, lid, size);
+        slide(sc->cell2, sq->cells2,
+              max(sq->cell_rows / sq->bucket_rows, 1u), max_tiles2, sc->run,
+              sm->best2, lid, size);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Both windows chosen at once, by work-items of different warps. */
     if (lid == 0)
-        grow(cell1, cells1, cell_tiles, (nbins - 1) / tile_bins + 1,
-             best_key[0], min_samples, max_tiles, window);
-    if (lid == (size > 32 ? 32 : 0) && cells2 != 0)
-        pick(best2, max_tiles2, min_samples_2d, bucket_rows, cell_rows,
-             height, window2);
+        grow(sc->cell1, sc->cells1, a->cell_tiles,
+             (a->nbins - 1) / a->tile_bins + 1, sc->best_key[0],
+             a->min_samples, a->max_tiles, sm->window);
+    if (lid == (size > 32 ? 32 : 0) && sq->cells2 != 0)
+        pick(sm->best2, max_tiles2, a->min_samples_2d, sq->bucket_rows,
+             sq->cell_rows, height, sm->window2);
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* The 2-D window where it needs at most half the tiles of whole rows
-     * (each value then costs a row and column split, which fewer tiles
-     * must pay for), or where whole rows find no window at all. */
-    const bool use_2d = cells2 != 0 && window2[1] != 0
-                     && (window[1] == 0 || 2 * window2[1] <= window[1]);
-    const uint tiles = use_2d ? window2[1] : window[1];
+    *use_2d = sq->cells2 != 0 && sm->window2[1] != 0
+           && (sm->window[1] == 0 || 2 * sm->window2[1] <= sm->window[1]);
+    return *use_2d ? sm->window2[1] : sm->window[1];
+}
 
-    struct place pl;
-    pl.cols = use_2d ? cols : 0;
-    uint tile_stride; /* bins from one tile to the next in `partial` */
-    uint win_rows = 0;
+/* The eye: sampled by every group alike, so every group chooses the same
+ * window with no host round trip. Returns its tiles (0: none), the
+ * window in *pl (lo, len, cols), *win_rows (2-D) and *tile_stride (bins
+ * from one tile to the next in `partial`). */
+static uint find_eye(global const uint *restrict in, const struct eye_args *a,
+                     local uint *tile, local struct eye_small *sm,
+                     bool allow_2d, struct place *pl, uint *win_rows,
+                     uint *tile_stride, uint *cell_rows)
+{
+    const uint lid = get_local_id(0);
+    const uint size = get_local_size(0);
+    const struct sampling sp = sampling(a->n);
+    const uint height = a->nbins / HISTO_WIDTH;
+    /* A 2-D window needs whole quads of columns (the reduction reads four
+     * bins at a time) and a whole row per tile. */
+#if HISTO_WIDTH % 4 == 0 && HISTO_WIDTH >= 8
+    const bool can_2d = allow_2d && HISTO_WIDTH <= a->tile_bins;
+#else
+    const bool can_2d = false;
+#endif
+    const uint words = min(a->tile_words,
+                           HISTO_EYE_COL_BUCKETS
+                               + (a->ncells + (can_2d ? HISTO_EYE_ROW_BUCKETS
+                                                      : 0))
+                                     * HISTO_EYE_COPIES
+                               + 2);
+    /* this work-item's first sample, loaded before the scratch is zeroed
+     * so that its wait overlaps the zeroing and a barrier (both passes
+     * use it) */
+    const uint mine = lid < sp.samples ? in[sample_index(lid, sp.stride)]
+                                       : 0;
+    clear_scratch(tile, words, sm, lid, size);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (can_2d)
+        sample_columns(in, &sp, mine, tile, sm, lid, size);
+    const struct span2 sq = column_span(sm, a->tile_bins, height, can_2d);
+    const struct scratch sc = scratch_layout(tile, a->tile_words, a->ncells,
+                                             sq.cells2);
+    sample_cells(in, &sp, mine, &sc, &sq, a->tile_bins, a->cell_tiles, lid,
+                 size);
+    sum_cells(&sc, sq.cells2, lid, size);
+    bool use_2d;
+    const uint tiles = choose_windows(a, &sc, &sq, height, sm, lid, size,
+                                      &use_2d);
+    pl->cols = use_2d ? sq.cols : 0;
+    *win_rows = 0;
+    *cell_rows = sq.cell_rows;
     if (!use_2d) {
-        pl.lo = window[0] * tile_bins;
-        pl.len = min(tiles * tile_bins, nbins - pl.lo);
-        tile_stride = tile_bins;
+        pl->lo = sm->window[0] * a->tile_bins;
+        pl->len = min(tiles * a->tile_bins, a->nbins - pl->lo);
+        *tile_stride = a->tile_bins;
     } else {
-        const uint r0 = window2[0];
-        pl.lo = r0 * HISTO_WIDTH + c0;
-        win_rows = min(tiles * cell_rows, height - r0);
+        const uint r0 = sm->window2[0];
+        pl->lo = r0 * HISTO_WIDTH + sq.c0;
+        *win_rows = min(tiles * sq.cell_rows, height - r0);
         /* bins from the first to one past the last in the window */
-        pl.len = (win_rows - 1) * HISTO_WIDTH + cols;
-        tile_stride = cell_rows * cols;
+        pl->len = (*win_rows - 1) * HISTO_WIDTH + sq.cols;
+        *tile_stride = sq.cell_rows * sq.cols;
     }
-    const uint per_batch = max(tiles, 1u);
-    /* More batches mean more partial tiles to write and add up: at most
-     * HISTO_MAX_BATCHES. Without tiles there are no partials and every
-     * group works. */
-    uint batches = forced_batches ? forced_batches : groups / per_batch;
-    if (!forced_batches && tiles != 0)
-        batches = min(batches, (uint)HISTO_MAX_BATCHES);
-    if (group == 0 && lid == 0) {
-        eye[HISTO_EYE_LO] = pl.lo;
-        eye[HISTO_EYE_HI] = pl.lo + pl.len;
-        eye[HISTO_EYE_TILES] = tiles;
-        eye[HISTO_EYE_BATCHES] = batches;
-        eye[HISTO_EYE_COLS] = pl.cols;
-        eye[HISTO_EYE_ROWS] = win_rows;
-        eye[HISTO_EYE_STRIDE] = tile_stride;
-    }
-    const uint batch = group / per_batch;
-    const uint t = group % per_batch;
-    if (batch >= batches)
-        return; /* uniform across the group: no barrier is skipped unevenly */
+    return tiles;
+}
 
-    /* --- this group's tile (none when tiles == 0) --- */
-    if (!use_2d) {
-        pl.tile_lo = pl.lo + t * tile_bins;
-        pl.tile_len = tiles ? min(tile_bins, pl.lo + pl.len - pl.tile_lo)
-                            : 0;
-        pl.tile_span = 0;
+/* Tile t of the window in *pl: its first bin, its counters and (2-D) the
+ * bins it spans. */
+static void place_tile(struct place *pl, uint t, uint tiles, uint tile_bins,
+                       uint cell_rows, uint win_rows)
+{
+    if (pl->cols == 0) {
+        pl->tile_lo = pl->lo + t * tile_bins;
+        pl->tile_len = tiles ? min(tile_bins, pl->lo + pl->len - pl->tile_lo)
+                             : 0;
+        pl->tile_span = 0;
     } else {
         const uint rows = min(cell_rows, win_rows - t * cell_rows);
-        pl.tile_lo = pl.lo + t * cell_rows * HISTO_WIDTH;
-        pl.tile_span = (rows - 1) * HISTO_WIDTH + cols;
-        pl.tile_len = rows * cols;
+        pl->tile_lo = pl->lo + t * cell_rows * HISTO_WIDTH;
+        pl->tile_span = (rows - 1) * HISTO_WIDTH + pl->cols;
+        pl->tile_len = rows * pl->cols;
     }
-    /* The scratch is free: the windows were chosen (from it) before the
-     * last barrier and live in small[]. Each copy of the tile (see Copies
-     * above) is zeroed; this work-item counts into its own. */
-    const uint tile_len = pl.tile_len;
-    const uint copy_words = tile_bins / 2;
+}
+
+/* Zeroes each copy of the tile (see Copies above); the scratch is free:
+ * the windows were chosen from it before the last barrier and live in
+ * struct eye_small. */
+static void zero_tile(local uint *tile, uint tile_len, uint copy_words,
+                      uint replicas, uint lid, uint size)
+{
     const uint zero_words = (tile_len + 1) / 2;
     for (uint r = 0; r < COPIES; ++r)
         for (uint i = lid; i < zero_words; i += size)
             tile[r * copy_words + i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    local uint *my_copy = tile + (lid % COPIES) * copy_words;
+}
 
-    /* Slices are whole multiples of 4 values except the last. n <= 2^31,
-     * so these uint indexes cannot wrap. */
-    const uint quads = (n + 3) / 4;
-    const uint slice_q = (quads + batches - 1) / batches;
-    const uint start_q = min(batch * slice_q, quads);
-    const uint end_q = min(start_q + slice_q, quads);
-    /* the part of the slice whose out-of-window values are ours */
-    const uint part_q = (end_q - start_q + per_batch - 1) / per_batch;
-    const uint duty_lo = start_q + min(t * part_q, end_q - start_q);
-    const uint duty_hi = min(duty_lo + part_q, end_q);
-    /* a group without a tile needs only its own part */
-    const uint from_q = tiles ? start_q : duty_lo;
-    const uint to_q = tiles ? end_q : duty_hi;
-    if (allow_2d && use_2d)
-        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, true);
-    else
-        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, false);
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    global uchar *dst = partial
-                      + ((ulong)batch * per_batch + t) * tile_stride;
-    /* four bins (two words) per store, the copies' counts added (each at
-     * most 255 plus one increment per work-item, so their sum fits) and
-     * saturated; tile_stride and dst are multiples of 4 */
+/* The tile into dst, four bins (two words) per store, the copies' counts
+ * added (each at most 255 plus one increment per work-item, so their sum
+ * fits) and saturated; the tile's stride and dst are multiples of 4. */
+static void flush_tile(local const uint *tile, uint tile_len,
+                       uint copy_words, uint replicas,
+                       global uchar *restrict dst, uint lid, uint size)
+{
     for (uint i = 4 * lid; i < tile_len; i += 4 * size) {
         if (i + 4 <= tile_len) {
             uint4 c = (uint4)(0);
@@ -637,6 +702,84 @@ static inline void eye_tile_body(global const uint *restrict in, uint n,
             }
         }
     }
+}
+
+/* The kernel's body, in phases: find the eye, deal the groups over
+ * batches and tiles, count this group's slice into its tile (and its
+ * share of the values outside the window into `outer`), flush the tile.
+ * allow_2d (a constant at each entry point below) adds the 2-D window:
+ * the host runs eye_tile_2d only for inputs large enough for it
+ * (HISTO_EYE_2D_MIN_VALUES values, eye.c). */
+static inline void eye_tile_body(global const uint *restrict in,
+                                 const struct eye_args *a, local uint *tile,
+                                 global uchar *restrict partial,
+                                 global uint *restrict outer,
+                                 global uint *restrict eye,
+                                 local struct eye_small *sm,
+                                 const bool allow_2d)
+{
+    const uint lid = get_local_id(0);
+    const uint size = get_local_size(0);
+    const uint group = get_group_id(0);
+    const uint groups = get_num_groups(0);
+    const uint n = a->n;
+    const uint replicas = a->replicas;
+    struct place pl;
+    uint win_rows, tile_stride, cell_rows;
+    const uint tiles = find_eye(in, a, tile, sm, allow_2d, &pl, &win_rows,
+                                &tile_stride, &cell_rows);
+
+    /* The grid: B batches of per_batch groups, group g counting tile
+     * g % per_batch of batch g / per_batch. More batches mean more
+     * partial tiles to write and add up: at most HISTO_MAX_BATCHES.
+     * Without tiles there are no partials and every group works. */
+    const uint per_batch = max(tiles, 1u);
+    uint batches = a->forced_batches ? a->forced_batches : groups / per_batch;
+    if (!a->forced_batches && tiles != 0)
+        batches = min(batches, (uint)HISTO_MAX_BATCHES);
+    if (group == 0 && lid == 0) {
+        eye[HISTO_EYE_LO] = pl.lo;
+        eye[HISTO_EYE_HI] = pl.lo + pl.len;
+        eye[HISTO_EYE_TILES] = tiles;
+        eye[HISTO_EYE_BATCHES] = batches;
+        eye[HISTO_EYE_COLS] = pl.cols;
+        eye[HISTO_EYE_ROWS] = win_rows;
+        eye[HISTO_EYE_STRIDE] = tile_stride;
+    }
+    const uint batch = group / per_batch;
+    const uint t = group % per_batch;
+    if (batch >= batches)
+        return; /* uniform across the group: no barrier is skipped unevenly */
+
+    place_tile(&pl, t, tiles, a->tile_bins, cell_rows, win_rows);
+    const uint copy_words = a->tile_bins / 2;
+    zero_tile(tile, pl.tile_len, copy_words, replicas, lid, size);
+    local uint *my_copy = tile + (lid % COPIES) * copy_words;
+
+    /* Slices are whole multiples of 4 values except the last. n <= 2^31,
+     * so these uint indexes cannot wrap. */
+    const uint quads = (n + 3) / 4;
+    const uint slice_q = (quads + batches - 1) / batches;
+    const uint start_q = min(batch * slice_q, quads);
+    const uint end_q = min(start_q + slice_q, quads);
+    /* the part of the slice whose out-of-window values are ours */
+    const uint part_q = (end_q - start_q + per_batch - 1) / per_batch;
+    const uint duty_lo = start_q + min(t * part_q, end_q - start_q);
+    const uint duty_hi = min(duty_lo + part_q, end_q);
+    /* a group without a tile needs only its own part */
+    const uint from_q = tiles ? start_q : duty_lo;
+    const uint to_q = tiles ? end_q : duty_hi;
+    if (allow_2d && pl.cols != 0)
+        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                    duty_hi, true);
+    else
+        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                    duty_hi, false);
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    flush_tile(tile, pl.tile_len, copy_words, replicas,
+               partial + ((ulong)batch * per_batch + t) * tile_stride, lid,
+               size);
 }
 
 /* The host builds the tile kernels for the one work-group size it
@@ -665,10 +808,11 @@ kernel void eye_tile(global const uint *restrict in, uint n, uint nbins,
                      global uchar *restrict partial,
                      global uint *restrict outer, global uint *restrict eye)
 {
-    local uint small[6 + HISTO_EYE_2D_MAX_TILES];
-    eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, cell_tiles,
-                  max_tiles, min_samples, min_samples_2d, forced_batches,
-                  replicas, tile, partial, outer, eye, small, false);
+    local struct eye_small small;
+    const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
+                               cell_tiles, max_tiles, min_samples,
+                               min_samples_2d, forced_batches, replicas};
+    eye_tile_body(in, &a, tile, partial, outer, eye, &small, false);
 }
 
 /* Whole-row or 2-D windows, whichever the samples favour. Built without
@@ -686,8 +830,9 @@ kernel void eye_tile_2d(global const uint *restrict in, uint n, uint nbins,
                         global uint *restrict outer,
                         global uint *restrict eye)
 {
-    local uint small[6 + HISTO_EYE_2D_MAX_TILES];
-    eye_tile_body(in, n, nbins, tile_bins, tile_words, ncells, cell_tiles,
-                  max_tiles, min_samples, min_samples_2d, forced_batches,
-                  replicas, tile, partial, outer, eye, small, true);
+    local struct eye_small small;
+    const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
+                               cell_tiles, max_tiles, min_samples,
+                               min_samples_2d, forced_batches, replicas};
+    eye_tile_body(in, &a, tile, partial, outer, eye, &small, true);
 }

@@ -287,43 +287,43 @@ static void reduce_groups(struct eye_state *s, uint64_t units)
     p->reduce_groups[1] = (cl_uint)(b < cap ? b : cap);
 }
 
-/* Tiles as large as local memory allows (two 16-bit counters a word),
- * whole rows when a row fits; as many groups as the compute units keep
- * busy, fewer for small inputs; batches follow on the device from the
- * number of tiles the eye needs (or --batches); the reduction's groups.
- * Work-group sizes and static local memory are those of the kernels
- * created, the ones launched. */
-static int plan(struct eye_state *s, const struct strategy_env *env)
+/* Local words a tile group may take: the device's local memory less the
+ * tile kernel's static local memory and a headroom. */
+static int local_words(struct eye_state *s, const struct device_info *dev,
+                       uint64_t *words)
 {
     int status = HISTO_OK;
-    const struct device_info *dev = env->device;
-    const struct histo_input *in = env->input;
-    struct eye_plan *p = &s->plan;
-
-    if ((status = tile_target(dev, &p->tile_target)) != HISTO_OK
-        || (status = tile_group(s, p->tile_target)) != HISTO_OK
-        || (status = reduce_group(s)) != HISTO_OK)
-        return status;
-
     cl_ulong static_local = 0;
     CL_CALL(clGetKernelWorkGroupInfo(s->kernel[K_TILE], dev->id,
                                      CL_KERNEL_LOCAL_MEM_SIZE,
                                      sizeof static_local, &static_local,
                                      NULL));
     const cl_ulong reserved = HISTO_LOCAL_HEADROOM + static_local;
-    const cl_ulong avail = dev->local_mem > reserved
-                         ? dev->local_mem - reserved : 0;
-    /* The tile's words also hold the eye's column buckets, a grid of cell
-     * counts, the 2-D window's row buckets twice over and a few more
-     * words (eye_tile.cl). */
-    const uint64_t words_avail = avail / sizeof(cl_uint);
-    const uint64_t scratch = 2 + HISTO_EYE_COL_BUCKETS
-                           + 2 * HISTO_EYE_ROW_BUCKETS;
-    /* R copies share the tile's memory: each holds 1/R of the bins */
+    *words = (dev->local_mem > reserved ? dev->local_mem - reserved : 0)
+           / sizeof(cl_uint);
+fail:
+    return status;
+}
+
+/* The tile's words also hold the eye's column buckets, a grid of cell
+ * counts, the 2-D window's row buckets twice over and a few more words
+ * (eye_tile.cl). */
+static const uint64_t eye_scratch = 2 + HISTO_EYE_COL_BUCKETS
+                                  + 2 * HISTO_EYE_ROW_BUCKETS;
+
+/* Tiles as large as local memory allows (two 16-bit counters a word; R
+ * copies share it, each holding 1/R of the bins), whole rows when a row
+ * fits, at most --tile-rows rows. */
+static int plan_tiles(struct eye_state *s, const struct strategy_env *env,
+                      uint64_t words_avail)
+{
+    const struct device_info *dev = env->device;
+    const struct histo_input *in = env->input;
+    struct eye_plan *p = &s->plan;
     p->replicas = !s->replicated ? 1
                 : env->replicas != 0 ? env->replicas : HISTO_REPLICAS;
     uint64_t bins = words_avail * 2 / p->replicas;
-    if (bins < 64 || words_avail < scratch + 32) {
+    if (bins < 64 || words_avail < eye_scratch + 32) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
                     "%u %s of counters", dev->name,
                     (unsigned long long)dev->local_mem, p->replicas,
@@ -344,29 +344,42 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     /* bins <= local memory / 2 bytes, far below 2^32 on any device */
     p->tile_bins = (cl_uint)bins;
     p->tile_rows = (cl_uint)(bins / in->histo_width);
+    return HISTO_OK;
+}
 
-    /* Cells of one tile where at most HISTO_EYE_CELLS (and what local
-     * memory holds, at least 32) cover the histogram, else of as many
-     * tiles as it takes: every cell covers the same share of it, so no
-     * cell gathers the bins past the others and wins the densest-cell
-     * choice by that alone. */
+/* Cells of one tile where at most HISTO_EYE_CELLS (and what local memory
+ * holds, at least 32) cover the histogram, else of as many tiles as it
+ * takes: every cell covers the same share of it, so no cell gathers the
+ * bins past the others and wins the densest-cell choice by that alone.
+ * Then the largest window and the tile group's local words. */
+static void plan_cells(struct eye_plan *p, const struct histo_input *in,
+                       uint64_t words_avail)
+{
+    const uint64_t bins = p->tile_bins;
     const uint64_t tiles = ((uint64_t)in->nbins + bins - 1) / bins;
     uint64_t cells = tiles;
     if (cells > HISTO_EYE_CELLS)
         cells = HISTO_EYE_CELLS;
-    if (cells > words_avail - scratch)
-        cells = words_avail - scratch;
+    if (cells > words_avail - eye_scratch)
+        cells = words_avail - eye_scratch;
     const uint64_t cell_tiles = (tiles + cells - 1) / cells;
     p->cell_tiles = (cl_uint)cell_tiles;
     p->ncells = (cl_uint)((tiles + cell_tiles - 1) / cell_tiles);
     p->max_tiles = (cl_uint)(tiles < HISTO_MAX_TILES ? tiles
                                                      : HISTO_MAX_TILES);
     uint64_t words = bins / 2 * p->replicas;
-    if (words < p->ncells + scratch)
-        words = p->ncells + scratch;
+    if (words < p->ncells + eye_scratch)
+        words = p->ncells + eye_scratch;
     p->tile_words = (cl_uint)words;
     p->local_bytes = (size_t)words * sizeof(cl_uint);
+}
 
+/* The tile kernel's groups: --batches x the largest window, or as many
+ * as the compute units keep busy, fewer for small inputs (batches then
+ * follow on the device from the tiles the eye needs). At most
+ * CLI_MAX_BATCHES x HISTO_MAX_TILES, or a few a compute unit. */
+static void plan_groups(struct eye_plan *p, const struct strategy_env *env)
+{
     uint64_t groups;
     if (env->batches != 0) {
         p->forced_batches = env->batches;
@@ -377,19 +390,24 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
             per_cu = 1;
         if (per_cu > HISTO_MAX_GROUPS_PER_CU)
             per_cu = HISTO_MAX_GROUPS_PER_CU;
-        groups = device_units(dev) * per_cu;
-        const uint64_t useful = (in->nvalues + HISTO_MIN_GROUP_VALUES - 1)
+        groups = device_units(env->device) * per_cu;
+        const uint64_t useful = (env->input->nvalues
+                                 + HISTO_MIN_GROUP_VALUES - 1)
                               / HISTO_MIN_GROUP_VALUES;
         if (groups > useful)
             groups = useful;
         if (groups < p->max_tiles)
             groups = p->max_tiles;
     }
-    /* at most CLI_MAX_BATCHES x HISTO_MAX_TILES, or a few a compute unit */
     p->groups = (cl_uint)groups;
+}
 
+/* The samples a cell needs to join the window, whole-row and 2-D. */
+static int plan_samples(struct eye_plan *p, const struct histo_input *in)
+{
     cl_uint inv;
-    if ((status = share_inverse(&inv)) != HISTO_OK)
+    const int status = share_inverse(&inv);
+    if (status != HISTO_OK)
         return status;
     const uint64_t samples = in->nvalues < HISTO_EYE_SAMPLES
                            ? in->nvalues : HISTO_EYE_SAMPLES;
@@ -400,21 +418,43 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
                                   / HISTO_EYE_2D_SHARE_INV);
     if (p->min_samples_2d == 0)
         p->min_samples_2d = 1;
-    reduce_groups(s, device_units(dev));
+    return HISTO_OK;
+}
 
-    /* batches x tiles never exceeds the groups, so neither does this.
-     * Checked before anything is allocated: a histogram of up to 2^32 - 1
-     * bins passes the input check but not every device's allocation
-     * limit. The output histogram (all_bins bytes) is a quarter of the
-     * out-of-eye one, so these checks cover it too. */
-    p->partial_bytes = (size_t)groups * bins;
+/* The plan, in phases: work-group sizes (those of the kernels created,
+ * the ones launched), local memory, tiles, cells, groups, sample
+ * thresholds, the reduction's groups; then the allocations it needs,
+ * checked before anything is allocated: a histogram of up to 2^32 - 1
+ * bins passes the input check but not every device's allocation limit.
+ * batches x tiles never exceeds the groups, so neither do the partials;
+ * the output histogram is a quarter of the out-of-eye one, so these
+ * checks cover it too. */
+static int plan(struct eye_state *s, const struct strategy_env *env)
+{
+    int status;
+    const struct device_info *dev = env->device;
+    struct eye_plan *p = &s->plan;
+    uint64_t words_avail = 0;
+    if ((status = tile_target(dev, &p->tile_target)) != HISTO_OK
+        || (status = tile_group(s, p->tile_target)) != HISTO_OK
+        || (status = reduce_group(s)) != HISTO_OK
+        || (status = local_words(s, dev, &words_avail)) != HISTO_OK
+        || (status = plan_tiles(s, env, words_avail)) != HISTO_OK)
+        return status;
+    plan_cells(p, env->input, words_avail);
+    plan_groups(p, env);
+    if ((status = plan_samples(p, env->input)) != HISTO_OK)
+        return status;
+    reduce_groups(s, device_units(dev));
+    const uint64_t all_bins = ((uint64_t)env->input->nbins + 3)
+                            & ~(uint64_t)3;
+    p->partial_bytes = (size_t)p->groups * p->tile_bins;
     if ((status = device_check_alloc(dev, "partial tiles",
-                                        p->partial_bytes)) != 0
+                                     p->partial_bytes)) != 0
         || (status = device_check_alloc(dev, "out-of-eye histogram",
                                         all_bins * 4)) != 0)
         return status;
-fail:
-    return status;
+    return HISTO_OK;
 }
 
 static int set_tile_args(struct eye_state *s)

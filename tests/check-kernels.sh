@@ -272,7 +272,7 @@ check_case work.combine_tail "$odd" "$glob --chunk-values 5" HISTO_TEST_MAX_GROU
 # partial histogram.
 planted read_past_end cpu_count.cl '0,/const uint v = in\[i\];/s//const uint v = in[i + 1];/' \
     "$small" "$cpu --batches 2" '' ''
-planted missing_barrier eye_tile.cl '/pick(best2, max_tiles2/,/barrier(CLK_LOCAL_MEM_FENCE);/s/barrier(CLK_LOCAL_MEM_FENCE);/;/' \
+planted missing_barrier eye_tile.cl '/pick(sm->best2, max_tiles2/,/barrier(CLK_LOCAL_MEM_FENCE);/s/barrier(CLK_LOCAL_MEM_FENCE);/;/' \
     "$small" "$eye --tile-rows 4" '' ''
 planted combine_past_end combine.cl 's/min(sum + part\[b\]/min(sum + part[b + 1]/' \
     "$odd" "$glob --chunk-values 5" '' ''
