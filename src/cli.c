@@ -33,14 +33,16 @@ static const struct histo_options defaults = {
     .strategy = NULL,
     .list = false,
     .help = false,
+    .version = false,
 };
 
-void cli_usage(FILE *f)
+int cli_usage(FILE *f)
 {
-    fputs(
+    errno = 0;
+    if (fputs(
 "usage: histo -i INPUT -o OUTPUT.bmp [options] -- ITERATIONS [ignored...]\n"
 "       histo -i INPUT --no-bmp --raw COUNTERS [options] -- ITERATIONS\n"
-"       histo --list | --help\n"
+"       histo --list | --version | --help\n"
 "\n"
 "Computes the saturating 2-D histogram of INPUT (a 116.histo differential\n"
 "image, raw or gzip-compressed) ITERATIONS times on an OpenCL device and\n"
@@ -68,7 +70,9 @@ void cli_usage(FILE *f)
 "  --raw FILE          the 8-bit counters, row-major, no header (what is\n"
 "                      validated; histo.out holds their SHA-256 digest)\n"
 "  --no-bmp            no BMP and no -o: the counters only (--raw), for\n"
-"                      histograms larger than a BMP can describe\n"
+"                      histograms larger than a BMP can describe\n",
+              f) == EOF
+        || fputs(
 "  --strategy S        how the device computes it: eye (the published\n"
 "                      local-memory design, for GPUs), cpu (private\n"
 "                      histograms, for implicit caches), global (one\n"
@@ -102,16 +106,26 @@ void cli_usage(FILE *f)
 "  --kernels DIR       OpenCL kernel sources (default $HISTO_KERNEL_DIR,\n"
 "                      else the kernels/ folder histo was built from)\n"
 "  --list              list platforms and devices with their indexes\n"
+"  --version           the version, the git commit histo was built from\n"
+"                      and the options every kernel is built with (a run\n"
+"                      adds the histogram's width and the device's own:\n"
+"                      histo.out's build.options)\n"
 "  --help              this text\n"
-"\n", f);
-    fputs(
+"\n", f) == EOF
+        || fputs(
 "Outputs never replace anything but regular files: devices and FIFOs\n"
 "are written in place, links followed, folders refused; -i, -o, --timing,\n"
 "--raw and the tune cache must be different files.\n"
 "\n"
 "Exit status: 0 success, 1 internal error, 2 usage, 3 input, 4 OpenCL\n"
 "device or kernel, 5 output not written, 6 the device's counters differ\n"
-"from the sequential histogram, 128+N ended by signal N.\n", f);
+"from the sequential histogram, 128+N ended by signal N.\n", f) == EOF
+        || fflush(f) != 0) {
+        histo_error("cannot write the usage text: %s",
+                    errno != 0 ? strerror(errno) : "write error");
+        return HISTO_EXIT_OUTPUT;
+    }
+    return HISTO_OK;
 }
 
 /* Whole-string unsigned decimal in [min, max]; no sign, no spaces. */
@@ -193,6 +207,9 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
             break; /* Parboil passes further words; they are ignored */
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             opt->help = true;
+            return HISTO_OK;
+        } else if (strcmp(arg, "--version") == 0) {
+            opt->version = true;
             return HISTO_OK;
         } else if (strcmp(arg, "--list") == 0) {
             opt->list = true;

@@ -40,12 +40,16 @@ struct histo_options {
     const char *strategy;    /* --strategy NAME, NULL = by local memory */
     bool list;               /* --list: show platforms and devices      */
     bool help;               /* --help                                  */
+    bool version;            /* --version                               */
 };
 
 /* Fills opt from argv and the environment. Returns 0, or HISTO_EXIT_USAGE
- * after printing what is wrong on stderr. */
+ * after printing what is wrong on stderr. --help and --version end the
+ * parsing: the rest is not looked at. */
 int cli_parse(int argc, char **argv, struct histo_options *opt);
 
-void cli_usage(FILE *f);
+/* Writes the --help text to f. Returns 0, or HISTO_EXIT_OUTPUT after
+ * saying why when f cannot be written. */
+int cli_usage(FILE *f);
 
 #endif
