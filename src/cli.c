@@ -8,10 +8,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+/* The source tree's kernels folder and the executable the build writes
+ * there, both absolute (GNUmakefile). */
 #ifndef HISTO_KERNEL_DIR
 #define HISTO_KERNEL_DIR "kernels"
 #endif
+#ifndef HISTO_BUILT_EXE
+#define HISTO_BUILT_EXE ""
+#endif
+
+/* Where make install puts the kernels, below the prefix whose bin/ holds
+ * histo. */
+#define INSTALLED_KERNELS "/share/histo/kernels"
 
 static const struct histo_options defaults = {
     .input = NULL,
@@ -20,7 +31,7 @@ static const struct histo_options defaults = {
     .raw = NULL,
     .platform = NULL,
     .device = NULL,
-    .kernel_dir = HISTO_KERNEL_DIR,
+    .kernel_dir = NULL,
     .iterations = 0,
     .batches = 0,
     .tile_rows = 0,
@@ -104,7 +115,9 @@ int cli_usage(FILE *f)
 "  --keep-wrong        when the check fails, still write the BMP and\n"
 "                      --raw (the device's wrong counters, to debug)\n"
 "  --kernels DIR       OpenCL kernel sources (default $HISTO_KERNEL_DIR,\n"
-"                      else the kernels/ folder histo was built from)\n"
+"                      else PREFIX/share/histo/kernels for a histo\n"
+"                      installed as PREFIX/bin/histo, else the kernels/\n"
+"                      folder of the source tree histo was built in)\n"
 "  --list              list platforms and devices with their indexes\n"
 "  --version           the version, the git commit histo was built from\n"
 "                      and the options every kernel is built with (a run\n"
@@ -126,6 +139,45 @@ int cli_usage(FILE *f)
         return HISTO_EXIT_OUTPUT;
     }
     return HISTO_OK;
+}
+
+/* The kernels folder when neither --kernels nor $HISTO_KERNEL_DIR names
+ * one. A histo installed as PREFIX/bin/histo reads PREFIX/share/histo/
+ * kernels, PREFIX found from the executable's path (/proc/self/exe), so
+ * an installation works wherever it is moved. The executable the build
+ * wrote reads its source tree's kernels/ even when that tree lies in a
+ * prefix with installed kernels (a tree in ~/histo, installed to ~), so
+ * that it never runs older kernels than its tree's. The tree's folder is
+ * also the answer where the executable's path is unknown (no /proc) or
+ * its prefix has no kernels (a copy of histo put somewhere by hand). */
+static const char *default_kernel_dir(void)
+{
+    static char installed[4096];
+    char exe[4096];
+    struct stat self, built, dir;
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
+    if (n <= 0 || (size_t)n >= sizeof exe
+        || stat("/proc/self/exe", &self) != 0)
+        return HISTO_KERNEL_DIR;
+    exe[n] = '\0';
+    /* the same file, however its path is spelled */
+    if (stat(HISTO_BUILT_EXE, &built) == 0 && built.st_dev == self.st_dev
+        && built.st_ino == self.st_ino)
+        return HISTO_KERNEL_DIR;
+    char *bin_end = strrchr(exe, '/');
+    if (bin_end == NULL)
+        return HISTO_KERNEL_DIR;
+    *bin_end = '\0';
+    char *prefix_end = strrchr(exe, '/');
+    if (prefix_end == NULL)
+        return HISTO_KERNEL_DIR;
+    *prefix_end = '\0';
+    const int len = snprintf(installed, sizeof installed, "%s%s", exe,
+                             INSTALLED_KERNELS);
+    if (len < 0 || (size_t)len >= sizeof installed
+        || stat(installed, &dir) != 0 || !S_ISDIR(dir.st_mode))
+        return HISTO_KERNEL_DIR;
+    return installed;
 }
 
 /* Whole-string unsigned decimal in [min, max]; no sign, no spaces. */
@@ -191,8 +243,8 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
     if (env != NULL && *env != '\0')
         opt->device = env;
     env = getenv("HISTO_KERNEL_DIR");
-    if (env != NULL && *env != '\0')
-        opt->kernel_dir = env;
+    opt->kernel_dir = env != NULL && *env != '\0' ? env
+                                                   : default_kernel_dir();
     env = getenv("HISTO_NO_TUNE_CACHE");
     if (env != NULL && *env != '\0' && strcmp(env, "0") != 0)
         opt->no_tune_cache = true;

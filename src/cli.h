@@ -24,7 +24,8 @@ struct histo_options {
     const char *raw;         /* --raw FILE: the counters, NULL = none   */
     const char *platform;    /* --platform or $HISTO_PLATFORM, NULL=auto */
     const char *device;      /* --device or $HISTO_DEVICE, NULL = auto  */
-    const char *kernel_dir;  /* --kernels or $HISTO_KERNEL_DIR          */
+    const char *kernel_dir;  /* --kernels, $HISTO_KERNEL_DIR, else the
+                                installed or source tree's kernels     */
     unsigned long iterations;/* after "--" (required, >= 1)             */
     unsigned batches;        /* --batches, 0 = derived from the device  */
     unsigned tile_rows;      /* --tile-rows, 0 = as many as fit         */
