@@ -1,6 +1,9 @@
 /*
  * cli.h - the command line, compatible with Parboil/SPEC:
  *   histo -i INPUT -o OUTPUT.bmp [options] -- ITERATIONS [ignored...]
+ *
+ * cli_usage's text is also the man page's (tools/man.sh): its sections
+ * and two-column lists are what that script reads.
  */
 #ifndef HISTO_CLI_H
 #define HISTO_CLI_H
