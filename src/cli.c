@@ -8,10 +8,21 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+/* The source tree's kernels folder and the executable the build writes
+ * there, both absolute (GNUmakefile). */
 #ifndef HISTO_KERNEL_DIR
 #define HISTO_KERNEL_DIR "kernels"
 #endif
+#ifndef HISTO_BUILT_EXE
+#define HISTO_BUILT_EXE ""
+#endif
+
+/* Where make install puts the kernels, below the prefix whose bin/ holds
+ * histo. */
+#define INSTALLED_KERNELS "/share/histo/kernels"
 
 static const struct histo_options defaults = {
     .input = NULL,
@@ -20,7 +31,7 @@ static const struct histo_options defaults = {
     .raw = NULL,
     .platform = NULL,
     .device = NULL,
-    .kernel_dir = HISTO_KERNEL_DIR,
+    .kernel_dir = NULL,
     .iterations = 0,
     .batches = 0,
     .tile_rows = 0,
@@ -33,19 +44,30 @@ static const struct histo_options defaults = {
     .strategy = NULL,
     .list = false,
     .help = false,
+    .version = false,
 };
 
-void cli_usage(FILE *f)
-{
-    fputs(
+/* The text is written in pieces: C11 promises string literals of 4095
+ * characters only. Its layout is what tools/man.sh turns into the man
+ * page: a one-line summary, the usage lines, untitled paragraphs (the
+ * description), then titled sections whose entries start two spaces in
+ * with the term, the text at column 22, and continue at column 22. */
+static const char *const usage_text[] = {
+"histo - the 116.histo saturating 2-D histogram, on an OpenCL device\n"
+"\n"
 "usage: histo -i INPUT -o OUTPUT.bmp [options] -- ITERATIONS [ignored...]\n"
 "       histo -i INPUT --no-bmp --raw COUNTERS [options] -- ITERATIONS\n"
-"       histo --list | --help\n"
+"       histo --list | --version | --help\n"
 "\n"
 "Computes the saturating 2-D histogram of INPUT (a 116.histo differential\n"
 "image, raw or gzip-compressed) ITERATIONS times on an OpenCL device and\n"
 "writes the last result to OUTPUT.bmp.\n"
 "\n"
+"Outputs never replace anything but regular files: devices and FIFOs\n"
+"are written in place, links followed, folders refused; -i, -o, --timing,\n"
+"--raw and the tune cache must be different files.\n"
+"\n"
+"Options:\n"
 "  -i FILE             input file (required)\n"
 "  -o FILE             output BMP (required; - for standard output)\n"
 "  --platform P        platform by index or by (part of) its name\n"
@@ -54,10 +76,10 @@ void cli_usage(FILE *f)
 "  --device D          device by index, (part of) its name, or type: CPU,\n"
 "                      GPU, ACCELERATOR, CUSTOM (a device of several types\n"
 "                      matches each; default $HISTO_DEVICE, else the\n"
-"                      platform's first)\n"
-"                      A list (0,1 or GPU,GPU; the same device twice\n"
-"                      is two queues) or 'all' (every device of the\n"
-"                      platform) splits the input among them\n"
+"                      platform's first); a list (0,1 or GPU,GPU; the\n"
+"                      same device twice is two queues) or 'all' (every\n"
+"                      device of the platform) splits the input among\n"
+"                      them\n"
 "  --device-budget B   bytes of device memory the input may take (K, M,\n"
 "                      G, T suffixes; default 7/8 of the device's);\n"
 "                      above it the input is streamed from host memory\n"
@@ -68,30 +90,30 @@ void cli_usage(FILE *f)
 "  --raw FILE          the 8-bit counters, row-major, no header (what is\n"
 "                      validated; histo.out holds their SHA-256 digest)\n"
 "  --no-bmp            no BMP and no -o: the counters only (--raw), for\n"
-"                      histograms larger than a BMP can describe\n"
+"                      histograms larger than a BMP can describe\n",
 "  --strategy S        how the device computes it: eye (the published\n"
-"                      local-memory design, for GPUs), cpu (private\n"
-"                      histograms, for implicit caches), global (one\n"
-"                      global atomic per value, the textbook baseline)\n"
-"                      or auto (default: eye where local memory is\n"
-"                      dedicated, CL_LOCAL; cpu where it is global\n"
-"                      memory or none, as on CPUs)\n"
+"                      local-memory design, for GPUs), replicated (eye\n"
+"                      with R copies of each tile, --replicas), cpu\n"
+"                      (private histograms, for implicit caches), global\n"
+"                      (one global atomic per value, the textbook\n"
+"                      baseline) or auto (default: eye where local memory\n"
+"                      is dedicated, CL_LOCAL; cpu where it is global\n"
+"                      memory or none, as on CPUs; global where the\n"
+"                      device's loop limit is too short for cpu)\n"
 "  --batches N         number of input batches, each counted separately\n"
 "                      (default: one per compute unit, or the tune cache)\n"
 "  --tile-rows N       eye and replicated strategies: local tiles of at\n"
-"                      most N histogram\n"
-"                      rows' counters (a 2-D window spreads them over\n"
-"                      more rows of fewer columns; default: as many as\n"
-"                      local memory holds, or the tune cache)\n"
+"                      most N histogram rows' counters (a 2-D window\n"
+"                      spreads them over more rows of fewer columns;\n"
+"                      default: as many as local memory holds, or the\n"
+"                      tune cache)\n"
 "  --replicas R        replicated strategy: R copies of each tile per\n"
 "                      work-group, each counted by 1/R of its work-items\n"
 "                      (1 to 16; default 2, or the tune cache)\n"
 "  --tune              time candidate --batches, --tile-rows and\n"
 "                      --replicas values on this device and input, print\n"
-"                      the table, store the\n"
-"                      best in the tune cache ($HISTO_TUNE_FILE, else\n"
-"                      $XDG_CACHE_HOME/histo/tune.conf or\n"
-"                      ~/.cache/histo/tune.conf) and run with it\n"
+"                      the table, store the best in the tune cache (see\n"
+"                      Files) and run with it\n"
 "  --no-tune-cache     neither read nor write the tune cache (also\n"
 "                      $HISTO_NO_TUNE_CACHE=1)\n"
 "  --no-check          do not compare the result with a sequential host\n"
@@ -100,18 +122,110 @@ void cli_usage(FILE *f)
 "  --keep-wrong        when the check fails, still write the BMP and\n"
 "                      --raw (the device's wrong counters, to debug)\n"
 "  --kernels DIR       OpenCL kernel sources (default $HISTO_KERNEL_DIR,\n"
-"                      else the kernels/ folder histo was built from)\n"
+"                      else an installed histo's or the source tree's:\n"
+"                      see Files)\n"
 "  --list              list platforms and devices with their indexes\n"
+"  --version           the version, the git commit histo was built from\n"
+"                      and the options every kernel is built with (a run\n"
+"                      adds the histogram's width and the device's own:\n"
+"                      histo.out's build.options)\n"
 "  --help              this text\n"
-"\n", f);
-    fputs(
-"Outputs never replace anything but regular files: devices and FIFOs\n"
-"are written in place, links followed, folders refused; -i, -o, --timing,\n"
-"--raw and the tune cache must be different files.\n"
+"\n",
+"Exit status:\n"
+"  0                   success\n"
+"  1                   internal error\n"
+"  2                   usage\n"
+"  3                   input\n"
+"  4                   OpenCL device or kernel\n"
+"  5                   output not written\n"
+"  6                   the device's counters differ from the sequential\n"
+"                      histogram\n"
+"  128+N               ended by signal N\n"
 "\n"
-"Exit status: 0 success, 1 internal error, 2 usage, 3 input, 4 OpenCL\n"
-"device or kernel, 5 output not written, 6 the device's counters differ\n"
-"from the sequential histogram, 128+N ended by signal N.\n", f);
+"Environment:\n"
+"  HISTO_PLATFORM      the default --platform\n"
+"  HISTO_DEVICE        the default --device\n"
+"  HISTO_KERNEL_DIR    the default --kernels\n"
+"  HISTO_NO_TUNE_CACHE\n"
+"                      anything but empty or 0: as --no-tune-cache\n"
+"  HISTO_TUNE_FILE     the tune cache file\n"
+"  XDG_CACHE_HOME      the tune cache is $XDG_CACHE_HOME/histo/tune.conf\n"
+"                      when HISTO_TUNE_FILE is unset and this is an\n"
+"                      absolute path\n"
+"  HISTO_CL_OPTIONS    more options for the kernels' compiler, after\n"
+"                      histo's own; the build log is then printed too\n"
+"\n"
+"Files:\n"
+"  histo.out           the configuration and timing report (--timing),\n"
+"                      in the current folder\n"
+"  ~/.cache/histo/tune.conf\n"
+"                      the tune cache, unless $HISTO_TUNE_FILE or\n"
+"                      $XDG_CACHE_HOME names another (with neither and\n"
+"                      no $HOME, there is none)\n"
+"  PREFIX/share/histo/kernels\n"
+"                      the kernel sources of a histo installed as\n"
+"                      PREFIX/bin/histo (make install; PREFIX is found\n"
+"                      from /proc/self/exe), when neither --kernels nor\n"
+"                      $HISTO_KERNEL_DIR names a folder\n"
+"  SOURCE/kernels      the kernel sources of the source tree histo was\n"
+"                      built in, when neither --kernels nor\n"
+"                      $HISTO_KERNEL_DIR names a folder: for the\n"
+"                      executable that build wrote (SOURCE/histo), and\n"
+"                      for a copy whose PREFIX has no share/histo/kernels\n"
+"                      or whose path is unknown\n",
+};
+
+int cli_usage(FILE *f)
+{
+    errno = 0;
+    for (size_t i = 0; i < sizeof usage_text / sizeof usage_text[0]; ++i)
+        if (fputs(usage_text[i], f) == EOF)
+            break;
+    if (ferror(f) || fflush(f) != 0) {
+        histo_error("cannot write the usage text: %s",
+                    errno != 0 ? strerror(errno) : "write error");
+        return HISTO_EXIT_OUTPUT;
+    }
+    return HISTO_OK;
+}
+
+/* The kernels folder when neither --kernels nor $HISTO_KERNEL_DIR names
+ * one. A histo installed as PREFIX/bin/histo reads PREFIX/share/histo/
+ * kernels, PREFIX found from the executable's path (/proc/self/exe), so
+ * an installation works wherever it is moved. The executable the build
+ * wrote reads its source tree's kernels/ even when that tree lies in a
+ * prefix with installed kernels (a tree in ~/histo, installed to ~), so
+ * that it never runs older kernels than its tree's. The tree's folder is
+ * also the answer where the executable's path is unknown (no /proc) or
+ * its prefix has no kernels (a copy of histo put somewhere by hand). */
+static const char *default_kernel_dir(void)
+{
+    static char installed[4096];
+    char exe[4096];
+    struct stat self, built, dir;
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
+    if (n <= 0 || (size_t)n >= sizeof exe
+        || stat("/proc/self/exe", &self) != 0)
+        return HISTO_KERNEL_DIR;
+    exe[n] = '\0';
+    /* the same file, however its path is spelled */
+    if (stat(HISTO_BUILT_EXE, &built) == 0 && built.st_dev == self.st_dev
+        && built.st_ino == self.st_ino)
+        return HISTO_KERNEL_DIR;
+    char *bin_end = strrchr(exe, '/');
+    if (bin_end == NULL)
+        return HISTO_KERNEL_DIR;
+    *bin_end = '\0';
+    char *prefix_end = strrchr(exe, '/');
+    if (prefix_end == NULL)
+        return HISTO_KERNEL_DIR;
+    *prefix_end = '\0';
+    const int len = snprintf(installed, sizeof installed, "%s%s", exe,
+                             INSTALLED_KERNELS);
+    if (len < 0 || (size_t)len >= sizeof installed
+        || stat(installed, &dir) != 0 || !S_ISDIR(dir.st_mode))
+        return HISTO_KERNEL_DIR;
+    return installed;
 }
 
 /* Whole-string unsigned decimal in [min, max]; no sign, no spaces. */
@@ -177,8 +291,8 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
     if (env != NULL && *env != '\0')
         opt->device = env;
     env = getenv("HISTO_KERNEL_DIR");
-    if (env != NULL && *env != '\0')
-        opt->kernel_dir = env;
+    opt->kernel_dir = env != NULL && *env != '\0' ? env
+                                                   : default_kernel_dir();
     env = getenv("HISTO_NO_TUNE_CACHE");
     if (env != NULL && *env != '\0' && strcmp(env, "0") != 0)
         opt->no_tune_cache = true;
@@ -193,6 +307,9 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
             break; /* Parboil passes further words; they are ignored */
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             opt->help = true;
+            return HISTO_OK;
+        } else if (strcmp(arg, "--version") == 0) {
+            opt->version = true;
             return HISTO_OK;
         } else if (strcmp(arg, "--list") == 0) {
             opt->list = true;

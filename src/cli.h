@@ -1,6 +1,9 @@
 /*
  * cli.h - the command line, compatible with Parboil/SPEC:
  *   histo -i INPUT -o OUTPUT.bmp [options] -- ITERATIONS [ignored...]
+ *
+ * cli_usage's text is also the man page's (tools/man.sh): its sections
+ * and two-column lists are what that script reads.
  */
 #ifndef HISTO_CLI_H
 #define HISTO_CLI_H
@@ -24,7 +27,8 @@ struct histo_options {
     const char *raw;         /* --raw FILE: the counters, NULL = none   */
     const char *platform;    /* --platform or $HISTO_PLATFORM, NULL=auto */
     const char *device;      /* --device or $HISTO_DEVICE, NULL = auto  */
-    const char *kernel_dir;  /* --kernels or $HISTO_KERNEL_DIR          */
+    const char *kernel_dir;  /* --kernels, $HISTO_KERNEL_DIR, else the
+                                installed or source tree's kernels     */
     unsigned long iterations;/* after "--" (required, >= 1)             */
     unsigned batches;        /* --batches, 0 = derived from the device  */
     unsigned tile_rows;      /* --tile-rows, 0 = as many as fit         */
@@ -40,12 +44,16 @@ struct histo_options {
     const char *strategy;    /* --strategy NAME, NULL = by local memory */
     bool list;               /* --list: show platforms and devices      */
     bool help;               /* --help                                  */
+    bool version;            /* --version                               */
 };
 
 /* Fills opt from argv and the environment. Returns 0, or HISTO_EXIT_USAGE
- * after printing what is wrong on stderr. */
+ * after printing what is wrong on stderr. --help and --version end the
+ * parsing: the rest is not looked at. */
 int cli_parse(int argc, char **argv, struct histo_options *opt);
 
-void cli_usage(FILE *f);
+/* Writes the --help text to f. Returns 0, or HISTO_EXIT_OUTPUT after
+ * saying why when f cannot be written. */
+int cli_usage(FILE *f);
 
 #endif

@@ -16,6 +16,7 @@
 #include "strategy.h"
 #include "timer.h"
 #include "tune.h"
+#include "version.h"
 #include "work.h"
 
 #include <inttypes.h>
@@ -80,10 +81,10 @@ int main(int argc, char **argv)
         fputs("histo: try 'histo --help'\n", stderr);
         return status;
     }
-    if (opt.help) {
-        cli_usage(stdout);
-        return HISTO_OK;
-    }
+    if (opt.help)
+        return cli_usage(stdout);
+    if (opt.version)
+        return version_print(stdout);
     if (opt.list) {
         if ((status = device_enumerate(&devices)) == HISTO_OK)
             device_print(stdout, &devices, false);

@@ -240,6 +240,7 @@ int report_write(const struct report *r, const char *path)
                                               ? r->options->strategy
                                               : "auto");
     fprintf(f, "build.options = %s\n", program_options());
+    fprintf(f, "build.kernels = %s\n", r->options->kernel_dir);
     r->strategy->report(r->state, f);
     print_knobs(f, r->knobs, r->tuning);
 

@@ -11,10 +11,11 @@
 # on). produce() below runs each ID's command once on the default device.
 # The check prints "PASS docs.ID (FILE:LINE)" or "FAIL docs.ID ..." per
 # example, with no summary line (tests/run.sh counts them; alone it exits
-# non-zero on a failure). Numbers, digests, commit ids, runs of spaces
-# and the device's name may differ; the words, the fields and their order
-# may not. The results tables are compared exactly: tests/results-table.sh
-# and tests/scaling-table.sh compute them from the committed rows.
+# non-zero on a failure). Numbers, digests, commit ids (histo --version's
+# commit line whole), runs of spaces and the device's name may differ;
+# the words, the fields and their order may not. The results tables are
+# compared exactly: tests/results-table.sh and tests/scaling-table.sh
+# compute them from the committed rows.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 W=${HISTO_TEST_WORK:-tests/work}/docs
@@ -45,6 +46,9 @@ produce() {
     grep -E '^(format|input\.(histogram|values)|histogram\.digest|iterations|selected\.name|strategy|config\.batches|iteration\.device\.median_us|kernel\.[a-z_]+\.median_us) = ' \
         "$W/histo.out" >"$W/ex/histo-out"
     sed -n 's/^selected\.name = //p' "$W/histo.out" >"$W/device"
+    # what histo says it is
+    $HISTO --version >"$W/ex/version" 2>"$W/version.err" \
+        || { echo "FAIL docs.produce: histo --version failed: $(cat "$W/version.err")"; return 1; }
     # --tune on a small input: the tune cache line it stores
     $B/histo-gen -o "$W/small.bin" --image 512x512 >/dev/null 2>&1
     $HISTO --tune -i "$W/small.bin" -o "$W/small.bmp" --timing "$W/small.out" \
@@ -95,6 +99,8 @@ normal() {
             gsub(/":("[^"]*"|[^,}]*)/, "\":_")
         }
         if (id == "run-result") sub(/\| (reportable|not reportable: .*)$/, "| @REPORTABLE@")
+        # the commit: an id, -modified with uncommitted changes, or unknown
+        if (id == "version") sub(/^commit: .*/, "commit: @COMMIT@")
         gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "@HEX@")
         gsub(/[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/, "#")
         gsub(/[ \t]+/, " ")

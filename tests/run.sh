@@ -1312,6 +1312,17 @@ while read -r verdict rest; do
 done <"$W/harness.log"
 grep -q . "$W/harness.log" || bad harness.ran "tests/harness.sh printed nothing"
 
+# --- --version, the man page, make install / uninstall (tests/install.sh) ---
+sh tests/install.sh >"$W/install.log" 2>"$W/install.err"
+while read -r verdict rest; do
+    case $verdict in
+        PASS) ok "$rest" ;;
+        FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$W/install.log"
+grep -q . "$W/install.log" || bad install.ran "tests/install.sh printed nothing: $(head -c 300 "$W/install.err")"
+grep "skipped" "$W/install.err"
+
 # --- the example outputs in README.md and docs/ (tests/docs-check.sh) ---
 sh tests/docs-check.sh >"$W/docs.log" 2>"$W/docs.err"
 while read -r verdict rest; do
