@@ -11,6 +11,7 @@
 #include "outfile.h"
 #include "paths.h"
 #include "program.h"
+#include "progress.h"
 #include "report.h"
 #include "run.h"
 #include "strategy.h"
@@ -74,6 +75,7 @@ int main(int argc, char **argv)
     struct tune_result tuning;
     uint8_t *histo = NULL;
     struct check_result check = {0};
+    struct progress progress;
     double t;
 
     int status = cli_parse(argc, argv, &opt);
@@ -91,6 +93,8 @@ int main(int argc, char **argv)
         device_list_free(&devices);
         return status;
     }
+    if ((status = progress_init(&progress)) != HISTO_OK)
+        return status;
 
     /* Before anything is removed or read: the files must be distinct,
      * and the outputs writable kinds of file. A failed run must not leave
@@ -181,7 +185,7 @@ int main(int argc, char **argv)
         t = timer_now();
         if ((status = work_tune_env(&work, &env)) != HISTO_OK
             || (status = tune_run(strategy, &env, opt.iterations, &opt,
-                                  &key, &tuning, &knobs,
+                                  &key, &tuning, &knobs, &progress,
                                   summary_stream(&opt))) != HISTO_OK)
             goto fail;
         ph.tune_s = timer_now() - t;
@@ -199,6 +203,8 @@ int main(int argc, char **argv)
 
     struct run_plan plan;
     work_run_plan(&work, &plan);
+    plan.progress = &progress;
+    progress_begin(&progress, "iteration", "", opt.iterations, 0);
     if ((status = run_plan(&plan, opt.iterations, &times)) != HISTO_OK)
         goto fail;
     /* Device time is reported only where the device's clock can be
@@ -211,6 +217,8 @@ int main(int argc, char **argv)
                 unusable);
         run_times_free(&times);
         plan.synced = true;
+        progress_begin(&progress, "iteration", " of the host-timed run",
+                       opt.iterations, 0);
         if ((status = run_plan(&plan, opt.iterations, &times)) != HISTO_OK)
             goto fail;
         times.host_reason = unusable;

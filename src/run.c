@@ -4,6 +4,8 @@
  * Iterations are enqueued in batches. While batch k runs, the host waits for
  * batch k-1 and reads its events, so the device always has work queued and
  * the number of live events stays bounded whatever the iteration count.
+ * Progress is told the iterations whose events the host has just waited
+ * for, so it adds a clock read per batch and never a wait of its own.
  */
 #include "run.h"
 
@@ -118,6 +120,7 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
                                         &events[cur][(live[cur] - 1)
                                                      * p->nevents]));
                 t->span_us[first + i] = (timer_now() - it0) * 1e6;
+                progress_update(p->progress, first + i + 1);
             }
         }
         if ((status = p->flush(p->ctx)) != HISTO_OK)
@@ -129,6 +132,7 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
             if ((status = harvest(p, events[prev], n, batch_first[prev], t))
                 != HISTO_OK)
                 goto fail;
+            progress_update(p->progress, batch_first[prev] + n);
         }
         cur = prev;
     }
@@ -148,6 +152,8 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
         status = harvest(p, events[last], n, batch_first[last], t);
     }
 fail:
+    /* What follows (the summary, an error) starts on a clean line. */
+    progress_clear(p->progress);
     /* An iteration whose enqueue failed half-way is not counted in live;
      * its few events go with the context when histo exits. */
     for (int c = 0; c < 2; ++c) {
@@ -189,7 +195,7 @@ fail:
 
 int run_iterations(const struct strategy *strategy, void *state,
                    cl_command_queue queue, unsigned long iterations,
-                   struct run_times *t)
+                   struct progress *progress, struct run_times *t)
 {
     struct run_tag tags[STRATEGY_MAX_KERNELS];
     for (size_t k = 0; k < strategy->nkernels; ++k)
@@ -204,6 +210,7 @@ int run_iterations(const struct strategy *strategy, void *state,
         .flush = single_flush,
         .finish = single_finish,
         .ctx = &s,
+        .progress = progress,
     };
     return run_plan(&plan, iterations, t);
 }

@@ -6,6 +6,7 @@
 #ifndef HISTO_RUN_H
 #define HISTO_RUN_H
 
+#include "progress.h"
 #include "strategy.h"
 
 /* What an event of an iteration is: kernel k of the strategy (0..), a
@@ -23,7 +24,9 @@ struct run_tag {
  * each iteration is finished before the next starts and timed on the
  * host, for work on several devices, whose profiling clocks need not
  * agree; otherwise an iteration's time is its events' span on the device
- * clock. */
+ * clock. `progress`, when not NULL, is told how many iterations are done
+ * each time the loop has waited for some (progress.h): batches of up to
+ * 32, or each iteration when synced. */
 struct run_plan {
     size_t nevents;
     const struct run_tag *tags;
@@ -34,6 +37,7 @@ struct run_plan {
     int (*flush)(void *ctx);
     int (*finish)(void *ctx);
     void *ctx;
+    struct progress *progress;
 };
 
 struct run_times {
@@ -63,10 +67,10 @@ struct run_times {
 int run_plan(const struct run_plan *plan, unsigned long iterations,
              struct run_times *times);
 
-/* run_plan for one strategy state on one queue. */
+/* run_plan for one strategy state on one queue; progress may be NULL. */
 int run_iterations(const struct strategy *strategy, void *state,
                    cl_command_queue queue, unsigned long iterations,
-                   struct run_times *times);
+                   struct progress *progress, struct run_times *times);
 
 /* NULL when the device timestamps of a run that was not synced can be
  * taken as its iterations' device time, else why not: they go backwards,

@@ -64,7 +64,8 @@ static long report_value(const struct strategy *strategy, const void *state,
  * whose new buffers the device cannot fill) from a failure after it. */
 static int measure(const struct strategy *strategy,
                    const struct strategy_env *base, unsigned long iterations,
-                   struct tune_candidate *c, uint8_t *histo, bool *in_setup)
+                   struct progress *progress, struct tune_candidate *c,
+                   uint8_t *histo, bool *in_setup)
 {
     struct strategy_env env = *base;
     struct run_times times = {0};
@@ -78,12 +79,13 @@ static int measure(const struct strategy *strategy,
         return status;
     /* One untimed iteration first: runtimes like PoCL compile a kernel
      * for its launch sizes when it is first enqueued. */
-    if ((status = run_iterations(strategy, state, env.queue, 1, &times))
+    if ((status = run_iterations(strategy, state, env.queue, 1, NULL,
+                                 &times))
             != HISTO_OK)
         goto done;
     run_times_free(&times);
     if ((status = run_iterations(strategy, state, env.queue, iterations,
-                                 &times)) != HISTO_OK
+                                 progress, &times)) != HISTO_OK
         || (status = strategy->download(state, env.queue, histo))
                != HISTO_OK)
         goto done;
@@ -209,7 +211,8 @@ static size_t first_difference(const uint8_t *a, const uint8_t *b, size_t n,
 int tune_run(const struct strategy *strategy,
              const struct strategy_env *base, unsigned long iterations,
              const struct histo_options *opt, const struct tune_key *key,
-             struct tune_result *r, struct tune_knobs *k, FILE *out)
+             struct tune_result *r, struct tune_knobs *k,
+             struct progress *progress, FILE *out)
 {
     int status = HISTO_OK;
     const size_t nbins = base->input->nbins;
@@ -226,8 +229,11 @@ int tune_run(const struct strategy *strategy,
     struct tune_candidate *c = &r->candidates[0];
     bool in_setup;
     r->ncandidates = 1;
-    if ((status = measure(strategy, base, iterations, c, first, &in_setup))
-        != HISTO_OK)
+    /* Progress counts timed iterations; the candidates' number is known
+     * once the first has run. */
+    progress_begin(progress, "tune: candidate", "", 0, iterations);
+    if ((status = measure(strategy, base, iterations, progress, c, first,
+                          &in_setup)) != HISTO_OK)
         goto fail;
     unsigned bs[8], ws[4];
     const size_t nb = batch_candidates(strategy, base, bs);
@@ -235,6 +241,9 @@ int tune_run(const struct strategy *strategy,
     /* R: the strategy's default (0), one copy and four */
     const unsigned rs[] = {0, 1, 4};
     const size_t nr = strategy->uses_replicas ? 3 : 1;
+    /* the first candidate is the one of (0, 0, 0) */
+    const size_t planned = nb * nw * nr < TUNE_MAX_CANDIDATES
+                           ? nb * nw * nr : TUNE_MAX_CANDIDATES;
     for (size_t x = 0; x < nb * nw * nr; ++x) {
         const unsigned b = bs[x / (nw * nr)], w = ws[x / nr % nw];
         const unsigned copies = rs[x % nr];
@@ -245,8 +254,10 @@ int tune_run(const struct strategy *strategy,
         c->batches = b;
         c->tile_rows = w;
         c->replicas = copies;
-        const int st = measure(strategy, base, iterations, c, histo,
-                               &in_setup);
+        progress_rebase(progress, (r->ncandidates - 1) * iterations,
+                        planned * iterations);
+        const int st = measure(strategy, base, iterations, progress, c,
+                               histo, &in_setup);
         if (st != HISTO_OK && in_setup) { /* setup said why */
             histo_error("warning: tune: B=%u w=%u R=%u skipped",
                         c->batches, c->tile_rows, c->replicas);

@@ -9,6 +9,7 @@
 #define HISTO_TUNE_H
 
 #include "cli.h"
+#include "progress.h"
 #include "strategy.h"
 #include "tune_cache.h"
 
@@ -44,12 +45,13 @@ struct tune_result {
  * candidate), runs the iterations, checks every histogram against
  * the first candidate's, prints the table on out, stores the best in the
  * tune cache (unless opt->no_tune_cache; a cache that cannot be written
- * is a warning) and returns it in knobs. Returns 0, HISTO_EXIT_DEVICE
+ * is a warning) and returns it in knobs; progress (may be NULL) follows
+ * the candidates' timed iterations. Returns 0, HISTO_EXIT_DEVICE
  * (also when a candidate's histogram differs) or HISTO_EXIT_INTERNAL. */
 int tune_run(const struct strategy *strategy,
              const struct strategy_env *base, unsigned long iterations,
              const struct histo_options *opt, const struct tune_key *key,
              struct tune_result *result, struct tune_knobs *knobs,
-             FILE *out);
+             struct progress *progress, FILE *out);
 
 #endif

@@ -1302,6 +1302,17 @@ done <"$W/outputs.log"
 grep -q . "$W/outputs.log" || bad outputs.ran "tests/outputs.sh printed nothing"
 grep "skipped" "$W/outputs.err"
 
+# --- progress on stderr during long runs (tests/progress.sh) ---
+sh tests/progress.sh >"$W/progress.log" 2>"$W/progress.err"
+while read -r verdict rest; do
+    case $verdict in
+        PASS) ok "$rest" ;;
+        FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$W/progress.log"
+grep -q . "$W/progress.log" || bad progress.ran "tests/progress.sh printed nothing: $(head -c 300 "$W/progress.err")"
+grep "skipped" "$W/progress.err"
+
 # --- datasets, validator and run harness (tests/harness.sh) ---
 sh tests/harness.sh >"$W/harness.log" 2>"$W/harness.err"
 while read -r verdict rest; do

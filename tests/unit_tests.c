@@ -1,7 +1,7 @@
 /*
  * unit_tests.c - the BMP writer and colour table, the input reader, the
- * command line, the reference loop and device discovery (against a fake
- * OpenCL), each against expectations written out independently of the
+ * command line, the reference loop, progress lines and device discovery
+ * (against a fake OpenCL), each against expectations written out independently of the
  * code under test.
  *
  * Prints one "PASS name" or "FAIL name: why" line per test; tests/run.sh
@@ -13,6 +13,7 @@
 #include "device.h"
 #include "error.h"
 #include "input.h"
+#include "progress.h"
 #include "reference.h"
 #include "strategy.h"
 #include "tune_cache.h"
@@ -898,6 +899,73 @@ static void test_reference(void)
 }
 
 /* The table: names found, unknown ones not, CPU devices get cpu. */
+/* Progress lines at fixed clock readings, against text worked out by
+ * hand: ETA = elapsed * (total - done) / done. */
+static void test_progress_line(void)
+{
+    static const struct {
+        const char *name, *what, *note;
+        bool tty;
+        unsigned long total, base, per_item, done;
+        double elapsed;
+        const char *want;
+    } cases[] = {
+        {"progress.line", "iteration", "", false, 30000, 0, 0, 1200, 12.0,
+         "histo: iteration 1200 of 30000 (4%), 12.0 s elapsed, about 4 min "
+         "48 s left"},
+        {"progress.line_tty", "iteration", "", true, 30000, 0, 0, 1200, 12.0,
+         "histo: iteration 1200/30000 (4%), 12.0 s elapsed, 4 min 48 s "
+         "left"},
+        /* 3725 s = 62.1 min; left 9 x 3725 = 33525 s = 558.75 min */
+        {"progress.line_hours", "iteration", "", false, 10000000, 0, 0,
+         1000000, 3725.0,
+         "histo: iteration 1000000 of 10000000 (10%), 1 h 2 min elapsed, "
+         "about 9 h 19 min left"},
+        /* left 3 x 3.2 = 9.6 s: tenths under 10 s; 2 x 30 = 60 s */
+        {"progress.line_short_left", "iteration", "", false, 400, 0, 0, 100,
+         3.2, "histo: iteration 100 of 400 (25%), 3.2 s elapsed, about "
+              "9.6 s left"},
+        /* 29% (29 / 100 as a double times 100 is 28.999...) */
+        {"progress.line_percent", "iteration", "", false, 100, 0, 0, 29, 2.9,
+         "histo: iteration 29 of 100 (29%), 2.9 s elapsed, about 7.1 s "
+         "left"},
+        {"progress.line_minute_left", "iteration", "", false, 300, 0, 0, 100,
+         30.0, "histo: iteration 100 of 300 (33%), 30.0 s elapsed, about "
+               "1 min 0 s left"},
+        {"progress.line_done", "iteration", " of the host-timed run", false,
+         64, 0, 0, 64, 2.0,
+         "histo: iteration 64 of 64 (100%) of the host-timed run, 2.0 s "
+         "elapsed, about 0.0 s left"},
+        /* 1250 of 3000 units in items of 500: the third under way */
+        {"progress.line_items", "tune: candidate", "", false, 3000, 1000, 500,
+         250, 10.0,
+         "histo: tune: candidate 3 of 6 (41%), 10.0 s elapsed, about 14 s "
+         "left"},
+        {"progress.line_items_last", "tune: candidate", "", false, 3000, 2500,
+         500, 500, 10.0,
+         "histo: tune: candidate 6 of 6 (100%), 10.0 s elapsed, about 0.0 s "
+         "left"},
+        {"progress.line_total_unknown", "tune: candidate", "", false, 0, 0,
+         500, 100, 2.0, "histo: tune: candidate 1, 2.0 s elapsed"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const struct progress p = {
+            .tty = cases[i].tty,
+            .start_s = 1000.0,
+            .what = cases[i].what,
+            .note = cases[i].note,
+            .total = cases[i].total,
+            .base = cases[i].base,
+            .per_item = cases[i].per_item,
+        };
+        char line[PROGRESS_LINE_MAX];
+        progress_line(&p, cases[i].done, 1000.0 + cases[i].elapsed, line,
+                      sizeof line);
+        check(strcmp(line, cases[i].want) == 0, cases[i].name,
+              "'%s', expected '%s'", line, cases[i].want);
+    }
+}
+
 static void test_strategy_table(void)
 {
     const struct strategy *eye = strategy_find("eye");
@@ -1505,6 +1573,7 @@ int main(int argc, char **argv)
     test_tune_cache_concurrent();
     test_counts_digest();
     test_reference();
+    test_progress_line();
     test_strategy_table();
     test_device_enumerate();
     test_device_skip_platform();
