@@ -639,6 +639,20 @@ else
     bad harness.concurrent_runs "$lines lines, $whole whole records;$wrong"
 fi
 
+# histo's progress lines reach the screen while a run goes on (one every
+# HISTO_PROGRESS_INTERVAL seconds; about 10 by default), indented, and
+# the record names the variable among the environment it ran in.
+HISTO_PROGRESS_INTERVAL=0.2 $MAKE_CMD --no-print-directory run ITERATIONS=3000 \
+    REPEAT=1 RESULTS_LOG="$W/progress.jsonl" >"$W/progress.log" 2>&1
+last_record "$W/progress.jsonl"
+if grep -q "^  histo: iteration [0-9]* of 3000 ([0-9]*%), [0-9.]* s elapsed, about .* left$" "$W/progress.log" \
+   && [ "$(jget "$W/last.json" .env.HISTO_PROGRESS_INTERVAL)" = 0.2 ] \
+   && [ "$(jget "$W/last.json" .result)" = PASS ]; then
+    ok harness.progress_relayed
+else
+    bad harness.progress_relayed "$(grep -c 'histo: iteration' "$W/progress.log") progress lines; $(tail -n 1 "$W/progress.log")"
+fi
+
 # Every line of every results log written above is one JSON document.
 bad_lines=""
 for f in "$W"/*.jsonl; do
