@@ -318,6 +318,12 @@ fail:
     return status;
 }
 
+static void cpu_used(const void *opaque, struct strategy_used *u)
+{
+    const struct cpu_state *s = opaque;
+    *u = (struct strategy_used){(long)s->plan.batches, -1, -1};
+}
+
 static void cpu_report(const void *opaque, FILE *f)
 {
     const struct cpu_state *s = opaque;
@@ -359,6 +365,7 @@ const struct strategy cpu_strategy = {
     .output = cpu_output,
     .bind = cpu_bind,
     .report = cpu_report,
+    .used = cpu_used,
     .summary = cpu_summary,
     .release = cpu_release,
 };

@@ -738,6 +738,15 @@ static void eye_cols(const struct eye_state *s, cl_uint *first, cl_uint *cols)
         *cols = hw;
 }
 
+/* The batches are the device's choice, read back with the histogram. */
+static void eye_used(const void *opaque, struct strategy_used *u)
+{
+    const struct eye_state *s = opaque;
+    *u = (struct strategy_used){(long)s->eye_words[HISTO_EYE_BATCHES],
+                                (long)s->plan.tile_rows,
+                                (long)s->plan.replicas};
+}
+
 static void eye_report(const void *opaque, FILE *f)
 {
     const struct eye_state *s = opaque;
@@ -826,6 +835,7 @@ const struct strategy eye_strategy = {
     .output = eye_output,
     .bind = eye_bind,
     .report = eye_report,
+    .used = eye_used,
     .summary = eye_summary,
     .release = eye_release,
 };
@@ -846,6 +856,7 @@ const struct strategy replicated_strategy = {
     .output = eye_output,
     .bind = eye_bind,
     .report = eye_report,
+    .used = eye_used,
     .summary = eye_summary,
     .release = eye_release,
 };

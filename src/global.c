@@ -164,6 +164,13 @@ fail:
     return status;
 }
 
+/* No knob: the groups follow from the device and the loop limit. */
+static void global_used(const void *opaque, struct strategy_used *u)
+{
+    (void)opaque;
+    *u = (struct strategy_used){-1, -1, -1};
+}
+
 static void global_report(const void *opaque, FILE *f)
 {
     const struct global_state *s = opaque;
@@ -200,6 +207,7 @@ const struct strategy global_strategy = {
     .output = global_output,
     .bind = global_bind,
     .report = global_report,
+    .used = global_used,
     .summary = global_summary,
     .release = global_release,
 };

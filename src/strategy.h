@@ -46,6 +46,12 @@ struct strategy_env {
                            default (strategies with replicas)       */
 };
 
+/* The knobs a set-up state used, what --batches, --tile-rows and
+ * --replicas set or the strategy chose: -1 for one it does not have. */
+struct strategy_used {
+    long batches, tile_rows, replicas;
+};
+
 struct strategy {
     const char *name;
     bool uses_tiles;              /* honours strategy_env.tile_rows    */
@@ -78,6 +84,8 @@ struct strategy {
     int (*bind)(void *state, cl_mem values);
     /* Writes "key = value" lines of configuration and results. */
     void (*report)(const void *state, FILE *f);
+    /* The knobs it used (after download: some are chosen on the device). */
+    void (*used)(const void *state, struct strategy_used *used);
     /* One line for the console summary (no newline). */
     void (*summary)(const void *state, FILE *f);
     void (*release)(void *state);

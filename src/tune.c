@@ -15,47 +15,8 @@
 #include "params.h"
 #include "run.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The value of "key = N" in the strategy's report lines (documented,
- * stable keys), or -1 when it has none. */
-static long report_value(const struct strategy *strategy, const void *state,
-                         const char *key)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (f == NULL)
-        return -1;
-    strategy->report(state, f);
-    if (fclose(f) != 0) {
-        free(text);
-        return -1;
-    }
-    long v = -1;
-    const size_t klen = strlen(key);
-    for (const char *p = text; p != NULL && *p != '\0';) {
-        if (strncmp(p, key, klen) == 0 && strncmp(p + klen, " = ", 3) == 0
-            && isdigit((unsigned char)p[klen + 3])) {
-            char *end = NULL;
-            errno = 0;
-            const unsigned long u = strtoul(p + klen + 3, &end, 10);
-            if (errno == 0 && (*end == '\n' || *end == '\0')
-                && u <= (unsigned long)LONG_MAX)
-                v = (long)u;
-            break;
-        }
-        p = strchr(p, '\n');
-        if (p != NULL)
-            ++p;
-    }
-    free(text);
-    return v;
-}
 
 /* Sets up, runs, downloads and releases one candidate on the input
  * values already on the device (base->values); fills its times and the
@@ -98,9 +59,11 @@ static int measure(const struct strategy *strategy,
     if (c->wall_timed)
         c->median_us = c->mean_us
             = times.wall_s * 1e6 / (double)times.iterations;
-    c->batches_used = report_value(strategy, state, "config.batches");
-    c->tile_rows_used = report_value(strategy, state, "config.tile_rows");
-    c->replicas_used = report_value(strategy, state, "config.replicas");
+    struct strategy_used used;
+    strategy->used(state, &used);
+    c->batches_used = used.batches;
+    c->tile_rows_used = used.tile_rows;
+    c->replicas_used = used.replicas;
 done:
     run_times_free(&times);
     strategy->release(state);
@@ -208,6 +171,135 @@ static size_t first_difference(const uint8_t *a, const uint8_t *b, size_t n,
     return first;
 }
 
+/* Candidate c measured against the strategy's own choice (first);
+ * returns 0, or an exit status that ends the tuning (a failed run, or a
+ * different histogram: a bug in the strategy, said on stderr). A
+ * candidate the strategy cannot set up is marked skipped. */
+static int try_candidate(const struct strategy *strategy,
+                         const struct strategy_env *base,
+                         unsigned long iterations, struct progress *progress,
+                         struct tune_candidate *c, const uint8_t *first,
+                         uint8_t *histo)
+{
+    bool in_setup;
+    const size_t nbins = base->input->nbins;
+    const int st = measure(strategy, base, iterations, progress, c, histo,
+                           &in_setup);
+    if (st != HISTO_OK && in_setup) { /* setup said why */
+        histo_error("warning: tune: B=%u w=%u R=%u skipped", c->batches,
+                    c->tile_rows, c->replicas);
+        c->skipped = true;
+        return HISTO_OK;
+    }
+    if (st != HISTO_OK)
+        return st;
+    size_t ndiff;
+    const size_t at = first_difference(first, histo, nbins, &ndiff);
+    if (ndiff == 0)
+        return HISTO_OK;
+    c->differs = true;
+    histo_error("tune: B=%u w=%u R=%u gives a different histogram from "
+                "B=0 w=0 R=0: %zu bin%s differ, the first is bin %zu (%u, "
+                "not %u): a bug in strategy %s",
+                c->batches, c->tile_rows, c->replicas, ndiff,
+                ndiff == 1 ? "" : "s", at, (unsigned)histo[at],
+                (unsigned)first[at], strategy->name);
+    return HISTO_EXIT_DEVICE;
+}
+
+/* Every candidate (B, w, R) after the first, r->candidates[0], whose
+ * histogram `first` is: B from batch_candidates, w from row_candidates
+ * (the first's rows and fractions of them), R the strategy's default (0),
+ * one copy and four. A disagreement sets *disagree and the others still
+ * run, so the table shows them all; any other failure ends the tuning. */
+static int try_candidates(const struct strategy *strategy,
+                          const struct strategy_env *base,
+                          unsigned long iterations, struct progress *progress,
+                          struct tune_result *r, const uint8_t *first,
+                          uint8_t *histo, bool *disagree)
+{
+    unsigned bs[8], ws[4];
+    const size_t nb = batch_candidates(strategy, base, bs);
+    const size_t nw = row_candidates(strategy,
+                                     r->candidates[0].tile_rows_used, ws);
+    const unsigned rs[] = {0, 1, 4};
+    const size_t nr = strategy->uses_replicas ? 3 : 1;
+    const size_t planned = nb * nw * nr < TUNE_MAX_CANDIDATES
+                           ? nb * nw * nr : TUNE_MAX_CANDIDATES;
+    *disagree = false;
+    for (size_t x = 0; x < nb * nw * nr; ++x) {
+        const unsigned b = bs[x / (nw * nr)], w = ws[x / nr % nw];
+        const unsigned copies = rs[x % nr];
+        /* (0, 0, 0) is the first */
+        if ((b == 0 && w == 0 && copies == 0)
+            || r->ncandidates == TUNE_MAX_CANDIDATES)
+            continue;
+        struct tune_candidate *c = &r->candidates[r->ncandidates++];
+        c->batches = b;
+        c->tile_rows = w;
+        c->replicas = copies;
+        progress_rebase(progress, (r->ncandidates - 1) * iterations,
+                        planned * iterations);
+        const int st = try_candidate(strategy, base, iterations, progress, c,
+                                     first, histo);
+        if (st != HISTO_OK && !c->differs)
+            return st;
+        *disagree = *disagree || c->differs;
+    }
+    return HISTO_OK;
+}
+
+/* The fastest candidate that ran and agreed. */
+static void pick_best(struct tune_result *r)
+{
+    for (size_t i = 1; i < r->ncandidates; ++i) {
+        const struct tune_candidate *ci = &r->candidates[i];
+        if (!ci->skipped && !ci->differs
+            && ci->median_us < r->candidates[r->best].median_us)
+            r->best = i;
+    }
+}
+
+/* The best knobs into k and, unless --no-tune-cache or there is no cache
+ * file, into the tune cache; the end of the line "best ..." says which. */
+static void store_best(const struct tune_result *r, const struct tune_key *key,
+                       bool no_tune_cache, struct tune_knobs *k, FILE *out)
+{
+    const struct tune_candidate *best = &r->candidates[r->best];
+    k->batches = best->batches;
+    k->tile_rows = best->tile_rows;
+    k->replicas = best->replicas;
+    k->from = TUNE_FROM_TUNING;
+    fprintf(out, "histo: tune: best B=%u w=%u R=%u (0: the strategy "
+                 "decides), %.1f us median", best->batches, best->tile_rows,
+            best->replicas, best->median_us);
+    if (no_tune_cache) {
+        fputs("; not stored (--no-tune-cache)\n", out);
+        return;
+    }
+    if (tune_cache_path(k->cache, sizeof k->cache) != 0) {
+        fputs("; not stored\n", out);
+        histo_error("warning: no tune cache file (set HISTO_TUNE_FILE, "
+                    "XDG_CACHE_HOME or HOME); the result is not stored");
+        return;
+    }
+    const struct tune_entry e = {
+        .key = *key,
+        .batches = best->batches,
+        .tile_rows = best->tile_rows,
+        .replicas = best->replicas,
+    };
+    /* The cache is a convenience; the run's outputs are its job. */
+    if (tune_cache_store(k->cache, &e) != HISTO_OK) {
+        fputs("; not stored\n", out);
+        histo_error("warning: the tune cache '%s' was not written; the run "
+                    "goes on with the best knobs", k->cache);
+        k->cache[0] = '\0';
+    } else {
+        fprintf(out, "; stored in %s\n", k->cache);
+    }
+}
+
 int tune_run(const struct strategy *strategy,
              const struct strategy_env *base, unsigned long iterations,
              const struct histo_options *opt, const struct tune_key *key,
@@ -225,112 +317,29 @@ int tune_run(const struct strategy *strategy,
 
     /* The strategy's own choice first: its histogram is the one every
      * other candidate must match, and it tells the most rows a tile
-     * holds. */
-    struct tune_candidate *c = &r->candidates[0];
-    bool in_setup;
+     * holds. Progress counts timed iterations; the candidates' number is
+     * known once the first has run. */
+    bool in_setup, disagree;
     r->ncandidates = 1;
-    /* Progress counts timed iterations; the candidates' number is known
-     * once the first has run. */
     progress_begin(progress, "tune: candidate", "", 0, iterations);
-    if ((status = measure(strategy, base, iterations, progress, c, first,
-                          &in_setup)) != HISTO_OK)
+    if ((status = measure(strategy, base, iterations, progress,
+                          &r->candidates[0], first, &in_setup)) != HISTO_OK)
         goto fail;
-    unsigned bs[8], ws[4];
-    const size_t nb = batch_candidates(strategy, base, bs);
-    const size_t nw = row_candidates(strategy, c->tile_rows_used, ws);
-    /* R: the strategy's default (0), one copy and four */
-    const unsigned rs[] = {0, 1, 4};
-    const size_t nr = strategy->uses_replicas ? 3 : 1;
-    /* the first candidate is the one of (0, 0, 0) */
-    const size_t planned = nb * nw * nr < TUNE_MAX_CANDIDATES
-                           ? nb * nw * nr : TUNE_MAX_CANDIDATES;
-    for (size_t x = 0; x < nb * nw * nr; ++x) {
-        const unsigned b = bs[x / (nw * nr)], w = ws[x / nr % nw];
-        const unsigned copies = rs[x % nr];
-        if ((b == 0 && w == 0 && copies == 0)
-            || r->ncandidates == TUNE_MAX_CANDIDATES)
-            continue;
-        c = &r->candidates[r->ncandidates++];
-        c->batches = b;
-        c->tile_rows = w;
-        c->replicas = copies;
-        progress_rebase(progress, (r->ncandidates - 1) * iterations,
-                        planned * iterations);
-        const int st = measure(strategy, base, iterations, progress, c,
-                               histo, &in_setup);
-        if (st != HISTO_OK && in_setup) { /* setup said why */
-            histo_error("warning: tune: B=%u w=%u R=%u skipped",
-                        c->batches, c->tile_rows, c->replicas);
-            c->skipped = true;
-            continue;
-        }
-        if (st != HISTO_OK) {
-            status = st;
-            goto fail;
-        }
-        size_t ndiff;
-        const size_t at = first_difference(first, histo, nbins, &ndiff);
-        if (ndiff > 0) {
-            c->differs = true;
-            histo_error("tune: B=%u w=%u R=%u gives a different "
-                        "histogram from B=0 w=0 R=0: %zu bin%s differ, "
-                        "the first is bin %zu (%u, not %u): a bug in "
-                        "strategy %s",
-                        c->batches, c->tile_rows, c->replicas, ndiff,
-                        ndiff == 1 ? "" : "s", at,
-                        (unsigned)histo[at], (unsigned)first[at],
-                        strategy->name);
-            status = HISTO_EXIT_DEVICE;
-        }
-    }
-
-    for (size_t i = 1; i < r->ncandidates; ++i) {
-        const struct tune_candidate *ci = &r->candidates[i];
-        if (!ci->skipped && !ci->differs
-            && ci->median_us < r->candidates[r->best].median_us)
-            r->best = i;
-    }
-    const struct tune_candidate *best = &r->candidates[r->best];
+    if ((status = try_candidates(strategy, base, iterations, progress, r,
+                                 first, histo, &disagree)) != HISTO_OK)
+        goto fail;
+    pick_best(r);
     fprintf(out, "histo: tune: strategy %s on %s, %zu candidates, %lu "
                  "timed iteration%s each\n", strategy->name, key->device,
             r->ncandidates, iterations, iterations == 1 ? "" : "s");
     print_table(out, r);
-    if (status != HISTO_OK) {
+    if (disagree) {
+        status = HISTO_EXIT_DEVICE;
         histo_error("tune: candidates disagree on the histogram (a "
                     "correctness bug); nothing stored, no output written");
         goto fail;
     }
-
-    k->batches = best->batches;
-    k->tile_rows = best->tile_rows;
-    k->replicas = best->replicas;
-    k->from = TUNE_FROM_TUNING;
-    fprintf(out, "histo: tune: best B=%u w=%u R=%u (0: the strategy "
-                 "decides), %.1f us median", best->batches, best->tile_rows,
-            best->replicas, best->median_us);
-    if (opt->no_tune_cache) {
-        fputs("; not stored (--no-tune-cache)\n", out);
-    } else if (tune_cache_path(k->cache, sizeof k->cache) != 0) {
-        fputs("; not stored\n", out);
-        histo_error("warning: no tune cache file (set HISTO_TUNE_FILE, "
-                    "XDG_CACHE_HOME or HOME); the result is not stored");
-    } else {
-        const struct tune_entry e = {
-            .key = *key,
-            .batches = best->batches,
-            .tile_rows = best->tile_rows,
-            .replicas = best->replicas,
-        };
-        /* The cache is a convenience; the run's outputs are its job. */
-        if (tune_cache_store(k->cache, &e) != HISTO_OK) {
-            fputs("; not stored\n", out);
-            histo_error("warning: the tune cache '%s' was not written; the "
-                        "run goes on with the best knobs", k->cache);
-            k->cache[0] = '\0';
-        } else {
-            fprintf(out, "; stored in %s\n", k->cache);
-        }
-    }
+    store_best(r, key, opt->no_tune_cache, k, out);
 fail:
     free(first);
     free(histo);
