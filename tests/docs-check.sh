@@ -180,4 +180,25 @@ for f in ${DOCS_FILES:-README.md docs/*.md}; do
         fi
     done <"$W/blocks"
 done
+
+# README's option table names every option of histo --help and no
+# other, and both name every strategy histo has.
+if [ "$mode" = check ] && [ -z "${DOCS_FILES:-}" ]; then
+    $HISTO --help 2>&1 | sed -n 's/^  \(--*[a-z][a-z-]*\).*/\1/p' | sort -u >"$W/help.options"
+    sed -n 's/^| `\(--*[a-z][a-z-]*\).*/\1/p' README.md | sort -u >"$W/readme.options"
+    strategies=$($HISTO --strategy none-such 2>&1 \
+        | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,)
+    missing=""
+    for st in $strategies; do
+        grep -q "^| \`--strategy S\` | .*\`$st\`" README.md || missing="$missing README:$st"
+        $HISTO --help | tr -s ' \n' '  ' | grep -q -- "--strategy S .*[ (]$st[ ,)]" \
+            || missing="$missing --help:$st"
+    done
+    if [ -n "$strategies" ] && cmp -s "$W/help.options" "$W/readme.options" && [ -z "$missing" ]; then
+        echo "PASS docs.options_match (README.md's option table, histo --help)"
+    else
+        echo "FAIL docs.options_match: only in --help: $(comm -23 "$W/help.options" "$W/readme.options" | tr '\n' ' ')only in README: $(comm -13 "$W/help.options" "$W/readme.options" | tr '\n' ' ')strategies missing:${missing:- none}"
+        failed=1
+    fi
+fi
 [ "$failed" -eq 0 ]
