@@ -1555,33 +1555,56 @@ static void test_device_prefers_pocl(void)
     device_list_free(&list);
 }
 
+/* Every test function, by name: build/unit-tests WORKDIR [NAME...] runs
+ * those whose names contain one of the NAMEs (all without). */
+static const struct {
+    const char *name;
+    void (*run)(void);
+} tests[] = {
+    {"colour_table", test_colour_table},
+    {"bmp_layout", test_bmp_layout},
+    {"bmp_unwritable", test_bmp_unwritable},
+    {"input_reader", test_input_reader},
+    {"input_gzip_members", test_input_gzip_members},
+    {"cli", test_cli},
+    {"cli_tune", test_cli_tune},
+    {"tune_values_log2", test_tune_values_log2},
+    {"tune_parse", test_tune_parse},
+    {"tune_cache_path", test_tune_cache_path},
+    {"tune_cache_file", test_tune_cache_file},
+    {"tune_cache_concurrent", test_tune_cache_concurrent},
+    {"counts_digest", test_counts_digest},
+    {"reference", test_reference},
+    {"progress_line", test_progress_line},
+    {"strategy_table", test_strategy_table},
+    {"device_enumerate", test_device_enumerate},
+    {"device_skip_platform", test_device_skip_platform},
+    {"device_skip_device", test_device_skip_device},
+    {"device_long_name", test_device_long_name},
+    {"device_memory_and_byte_order", test_device_memory_and_byte_order},
+    {"device_work_items", test_device_work_items},
+    {"device_types", test_device_types},
+    {"device_prefers_pocl", test_device_prefers_pocl},
+};
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
         workdir = argv[1];
-    test_colour_table();
-    test_bmp_layout();
-    test_bmp_unwritable();
-    test_input_reader();
-    test_input_gzip_members();
-    test_cli();
-    test_cli_tune();
-    test_tune_values_log2();
-    test_tune_parse();
-    test_tune_cache_path();
-    test_tune_cache_file();
-    test_tune_cache_concurrent();
-    test_counts_digest();
-    test_reference();
-    test_progress_line();
-    test_strategy_table();
-    test_device_enumerate();
-    test_device_skip_platform();
-    test_device_skip_device();
-    test_device_long_name();
-    test_device_memory_and_byte_order();
-    test_device_work_items();
-    test_device_types();
-    test_device_prefers_pocl();
+    size_t ran = 0;
+    for (size_t t = 0; t < sizeof tests / sizeof tests[0]; ++t) {
+        bool wanted = argc <= 2;
+        for (int i = 2; i < argc && !wanted; ++i)
+            wanted = strstr(tests[t].name, argv[i]) != NULL;
+        if (wanted) {
+            tests[t].run();
+            ++ran;
+        }
+    }
+    if (ran == 0) {
+        fprintf(stderr, "unit-tests: no test's name contains %s\n",
+                argc > 2 ? argv[2] : "(nothing)");
+        return 2;
+    }
     return failures != 0;
 }
