@@ -389,8 +389,10 @@ fi
 # the record of three runs: their count, median, fastest, slowest, the
 # Spec's reference time and the ratio, each run and the warm-up
 ref_s=$(spec test reference_seconds_per_iteration)
-median=$(jget "$W/pass.json" .s_per_iteration)
-ratio=$(jget "$W/pass.json" .ratio)
+# as written in the record (jq would drop trailing zeros the result
+# files keep)
+median=$(grep -o '"s_per_iteration":[0-9.]*' "$W/pass.json" | sed -n '1s/.*://p')
+ratio=$(grep -o '"ratio":[0-9.]*' "$W/pass.json" | sed -n '1s/.*://p')
 want_ratio=$(awk -v r="$ref_s" -v m="$median" 'BEGIN { if (m > 0) printf "%.2f", r / m }')
 if [ "$(jget "$W/pass.json" .runs)" = 3 ] && [ "$(jget "$W/pass.json" .runs_passed)" = 3 ] \
    && [ "$(jget "$W/pass.json" '.run_list | length')" = 3 ] \
