@@ -4,7 +4,10 @@
  * asked, the raw 8-bit counters (row-major, no header, as histo --raw).
  * Its counters are what every device and strategy must reproduce.
  *
- *   histo-ref INPUT OUTPUT.bmp [OUTPUT.raw]
+ *   histo-ref INPUT OUTPUT.bmp|- [OUTPUT.raw]
+ *
+ * "-" writes no BMP: a histogram whose BMP the format cannot hold (over
+ * 2^32 - 1 bytes) still has its counters.
  */
 #include "bmp.h"
 #include "counts.h"
@@ -14,11 +17,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
-        fputs("usage: histo-ref INPUT OUTPUT.bmp [OUTPUT.raw]\n", stderr);
+        fputs("usage: histo-ref INPUT OUTPUT.bmp|- [OUTPUT.raw]\n", stderr);
         return HISTO_EXIT_USAGE;
     }
     struct histo_input in;
@@ -31,7 +35,8 @@ int main(int argc, char **argv)
         return HISTO_EXIT_INTERNAL;
     }
     reference_histogram(in.values, in.nvalues, in.nbins, histo);
-    status = bmp_save(argv[2], histo, in.histo_width, in.histo_height);
+    if (strcmp(argv[2], "-") != 0)
+        status = bmp_save(argv[2], histo, in.histo_width, in.histo_height);
     if (status == HISTO_OK && argc == 4)
         status = counts_save(argv[3], histo, in.nbins);
     free(histo);
