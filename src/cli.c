@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,30 +26,11 @@
 #define INSTALLED_KERNELS "/share/histo/kernels"
 
 static const struct histo_options defaults = {
-    .input = NULL,
-    .output = NULL,
     .timing = "histo.out",
-    .raw = NULL,
-    .platform = NULL,
-    .device = NULL,
-    .kernel_dir = NULL,
-    .iterations = 0,
-    .batches = 0,
-    .tile_rows = 0,
-    .replicas = 0,
-    .tune = false,
-    .no_tune_cache = false,
-    .no_check = false,
-    .no_bmp = false,
-    .keep_wrong = false,
-    .strategy = NULL,
-    .list = false,
-    .help = false,
-    .version = false,
 };
 
 /* The text is written in pieces: C11 promises string literals of 4095
- * characters only. Its layout is what tools/man.sh turns into the man
+ * characters only. The knobs' entries (knobs.c) follow piece KNOBS_AFTER. Its layout is what tools/man.sh turns into the man
  * page: a one-line summary, the usage lines, untitled paragraphs (the
  * description), then titled sections whose entries start two spaces in
  * with the term, the text at column 22, and continue at column 22. */
@@ -93,27 +75,17 @@ static const char *const usage_text[] = {
 "                      histograms larger than a BMP can describe\n",
 "  --strategy S        how the device computes it: eye (the published\n"
 "                      local-memory design, for GPUs), replicated (eye\n"
-"                      with R copies of each tile, --replicas), cpu\n"
+"                      with several copies of each tile), cpu\n"
 "                      (private histograms, for implicit caches), global\n"
 "                      (one global atomic per value, the textbook\n"
 "                      baseline) or auto (default: eye where local memory\n"
 "                      is dedicated, CL_LOCAL; cpu where it is global\n"
 "                      memory or none, as on CPUs; global where the\n"
-"                      device's loop limit is too short for cpu)\n"
-"  --batches N         number of input batches, each counted separately\n"
-"                      (default: one per compute unit, or the tune cache)\n"
-"  --tile-rows N       eye and replicated strategies: local tiles of at\n"
-"                      most N histogram rows' counters (a 2-D window\n"
-"                      spreads them over more rows of fewer columns;\n"
-"                      default: as many as local memory holds, or the\n"
-"                      tune cache)\n"
-"  --replicas R        replicated strategy: R copies of each tile per\n"
-"                      work-group, each counted by 1/R of its work-items\n"
-"                      (1 to 16; default 2, or the tune cache)\n"
-"  --tune              time candidate --batches, --tile-rows and\n"
-"                      --replicas values on this device and input, print\n"
-"                      the table, store the best in the tune cache (see\n"
-"                      Files) and run with it\n"
+"                      device's loop limit is too short for cpu)\n",
+/* KNOBS_AFTER: the knobs' entries, from knobs.c's table */
+"  --tune              time candidate values of the knobs above on this\n"
+"                      device and input, print the table, store the best\n"
+"                      in the tune cache (see Files) and run with it\n"
 "  --no-tune-cache     neither read nor write the tune cache (also\n"
 "                      $HISTO_NO_TUNE_CACHE=1)\n"
 "  --no-check          do not compare the result with a sequential host\n"
@@ -175,12 +147,17 @@ static const char *const usage_text[] = {
 "                      or whose path is unknown\n",
 };
 
+#define KNOBS_AFTER 1
+
 int cli_usage(FILE *f)
 {
     errno = 0;
-    for (size_t i = 0; i < sizeof usage_text / sizeof usage_text[0]; ++i)
+    for (size_t i = 0; i < sizeof usage_text / sizeof usage_text[0]; ++i) {
         if (fputs(usage_text[i], f) == EOF)
             break;
+        for (size_t k = 0; i == KNOBS_AFTER && k < KNOB_COUNT; ++k)
+            fputs(knob_table[k].help, f);
+    }
     if (ferror(f) || fflush(f) != 0) {
         histo_error("cannot write the usage text: %s",
                     errno != 0 ? strerror(errno) : "write error");
@@ -281,9 +258,37 @@ static const char *option_value(int argc, char **argv, int *i)
     return argv[++*i];
 }
 
-int cli_parse(int argc, char **argv, struct histo_options *opt)
+/* Options without a value: the flag each sets. --help, -h and --version
+ * end the parsing (cli_parse). */
+static const struct {
+    const char *name;
+    size_t offset;
+} flags[] = {
+    {"--list", offsetof(struct histo_options, list)},
+    {"--tune", offsetof(struct histo_options, tune)},
+    {"--no-tune-cache", offsetof(struct histo_options, no_tune_cache)},
+    {"--no-check", offsetof(struct histo_options, no_check)},
+    {"--no-bmp", offsetof(struct histo_options, no_bmp)},
+    {"--keep-wrong", offsetof(struct histo_options, keep_wrong)},
+};
+
+/* Options whose value is kept as given: the field each sets. */
+static const struct {
+    const char *name;
+    size_t offset;
+} paths[] = {
+    {"-i", offsetof(struct histo_options, input)},
+    {"-o", offsetof(struct histo_options, output)},
+    {"--timing", offsetof(struct histo_options, timing)},
+    {"--raw", offsetof(struct histo_options, raw)},
+    {"--platform", offsetof(struct histo_options, platform)},
+    {"--device", offsetof(struct histo_options, device)},
+    {"--kernels", offsetof(struct histo_options, kernel_dir)},
+};
+
+/* The defaults the environment gives (cli.h). */
+static void from_environment(struct histo_options *opt)
 {
-    *opt = defaults;
     const char *env = getenv("HISTO_PLATFORM");
     if (env != NULL && *env != '\0')
         opt->platform = env;
@@ -296,123 +301,64 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
     env = getenv("HISTO_NO_TUNE_CACHE");
     if (env != NULL && *env != '\0' && strcmp(env, "0") != 0)
         opt->no_tune_cache = true;
+}
 
-    const char *iterations = NULL;
-    for (int i = 1; i < argc; ++i) {
-        const char *arg = argv[i];
-        const char **target = NULL;
-        if (strcmp(arg, "--") == 0) {
-            if (i + 1 < argc)
-                iterations = argv[i + 1];
-            break; /* Parboil passes further words; they are ignored */
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            opt->help = true;
-            return HISTO_OK;
-        } else if (strcmp(arg, "--version") == 0) {
-            opt->version = true;
-            return HISTO_OK;
-        } else if (strcmp(arg, "--list") == 0) {
-            opt->list = true;
-            continue;
-        } else if (strcmp(arg, "--tune") == 0) {
-            opt->tune = true;
-            continue;
-        } else if (strcmp(arg, "--no-tune-cache") == 0) {
-            opt->no_tune_cache = true;
-            continue;
-        } else if (strcmp(arg, "--no-check") == 0) {
-            opt->no_check = true;
-            continue;
-        } else if (strcmp(arg, "--no-bmp") == 0) {
-            opt->no_bmp = true;
-            continue;
-        } else if (strcmp(arg, "--keep-wrong") == 0) {
-            opt->keep_wrong = true;
-            continue;
-        } else if (strcmp(arg, "-i") == 0) {
-            target = &opt->input;
-        } else if (strcmp(arg, "-o") == 0) {
-            target = &opt->output;
-        } else if (strcmp(arg, "--timing") == 0) {
-            target = &opt->timing;
-        } else if (strcmp(arg, "--raw") == 0) {
-            target = &opt->raw;
-        } else if (strcmp(arg, "--platform") == 0) {
-            target = &opt->platform;
-        } else if (strcmp(arg, "--device") == 0) {
-            target = &opt->device;
-        } else if (strcmp(arg, "--kernels") == 0) {
-            target = &opt->kernel_dir;
-        } else if (strcmp(arg, "--batches") == 0) {
-            const char *v = option_value(argc, argv, &i);
-            unsigned long batches;
-            if (v == NULL || parse_count("--batches", v, 1, CLI_MAX_BATCHES,
-                                         &batches) != HISTO_OK)
-                return HISTO_EXIT_USAGE;
-            opt->batches = (unsigned)batches;
-            continue;
-        } else if (strcmp(arg, "--tile-rows") == 0) {
-            const char *v = option_value(argc, argv, &i);
-            unsigned long rows;
-            if (v == NULL || parse_count("--tile-rows", v, 1,
-                                         CLI_MAX_TILE_ROWS, &rows)
-                                 != HISTO_OK)
-                return HISTO_EXIT_USAGE;
-            opt->tile_rows = (unsigned)rows;
-            continue;
-        } else if (strcmp(arg, "--replicas") == 0) {
-            const char *v = option_value(argc, argv, &i);
-            unsigned long copies;
-            if (v == NULL || parse_count("--replicas", v, 1, CLI_MAX_REPLICAS,
-                                         &copies) != HISTO_OK)
-                return HISTO_EXIT_USAGE;
-            opt->replicas = (unsigned)copies;
-            continue;
-        } else if (strcmp(arg, "--device-budget") == 0) {
-            const char *v = option_value(argc, argv, &i);
-            if (v == NULL || parse_bytes("--device-budget", v,
-                                         &opt->device_budget) != HISTO_OK)
-                return HISTO_EXIT_USAGE;
-            continue;
-        } else if (strcmp(arg, "--chunk-values") == 0) {
-            const char *v = option_value(argc, argv, &i);
-            unsigned long n;
-            if (v == NULL || parse_count("--chunk-values", v, 1,
-                                         CLI_MAX_CHUNK_VALUES, &n)
-                                 != HISTO_OK)
-                return HISTO_EXIT_USAGE;
-            opt->chunk_values = n;
-            continue;
-        } else if (strcmp(arg, "--strategy") == 0) {
-            const char *v = option_value(argc, argv, &i);
-            if (v == NULL)
-                return HISTO_EXIT_USAGE;
-            if (strcmp(v, "auto") == 0) {
-                opt->strategy = NULL;
-            } else if (strategy_find(v) != NULL) {
-                opt->strategy = v;
-            } else {
-                histo_error("unknown strategy '%s' (choose from: auto, %s)",
-                            v, strategy_names());
-                return HISTO_EXIT_USAGE;
-            }
-            continue;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            histo_error("unknown option '%s' (see histo --help)", arg);
-            return HISTO_EXIT_USAGE;
-        } else if (iterations == NULL) {
-            iterations = arg; /* tolerated without the "--" */
-            continue;
-        } else {
-            histo_error("unexpected argument '%s' before '--'", arg);
-            return HISTO_EXIT_USAGE;
-        }
-        if ((*target = option_value(argc, argv, &i)) == NULL)
-            return HISTO_EXIT_USAGE;
+static int parse_strategy(const char *v, struct histo_options *opt)
+{
+    if (strcmp(v, "auto") == 0) {
+        opt->strategy = NULL;
+    } else if (strategy_find(v) != NULL) {
+        opt->strategy = v;
+    } else {
+        histo_error("unknown strategy '%s' (choose from: auto, %s)", v,
+                    strategy_names());
+        return HISTO_EXIT_USAGE;
     }
+    return HISTO_OK;
+}
 
-    if (opt->list)
-        return HISTO_OK;
+/* The option argv[*i] that takes a value (the next word, *i advanced).
+ * Returns 1 when arg is none of those, else 0 or HISTO_EXIT_USAGE. */
+static int parse_valued(int argc, char **argv, int *i,
+                        struct histo_options *opt)
+{
+    const char *arg = argv[*i];
+    const struct knob *knob = knob_by_option(arg);
+    size_t path = 0;
+    while (path < sizeof paths / sizeof paths[0]
+           && strcmp(arg, paths[path].name) != 0)
+        ++path;
+    if (knob == NULL && path == sizeof paths / sizeof paths[0]
+        && strcmp(arg, "--device-budget") != 0
+        && strcmp(arg, "--chunk-values") != 0
+        && strcmp(arg, "--strategy") != 0)
+        return 1;
+    const char *v = option_value(argc, argv, i);
+    if (v == NULL)
+        return HISTO_EXIT_USAGE;
+    unsigned long n;
+    if (knob != NULL) {
+        if (parse_count(arg, v, 1, knob->max, &n) != HISTO_OK)
+            return HISTO_EXIT_USAGE;
+        opt->knobs.v[knob - knob_table] = (unsigned)n;
+    } else if (path < sizeof paths / sizeof paths[0]) {
+        *(const char **)((char *)opt + paths[path].offset) = v;
+    } else if (strcmp(arg, "--device-budget") == 0) {
+        return parse_bytes(arg, v, &opt->device_budget);
+    } else if (strcmp(arg, "--chunk-values") == 0) {
+        if (parse_count(arg, v, 1, CLI_MAX_CHUNK_VALUES, &n) != HISTO_OK)
+            return HISTO_EXIT_USAGE;
+        opt->chunk_values = n;
+    } else {
+        return parse_strategy(v, opt);
+    }
+    return HISTO_OK;
+}
+
+/* What the options say together, once all are read. */
+static int check_together(const struct histo_options *opt,
+                          const char *iterations, unsigned long *count)
+{
     if (opt->no_bmp && opt->output != NULL) {
         histo_error("--no-bmp writes no BMP: give no -o with it");
         return HISTO_EXIT_USAGE;
@@ -423,12 +369,12 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
                                                       : "-o OUTPUT.bmp");
         return HISTO_EXIT_USAGE;
     }
-    if (opt->tune
-        && (opt->batches != 0 || opt->tile_rows != 0 || opt->replicas != 0)) {
-        histo_error("--tune chooses --batches, --tile-rows and --replicas "
-                    "itself; give none of them");
-        return HISTO_EXIT_USAGE;
-    }
+    for (size_t k = 0; opt->tune && k < KNOB_COUNT; ++k)
+        if (opt->knobs.v[k] != 0) {
+            histo_error("--tune chooses %s itself (as every knob): give "
+                        "none of them", knob_table[k].option);
+            return HISTO_EXIT_USAGE;
+        }
     if (opt->no_check && opt->keep_wrong) {
         histo_error("--keep-wrong keeps the outputs of a failed check; with"
                     " --no-check there is none");
@@ -440,5 +386,53 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
         return HISTO_EXIT_USAGE;
     }
     return parse_count("the iteration count", iterations, 1,
-                       CLI_MAX_ITERATIONS, &opt->iterations);
+                       CLI_MAX_ITERATIONS, count);
+}
+
+int cli_parse(int argc, char **argv, struct histo_options *opt)
+{
+    *opt = defaults;
+    from_environment(opt);
+    const char *iterations = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) {
+            if (i + 1 < argc)
+                iterations = argv[i + 1];
+            break; /* Parboil passes further words; they are ignored */
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            opt->help = true;
+            return HISTO_OK;
+        }
+        if (strcmp(arg, "--version") == 0) {
+            opt->version = true;
+            return HISTO_OK;
+        }
+        size_t f = 0;
+        while (f < sizeof flags / sizeof flags[0]
+               && strcmp(arg, flags[f].name) != 0)
+            ++f;
+        if (f < sizeof flags / sizeof flags[0]) {
+            *(bool *)((char *)opt + flags[f].offset) = true;
+            continue;
+        }
+        const int st = parse_valued(argc, argv, &i, opt);
+        if (st == HISTO_OK)
+            continue;
+        if (st != 1)
+            return st;
+        if (arg[0] == '-' && arg[1] != '\0') {
+            histo_error("unknown option '%s' (see histo --help)", arg);
+            return HISTO_EXIT_USAGE;
+        }
+        if (iterations != NULL) {
+            histo_error("unexpected argument '%s' before '--'", arg);
+            return HISTO_EXIT_USAGE;
+        }
+        iterations = arg; /* tolerated without the "--" */
+    }
+    if (opt->list)
+        return HISTO_OK;
+    return check_together(opt, iterations, &opt->iterations);
 }

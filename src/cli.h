@@ -8,16 +8,16 @@
 #ifndef HISTO_CLI_H
 #define HISTO_CLI_H
 
+#include "knobs.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 /* Upper bounds accepted on the command line (larger values are rejected,
- * never clamped). Per-iteration timings are kept for every iteration. */
+ * never clamped; the knobs' are in knobs.c's table). Per-iteration
+ * timings are kept for every iteration. */
 #define CLI_MAX_ITERATIONS 10000000ul
-#define CLI_MAX_BATCHES 65536ul
-#define CLI_MAX_TILE_ROWS 65535ul
-#define CLI_MAX_REPLICAS 16ul
 #define CLI_MAX_CHUNK_VALUES (1ul << 31)
 
 struct histo_options {
@@ -30,9 +30,8 @@ struct histo_options {
     const char *kernel_dir;  /* --kernels, $HISTO_KERNEL_DIR, else the
                                 installed or source tree's kernels     */
     unsigned long iterations;/* after "--" (required, >= 1)             */
-    unsigned batches;        /* --batches, 0 = derived from the device  */
-    unsigned tile_rows;      /* --tile-rows, 0 = as many as fit         */
-    unsigned replicas;       /* --replicas, 0 = the strategy's default  */
+    struct knob_values knobs;/* the knobs' options (knobs.h): 0 = the
+                                strategy decides                       */
     uint64_t device_budget;  /* --device-budget bytes, 0 = the device's */
     uint64_t chunk_values;   /* --chunk-values, 0 = the largest allowed */
     bool tune;               /* --tune: measure knobs, store the best   */

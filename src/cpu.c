@@ -110,39 +110,25 @@ static void split_batches(uint64_t n, uint64_t nbins, uint64_t batches,
 
 /* B one batch per compute unit (--batches overrides), never more batches
  * than values and, unless asked for, never more private histograms than
- * one allocation holds. On a device that ends loops early (loop_limit),
- * more batches and merge groups, as many as keep every work-item's loops
- * within it. The merge is split into HISTO_CPU_MERGE_SPLIT ranges per
- * compute unit. */
-static int plan(struct cpu_plan *p, const struct strategy_env *env)
+ * one allocation below HISTO_CPU_PRIVATE_BYTES holds. On a device that
+ * ends loops early (loop_limit), more batches, as many as keep every
+ * work-item's loops within it. Fills the plan's batches, first, slice,
+ * privates, stride and nlines. */
+static int plan_batches(struct cpu_plan *p, const struct strategy_env *env,
+                        uint64_t budget)
 {
-    int status = HISTO_OK;
     const struct device_info *dev = env->device;
     const struct histo_input *in = env->input;
     const uint64_t n = in->nvalues;
     const uint64_t line = UINT64_C(1) << HISTO_CPU_LINE_LOG2;
     const uint64_t nlines = (in->nbins + line - 1) / line;
     const uint64_t stride = nlines * line;
-    const uint64_t units = device_units(dev);
-    const uint32_t limit = env->loop_limit;
-    const uint64_t budget = limit != 0 ? trip_budget(limit) : UINT64_MAX;
-
-    if (!cpu_fits_loop_limit(in->nbins, limit)) {
-        histo_error("the cpu strategy clears the %" PRIu32 "-bin output in "
-                    "one work-item, %" PRIu64 " loop iterations, and '%s' "
-                    "ends a work-item's loops after %" PRIu32 " "
-                    "(kernels/probe.cl): use --strategy global or eye",
-                    in->nbins, clear_trips(in->nbins), dev->name, limit);
-        return HISTO_EXIT_DEVICE;
-    }
-    /* The private histograms in one buffer below HISTO_CPU_PRIVATE_BYTES
-     * and the device's largest allocation. */
     const uint64_t room = dev->max_alloc < HISTO_CPU_PRIVATE_BYTES - 1
                           ? dev->max_alloc : HISTO_CPU_PRIVATE_BYTES - 1;
     const uint64_t most = room / stride + 1;
-    uint64_t batches = env->batches;
+    uint64_t batches = env->knobs.v[KNOB_BATCHES];
     if (batches == 0) {
-        batches = units;
+        batches = device_units(dev);
         if (batches > n)
             batches = n;
         if (batches > most)
@@ -164,8 +150,8 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
         batches = more > batches ? more : batches + 1;
         split_batches(n, in->nbins, batches, &first, &slice);
     }
-    /* Past the device's largest allocation, device_check_alloc below says
-     * so; below it, past 2^31 bytes, this. */
+    /* Past the device's largest allocation, device_check_alloc says so;
+     * below it, past 2^31 bytes, this. */
     if (batches > most && (batches - 1) * stride <= dev->max_alloc) {
         histo_error("the cpu strategy with %" PRIu64 " batches needs %"
                     PRIu64 " private %" PRIu32 "-bin histograms in one "
@@ -177,7 +163,7 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
         return HISTO_EXIT_DEVICE;
     }
     /* Worked out in 64 bits; what is kept in a cl_uint fits: first and
-     * slice <= n <= 2^31, nlines <= 2^26, batches <= CLI_MAX_BATCHES, the
+     * slice <= n <= 2^31, nlines <= 2^26, batches <= 65536 (knobs.c), the
      * compute units, or n / 30000 within a loop limit. */
     p->batches = (cl_uint)batches;
     p->first = (cl_uint)first;
@@ -185,8 +171,16 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
     p->privates = (cl_uint)(batches - 1);
     p->stride = stride;
     p->nlines = (cl_uint)nlines;
+    return HISTO_OK;
+}
 
-    uint64_t groups = units * HISTO_CPU_MERGE_SPLIT;
+/* The merge: HISTO_CPU_MERGE_SPLIT ranges of lines per compute unit, more
+ * (of fewer lines) where a work-item's loops must stay within budget. */
+static int plan_merge(struct cpu_plan *p, const struct strategy_env *env,
+                      uint64_t budget)
+{
+    const uint64_t nlines = p->nlines;
+    uint64_t groups = device_units(env->device) * HISTO_CPU_MERGE_SPLIT;
     if (groups > nlines)
         groups = nlines;
     uint64_t per_group = (nlines + groups - 1) / groups;
@@ -198,22 +192,43 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
                     "work-item, and '%s' ends a work-item's loops after %"
                     PRIu32 " (kernels/probe.cl): use --strategy global or "
                     "eye, or fewer values a chunk (--chunk-values)",
-                    p->privates, merge_trips(p->privates, 1), dev->name,
-                    limit);
+                    p->privates, merge_trips(p->privates, 1),
+                    env->device->name, env->loop_limit);
         return HISTO_EXIT_DEVICE;
     }
     groups = (nlines + per_group - 1) / per_group;
     p->merge_groups = (cl_uint)groups;
     p->lines_per_group = (cl_uint)per_group;
-    p->partial_bytes = p->privates * stride;
+    p->partial_bytes = p->privates * p->stride;
+    return HISTO_OK;
+}
 
-    /* Checked before anything is allocated, the output histogram first:
-     * a histogram of up to 2^32 - 1 bins passes the input check but not
-     * every device's allocation limit. */
-    if ((status = device_check_alloc(dev, "histogram", in->nbins)) == 0)
-        status = device_check_alloc(dev, "private histograms",
-                                    p->partial_bytes);
-    return status;
+/* The batches and the merge, refused up front where the output cannot be
+ * cleared within the device's loop limit, and checked against its
+ * largest allocation before anything is allocated: the output histogram
+ * first, since a histogram of up to 2^32 - 1 bins passes the input check
+ * but not every device's allocation limit. */
+static int plan(struct cpu_plan *p, const struct strategy_env *env)
+{
+    const struct device_info *dev = env->device;
+    const struct histo_input *in = env->input;
+    const uint32_t limit = env->loop_limit;
+    const uint64_t budget = limit != 0 ? trip_budget(limit) : UINT64_MAX;
+    if (!cpu_fits_loop_limit(in->nbins, limit)) {
+        histo_error("the cpu strategy clears the %" PRIu32 "-bin output in "
+                    "one work-item, %" PRIu64 " loop iterations, and '%s' "
+                    "ends a work-item's loops after %" PRIu32 " "
+                    "(kernels/probe.cl): use --strategy global or eye",
+                    in->nbins, clear_trips(in->nbins), dev->name, limit);
+        return HISTO_EXIT_DEVICE;
+    }
+    int status;
+    if ((status = plan_batches(p, env, budget)) != HISTO_OK
+        || (status = plan_merge(p, env, budget)) != HISTO_OK
+        || (status = device_check_alloc(dev, "histogram", in->nbins))
+               != HISTO_OK)
+        return status;
+    return device_check_alloc(dev, "private histograms", p->partial_bytes);
 }
 
 static int cpu_setup(const struct strategy_env *env, void **opaque)
@@ -318,10 +333,12 @@ fail:
     return status;
 }
 
-static void cpu_used(const void *opaque, struct strategy_used *u)
+static void cpu_used(const void *opaque, struct knob_used *u)
 {
     const struct cpu_state *s = opaque;
-    *u = (struct strategy_used){(long)s->plan.batches, -1, -1};
+    for (size_t k = 0; k < KNOB_COUNT; ++k)
+        u->v[k] = -1;
+    u->v[KNOB_BATCHES] = (long)s->plan.batches;
 }
 
 static void cpu_report(const void *opaque, FILE *f)
@@ -354,7 +371,7 @@ static void cpu_summary(const void *opaque, FILE *f)
 
 const struct strategy cpu_strategy = {
     .name = "cpu",
-    .uses_batches = true,
+    .knobs = KNOB_BIT(KNOB_BATCHES),
     .sources = sources,
     .nsources = sizeof sources / sizeof sources[0],
     .kernels = kernel_names,

@@ -321,7 +321,8 @@ static int plan_tiles(struct eye_state *s, const struct strategy_env *env,
     const struct histo_input *in = env->input;
     struct eye_plan *p = &s->plan;
     p->replicas = !s->replicated ? 1
-                : env->replicas != 0 ? env->replicas : HISTO_REPLICAS;
+                : env->knobs.v[KNOB_REPLICAS] != 0 ? env->knobs.v[KNOB_REPLICAS]
+                                                   : HISTO_REPLICAS;
     uint64_t bins = words_avail * 2 / p->replicas;
     if (bins < 64 || words_avail < eye_scratch + 32) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
@@ -333,9 +334,9 @@ static int plan_tiles(struct eye_state *s, const struct strategy_env *env,
     const uint64_t all_bins = ((uint64_t)in->nbins + 3) & ~(uint64_t)3;
     if (bins > all_bins)
         bins = all_bins;
-    if (env->tile_rows != 0
-        && (uint64_t)env->tile_rows * in->histo_width < bins)
-        bins = (uint64_t)env->tile_rows * in->histo_width;
+    const unsigned rows = env->knobs.v[KNOB_TILE_ROWS];
+    if (rows != 0 && (uint64_t)rows * in->histo_width < bins)
+        bins = (uint64_t)rows * in->histo_width;
     if (bins >= in->histo_width && bins < all_bins)
         bins = bins / in->histo_width * in->histo_width;
     if (bins < 4)
@@ -377,13 +378,14 @@ static void plan_cells(struct eye_plan *p, const struct histo_input *in,
 /* The tile kernel's groups: --batches x the largest window, or as many
  * as the compute units keep busy, fewer for small inputs (batches then
  * follow on the device from the tiles the eye needs). At most
- * CLI_MAX_BATCHES x HISTO_MAX_TILES, or a few a compute unit. */
+ * the --batches maximum (knobs.c) x HISTO_MAX_TILES, or a few a compute
+ * unit. */
 static void plan_groups(struct eye_plan *p, const struct strategy_env *env)
 {
     uint64_t groups;
-    if (env->batches != 0) {
-        p->forced_batches = env->batches;
-        groups = (uint64_t)env->batches * p->max_tiles;
+    if (env->knobs.v[KNOB_BATCHES] != 0) {
+        p->forced_batches = env->knobs.v[KNOB_BATCHES];
+        groups = (uint64_t)p->forced_batches * p->max_tiles;
     } else {
         uint64_t per_cu = HISTO_CU_THREADS / p->group[K_TILE];
         if (per_cu < 1)
@@ -739,12 +741,12 @@ static void eye_cols(const struct eye_state *s, cl_uint *first, cl_uint *cols)
 }
 
 /* The batches are the device's choice, read back with the histogram. */
-static void eye_used(const void *opaque, struct strategy_used *u)
+static void eye_used(const void *opaque, struct knob_used *u)
 {
     const struct eye_state *s = opaque;
-    *u = (struct strategy_used){(long)s->eye_words[HISTO_EYE_BATCHES],
-                                (long)s->plan.tile_rows,
-                                (long)s->plan.replicas};
+    u->v[KNOB_BATCHES] = (long)s->eye_words[HISTO_EYE_BATCHES];
+    u->v[KNOB_TILE_ROWS] = (long)s->plan.tile_rows;
+    u->v[KNOB_REPLICAS] = s->replicated ? (long)s->plan.replicas : -1;
 }
 
 static void eye_report(const void *opaque, FILE *f)
@@ -822,8 +824,7 @@ static void eye_summary(const void *opaque, FILE *f)
 
 const struct strategy eye_strategy = {
     .name = "eye",
-    .uses_tiles = true,
-    .uses_batches = true,
+    .knobs = KNOB_BIT(KNOB_BATCHES) | KNOB_BIT(KNOB_TILE_ROWS),
     .sources = sources,
     .nsources = sizeof sources / sizeof sources[0],
     .kernels = kernel_names,
@@ -842,9 +843,8 @@ const struct strategy eye_strategy = {
 
 const struct strategy replicated_strategy = {
     .name = "replicated",
-    .uses_tiles = true,
-    .uses_batches = true,
-    .uses_replicas = true,
+    .knobs = KNOB_BIT(KNOB_BATCHES) | KNOB_BIT(KNOB_TILE_ROWS)
+             | KNOB_BIT(KNOB_REPLICAS),
     .sources = sources,
     .nsources = sizeof sources / sizeof sources[0],
     .kernels = kernel_names,

@@ -5,7 +5,7 @@
  *
  * The textbook OpenCL histogram ("atomic reduction"): the baseline the
  * other strategies are measured against, and on a GPU close to the
- * device's global-atomic throughput (tests/atomic_probe.c). No knob
+ * device's global-atomic throughput (bench/atomic_probe.c). No knob
  * changes it: --batches and --tile-rows are ignored.
  *
  * No state survives an iteration: the counters are zero when one starts
@@ -165,10 +165,11 @@ fail:
 }
 
 /* No knob: the groups follow from the device and the loop limit. */
-static void global_used(const void *opaque, struct strategy_used *u)
+static void global_used(const void *opaque, struct knob_used *u)
 {
     (void)opaque;
-    *u = (struct strategy_used){-1, -1, -1};
+    for (size_t i = 0; i < KNOB_COUNT; ++i)
+        u->v[i] = -1;
 }
 
 static void global_report(const void *opaque, FILE *f)

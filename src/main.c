@@ -60,245 +60,302 @@ static const struct strategy *choose_strategy(const char *name,
     return st;
 }
 
+/* Everything one run holds; run_release frees what is set. */
+struct histo_run {
+    struct histo_options opt;
+    struct histo_input input;
+    struct device_list devices;
+    const struct device_info *devs[WORK_MAX_SHARES];
+    size_t ndevs;
+    struct input_stream *stream;
+    struct work work;
+    const struct strategy *strategy;
+    struct strategy_env env;
+    struct tune_knobs knobs;
+    struct tune_result tuning;
+    struct progress progress;
+    struct run_times times;
+    struct phase_times ph;
+    uint8_t *histo;
+    struct check_result check;
+};
+
+/* Before anything is removed or read: the files must be distinct, and
+ * the outputs writable kinds of file. A failed run must not leave an
+ * earlier run's files looking current: stale regular files go. */
+static int prepare_outputs(const struct histo_options *opt)
+{
+    outfile_handle_signals();
+    outfile_defer();
+    char cache[TUNE_PATH_MAX];
+    const bool cached = !opt->no_tune_cache
+                        && tune_cache_path(cache, sizeof cache) == 0;
+    int status;
+    if ((status = paths_check_distinct(opt, cached ? cache : NULL))
+            != HISTO_OK
+        || (opt->output != NULL
+            && (status = outfile_prepare(opt->output)) != HISTO_OK)
+        || (status = outfile_prepare(opt->timing)) != HISTO_OK
+        || (opt->raw != NULL
+            && (status = outfile_prepare(opt->raw)) != HISTO_OK))
+        return status;
+    return HISTO_OK;
+}
+
+/* The devices, then the input's header: the work is planned from it (and
+ * a histogram too large for a device or a BMP refused) before gigabytes
+ * are read or decompressed. */
+static int plan_work(struct histo_run *r)
+{
+    const struct histo_options *opt = &r->opt;
+    double t = timer_now();
+    int status;
+    if ((status = device_enumerate(&r->devices)) != HISTO_OK
+        || (status = device_select_many(&r->devices, opt->platform,
+                                        opt->device, r->devs,
+                                        WORK_MAX_SHARES, &r->ndevs))
+               != HISTO_OK)
+        return status;
+    r->ph.setup_s = timer_now() - t;
+
+    t = timer_now();
+    const struct work_options wopt = {
+        .device_budget = opt->device_budget,
+        .chunk_values = opt->chunk_values,
+    };
+    if ((status = input_open(opt->input, &r->stream, &r->input)) != HISTO_OK
+        || (opt->output != NULL
+            && (status = bmp_check_size(r->input.histo_width,
+                                        r->input.histo_height)) != HISTO_OK)
+        || (status = work_plan(&r->work, r->devs, r->ndevs, &r->input,
+                               &wopt)) != HISTO_OK)
+        return status;
+    r->ph.read_s = timer_now() - t;
+    return HISTO_OK;
+}
+
+/* A context and queues, the device's loop limit, the strategy and its
+ * kernels. */
+static int build(struct histo_run *r)
+{
+    double t = timer_now();
+    int status = work_open(&r->work,
+                           r->devices.platforms[r->devices.platform].id);
+    if (status != HISTO_OK)
+        return status;
+    r->ph.setup_s += timer_now() - t;
+
+    t = timer_now();
+    if ((status = work_probe(&r->work, r->opt.kernel_dir)) != HISTO_OK)
+        return status;
+    if ((r->strategy = choose_strategy(r->opt.strategy, &r->work)) == NULL)
+        return HISTO_EXIT_USAGE;
+    if ((status = work_build(&r->work, r->strategy, r->opt.kernel_dir))
+            != HISTO_OK)
+        return status;
+    r->ph.build_s = timer_now() - t;
+    return HISTO_OK;
+}
+
+/* The values go from the file to where they are counted, once: --tune's
+ * candidates and the run share them; the check's host histogram counts
+ * them on the way. */
+static int fill(struct histo_run *r)
+{
+    if (!r->opt.no_check
+        && (r->work.expect = histo_calloc(r->input.nbins, 1,
+                                          "check histogram")) == NULL)
+        return HISTO_EXIT_INTERNAL;
+    const double t = timer_now();
+    const int status = work_fill(&r->work, r->stream);
+    input_close(r->stream);
+    r->stream = NULL;
+    if (status != HISTO_OK)
+        return status;
+    r->ph.upload_s = r->work.upload_s;
+    r->ph.read_s += timer_now() - t - r->work.upload_s - r->work.expect_s;
+    return HISTO_OK;
+}
+
+/* The knobs: measured (--tune, on the first chunk), else given, cached or
+ * left to the strategy; then the strategy set up with them. */
+static int set_up(struct histo_run *r)
+{
+    r->env = (struct strategy_env){.kernel_dir = r->opt.kernel_dir};
+    struct tune_key key;
+    tune_key_of(&key, r->devs[0], r->strategy, &r->input);
+    double t = timer_now();
+    int status;
+    if (r->opt.tune) {
+        if ((status = work_tune_env(&r->work, &r->env)) != HISTO_OK
+            || (status = tune_run(r->strategy, &r->env, r->opt.iterations,
+                                  r->opt.no_tune_cache, &key, &r->tuning,
+                                  &r->knobs, &r->progress,
+                                  summary_stream(&r->opt))) != HISTO_OK)
+            return status;
+        r->ph.tune_s = timer_now() - t;
+    } else {
+        tune_choose(&r->opt.knobs, r->opt.no_tune_cache, &key, r->strategy,
+                    &r->knobs);
+    }
+    r->env.knobs = r->knobs.values;
+
+    t = timer_now();
+    if ((status = work_setup(&r->work, &r->env)) != HISTO_OK)
+        return status;
+    r->ph.strategy_setup_s = timer_now() - t;
+    return HISTO_OK;
+}
+
+/* The timed iterations. Device time is reported only where the device's
+ * clock can be believed; otherwise the iterations run again, timed on
+ * the host. */
+static int iterate(struct histo_run *r)
+{
+    struct run_plan plan;
+    work_run_plan(&r->work, &plan);
+    plan.progress = &r->progress;
+    progress_begin(&r->progress, "iteration", "", r->opt.iterations, 0);
+    int status = run_plan(&plan, r->opt.iterations, &r->times);
+    if (status != HISTO_OK)
+        return status;
+    const char *unusable = run_device_clock_check(&r->times);
+    if (unusable == NULL)
+        return HISTO_OK;
+    fprintf(stderr, "histo: the device's profiling timestamps are unusable "
+                    "(%s): the iterations run again, each finished before "
+                    "the next and timed on the host\n", unusable);
+    run_times_free(&r->times);
+    plan.synced = true;
+    progress_begin(&r->progress, "iteration", " of the host-timed run",
+                   r->opt.iterations, 0);
+    if ((status = run_plan(&plan, r->opt.iterations, &r->times)) != HISTO_OK)
+        return status;
+    r->times.host_reason = unusable;
+    return HISTO_OK;
+}
+
+/* The last iteration's histogram, and the check against the host's. */
+static int download_and_check(struct histo_run *r)
+{
+    double t = timer_now();
+    if ((r->histo = histo_calloc(r->input.nbins, 1, "histogram")) == NULL)
+        return HISTO_EXIT_INTERNAL;
+    const int status = work_download(&r->work, r->histo);
+    if (status != HISTO_OK)
+        return status;
+    r->ph.download_s = timer_now() - t;
+    if (r->work.expect == NULL)
+        return HISTO_OK;
+    t = timer_now();
+    check_compare(r->histo, r->work.expect, &r->input, &r->check);
+    r->check.seconds = r->work.expect_s + timer_now() - t;
+    if (r->check.wrong == 0)
+        return HISTO_OK;
+    fputs("histo: check ", stderr);
+    check_describe(&r->check, &r->input, stderr);
+    fputs(r->opt.keep_wrong
+          ? "\nhisto: the BMP and --raw hold the device's wrong counters "
+            "(--keep-wrong)\n"
+          : "\nhisto: no BMP or --raw written (--keep-wrong writes the "
+            "wrong counters)\n", stderr);
+    return HISTO_OK;
+}
+
+/* The BMP, histo.out and the raw counters appear together or not at all;
+ * a failed check writes no result unless asked to (--keep-wrong), and
+ * histo.out is written either way and says check = FAIL. */
+static int write_results(struct histo_run *r, double start)
+{
+    const struct histo_options *opt = &r->opt;
+    const bool wrong = r->check.wrong > 0;
+    char digest[COUNTS_DIGEST_CHARS];
+    counts_digest(r->histo, r->input.nbins, digest);
+    int status;
+    if (!wrong || opt->keep_wrong) {
+        if (opt->raw != NULL
+            && (status = counts_save(opt->raw, r->histo, r->input.nbins))
+                   != HISTO_OK)
+            return status;
+        const double t = timer_now();
+        if (opt->output != NULL
+            && (status = bmp_save(opt->output, r->histo,
+                                  r->input.histo_width,
+                                  r->input.histo_height)) != HISTO_OK)
+            return status;
+        r->ph.bmp_s = timer_now() - t;
+    }
+    r->ph.total_s = timer_now() - start;
+    const struct report report = {
+        .options = opt,
+        .input = &r->input,
+        .devices = &r->devices,
+        .strategy = r->strategy,
+        .state = work_first_state(&r->work),
+        .work = &r->work,
+        .times = &r->times,
+        .knobs = &r->knobs,
+        .tuning = opt->tune ? &r->tuning : NULL,
+        .phases = r->ph,
+        .digest = digest,
+        .check = &r->check,
+    };
+    if ((status = report_write(&report, opt->timing)) != HISTO_OK
+        || (status = outfile_publish_all()) != HISTO_OK)
+        return status;
+    report_summary(&report, summary_stream(opt));
+    return wrong ? HISTO_EXIT_CHECK : HISTO_OK;
+}
+
+static void run_release(struct histo_run *r)
+{
+    free(r->work.expect);
+    free(r->histo);
+    run_times_free(&r->times);
+    work_release(&r->work);
+    input_close(r->stream);
+    device_list_free(&r->devices);
+    input_free(&r->input);
+}
+
+/* --help, --version and --list: no run. */
+static int answer(const struct histo_options *opt)
+{
+    if (opt->help)
+        return cli_usage(stdout);
+    if (opt->version)
+        return version_print(stdout);
+    struct device_list devices = {0};
+    const int status = device_enumerate(&devices);
+    if (status == HISTO_OK)
+        device_print(stdout, &devices, false);
+    device_list_free(&devices);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     const double start = timer_now();
-    struct histo_options opt;
-    struct histo_input input = {0};
-    struct device_list devices = {0};
-    struct run_times times = {0};
-    struct phase_times ph = {0};
-    struct input_stream *stream = NULL;
-    struct work work = {0};
-    const struct strategy *strategy = NULL;
-    struct tune_knobs knobs;
-    struct tune_result tuning;
-    uint8_t *histo = NULL;
-    struct check_result check = {0};
-    struct progress progress;
-    double t;
-
-    int status = cli_parse(argc, argv, &opt);
+    static struct histo_run r;
+    int status = cli_parse(argc, argv, &r.opt);
     if (status != HISTO_OK) {
         fputs("histo: try 'histo --help'\n", stderr);
         return status;
     }
-    if (opt.help)
-        return cli_usage(stdout);
-    if (opt.version)
-        return version_print(stdout);
-    if (opt.list) {
-        if ((status = device_enumerate(&devices)) == HISTO_OK)
-            device_print(stdout, &devices, false);
-        device_list_free(&devices);
+    if (r.opt.help || r.opt.version || r.opt.list)
+        return answer(&r.opt);
+    if ((status = progress_init(&r.progress)) != HISTO_OK
+        || (status = prepare_outputs(&r.opt)) != HISTO_OK)
         return status;
-    }
-    if ((status = progress_init(&progress)) != HISTO_OK)
-        return status;
-
-    /* Before anything is removed or read: the files must be distinct,
-     * and the outputs writable kinds of file. A failed run must not leave
-     * an earlier run's files looking current: stale regular files go. */
-    outfile_handle_signals();
-    outfile_defer();
-    char cache[TUNE_PATH_MAX];
-    const bool cached = !opt.no_tune_cache
-                        && tune_cache_path(cache, sizeof cache) == 0;
-    if ((status = paths_check_distinct(&opt, cached ? cache : NULL))
-            != HISTO_OK
-        || (opt.output != NULL
-            && (status = outfile_prepare(opt.output)) != HISTO_OK)
-        || (status = outfile_prepare(opt.timing)) != HISTO_OK
-        || (opt.raw != NULL
-            && (status = outfile_prepare(opt.raw)) != HISTO_OK))
-        return status;
-
-    /* The devices, then the input's header: the work is planned from it
-     * (and a histogram too large for a device refused) before gigabytes
-     * are read or decompressed. */
-    t = timer_now();
-    const struct device_info *devs[WORK_MAX_SHARES];
-    size_t ndevs = 0;
-    if ((status = device_enumerate(&devices)) != HISTO_OK
-        || (status = device_select_many(&devices, opt.platform, opt.device,
-                                        devs, WORK_MAX_SHARES, &ndevs))
-               != HISTO_OK)
-        goto fail;
-    ph.setup_s = timer_now() - t;
-
-    t = timer_now();
-    const struct work_options wopt = {
-        .device_budget = opt.device_budget,
-        .chunk_values = opt.chunk_values,
-    };
-    if ((status = input_open(opt.input, &stream, &input)) != HISTO_OK
-        || (opt.output != NULL
-            && (status = bmp_check_size(input.histo_width,
-                                        input.histo_height)) != HISTO_OK)
-        || (status = work_plan(&work, devs, ndevs, &input, &wopt))
-               != HISTO_OK)
-        goto fail;
-    ph.read_s = timer_now() - t;
-
-    t = timer_now();
-    if ((status = work_open(&work,
-                            devices.platforms[devices.platform].id))
-            != HISTO_OK)
-        goto fail;
-    ph.setup_s += timer_now() - t;
-
-    t = timer_now();
-    if ((status = work_probe(&work, opt.kernel_dir)) != HISTO_OK)
-        goto fail;
-    if ((strategy = choose_strategy(opt.strategy, &work)) == NULL) {
-        status = HISTO_EXIT_USAGE;
-        goto fail;
-    }
-    if ((status = work_build(&work, strategy, opt.kernel_dir)) != HISTO_OK)
-        goto fail;
-    ph.build_s = timer_now() - t;
-
-    /* The values go from the file to where they are counted, once:
-     * --tune's candidates and the run share them; the check's host
-     * histogram counts them on the way. */
-    if (!opt.no_check
-        && (work.expect = histo_calloc(input.nbins, 1, "check histogram"))
-               == NULL) {
-        status = HISTO_EXIT_INTERNAL;
-        goto fail;
-    }
-    t = timer_now();
-    status = work_fill(&work, stream);
-    input_close(stream);
-    stream = NULL;
-    if (status != HISTO_OK)
-        goto fail;
-    ph.upload_s = work.upload_s;
-    ph.read_s += timer_now() - t - work.upload_s - work.expect_s;
-
-    /* Batches and tile rows: measured (--tune, on the first chunk), else
-     * given, cached or left to the strategy. */
-    struct strategy_env env = {.kernel_dir = opt.kernel_dir};
-    struct tune_key key;
-    tune_key_of(&key, devs[0], strategy, &input);
-    if (opt.tune) {
-        t = timer_now();
-        if ((status = work_tune_env(&work, &env)) != HISTO_OK
-            || (status = tune_run(strategy, &env, opt.iterations, &opt,
-                                  &key, &tuning, &knobs, &progress,
-                                  summary_stream(&opt))) != HISTO_OK)
-            goto fail;
-        ph.tune_s = timer_now() - t;
-    } else {
-        tune_choose(&opt, &key, strategy, &knobs);
-    }
-    env.batches = knobs.batches;
-    env.tile_rows = knobs.tile_rows;
-    env.replicas = knobs.replicas;
-
-    t = timer_now();
-    if ((status = work_setup(&work, &env)) != HISTO_OK)
-        goto fail;
-    ph.strategy_setup_s = timer_now() - t;
-
-    struct run_plan plan;
-    work_run_plan(&work, &plan);
-    plan.progress = &progress;
-    progress_begin(&progress, "iteration", "", opt.iterations, 0);
-    if ((status = run_plan(&plan, opt.iterations, &times)) != HISTO_OK)
-        goto fail;
-    /* Device time is reported only where the device's clock can be
-     * believed; otherwise the iterations run again, timed on the host. */
-    const char *unusable = run_device_clock_check(&times);
-    if (unusable != NULL) {
-        fprintf(stderr, "histo: the device's profiling timestamps are "
-                        "unusable (%s): the iterations run again, each "
-                        "finished before the next and timed on the host\n",
-                unusable);
-        run_times_free(&times);
-        plan.synced = true;
-        progress_begin(&progress, "iteration", " of the host-timed run",
-                       opt.iterations, 0);
-        if ((status = run_plan(&plan, opt.iterations, &times)) != HISTO_OK)
-            goto fail;
-        times.host_reason = unusable;
-    }
-
-    t = timer_now();
-    histo = histo_calloc(input.nbins, 1, "histogram");
-    if (histo == NULL) {
-        status = HISTO_EXIT_INTERNAL;
-        goto fail;
-    }
-    if ((status = work_download(&work, histo)) != HISTO_OK)
-        goto fail;
-    ph.download_s = timer_now() - t;
-
-    if (work.expect != NULL) {
-        t = timer_now();
-        check_compare(histo, work.expect, &input, &check);
-        check.seconds = work.expect_s + timer_now() - t;
-    }
-    const bool wrong = check.wrong > 0;
-    if (wrong) {
-        fputs("histo: check ", stderr);
-        check_describe(&check, &input, stderr);
-        fputs(opt.keep_wrong ? "\nhisto: the BMP and --raw hold the device's"
-                               " wrong counters (--keep-wrong)\n"
-                             : "\nhisto: no BMP or --raw written (--keep-wrong"
-                               " writes the wrong counters)\n", stderr);
-    }
-
-    /* A failed check writes no result unless asked to (--keep-wrong);
-     * histo.out is written either way and says check = FAIL. */
-    char digest[COUNTS_DIGEST_CHARS];
-    counts_digest(histo, input.nbins, digest);
-    if (!wrong || opt.keep_wrong) {
-        if (opt.raw != NULL
-            && (status = counts_save(opt.raw, histo, input.nbins))
-                   != HISTO_OK)
-            goto fail;
-        t = timer_now();
-        if (opt.output != NULL
-            && (status = bmp_save(opt.output, histo, input.histo_width,
-                                  input.histo_height)) != HISTO_OK)
-            goto fail;
-        ph.bmp_s = timer_now() - t;
-    }
-    ph.total_s = timer_now() - start;
-
-    const struct report report = {
-        .options = &opt,
-        .input = &input,
-        .devices = &devices,
-        .strategy = strategy,
-        .state = work_first_state(&work),
-        .work = &work,
-        .times = &times,
-        .knobs = &knobs,
-        .tuning = opt.tune ? &tuning : NULL,
-        .phases = ph,
-        .digest = digest,
-        .check = &check,
-    };
-    /* The BMP, the report and the raw counters appear together or not at
-     * all. */
-    if ((status = report_write(&report, opt.timing)) != HISTO_OK
-        || (status = outfile_publish_all()) != HISTO_OK)
-        goto fail;
-    report_summary(&report, summary_stream(&opt));
-    if (wrong)
-        status = HISTO_EXIT_CHECK;
-
-fail:
+    if ((status = plan_work(&r)) == HISTO_OK
+        && (status = build(&r)) == HISTO_OK
+        && (status = fill(&r)) == HISTO_OK
+        && (status = set_up(&r)) == HISTO_OK
+        && (status = iterate(&r)) == HISTO_OK
+        && (status = download_and_check(&r)) == HISTO_OK)
+        status = write_results(&r, start);
     if (status != HISTO_OK && status != HISTO_EXIT_CHECK)
         outfile_discard_all();
-    free(work.expect);
-    free(histo);
-    run_times_free(&times);
-    work_release(&work);
-    input_close(stream);
-    device_list_free(&devices);
-    input_free(&input);
+    run_release(&r);
     return status;
 }

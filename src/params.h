@@ -43,7 +43,7 @@
 #define HISTO_EYE_RUN 8u
 #define HISTO_EYE_CELLS 1024u
 #define HISTO_EYE_SHARE_INV 16u
-/* Replicas of the eye's cell counters (fewer atomics on one address). */
+/* Copies of the eye's cell counters (fewer atomics on one address). */
 #define HISTO_EYE_COPIES 16u
 
 /* Layout of the small device buffer the tile kernel's group 0 writes and

@@ -214,6 +214,29 @@ static void print_build_log(cl_program program, cl_device_id device)
     free(log);
 }
 
+/* Two strings a file into texts and lens (2 * nfiles each, NULL-filled
+ * by the caller): its #line directive, then its text. Returns 0 or an
+ * exit status; the caller frees what was read either way. */
+static int load_sources(const char *kernel_dir, const char *const *files,
+                        size_t nfiles, char **texts, size_t *lens)
+{
+    for (size_t i = 0; i < nfiles; ++i) {
+        char *path = source_path(kernel_dir, files[i]);
+        if (path == NULL)
+            return HISTO_EXIT_INTERNAL;
+        texts[2 * i] = line_directive(path, &lens[2 * i]);
+        if (texts[2 * i] == NULL) {
+            free(path);
+            return HISTO_EXIT_INTERNAL;
+        }
+        texts[2 * i + 1] = read_source(path, &lens[2 * i + 1]);
+        free(path);
+        if (texts[2 * i + 1] == NULL)
+            return HISTO_EXIT_DEVICE;
+    }
+    return HISTO_OK;
+}
+
 int program_build(cl_context context, cl_device_id device,
                   const char *kernel_dir, const char *const *files,
                   size_t nfiles, uint32_t histo_width,
@@ -224,30 +247,12 @@ int program_build(cl_context context, cl_device_id device,
     char **texts = NULL;
     size_t *lens = NULL;
     *program = NULL;
-
-    /* Two strings a file: its #line directive, then its text. */
     const size_t nstrings = 2 * nfiles;
     HOST_ALLOC(texts, nstrings);
     HOST_ALLOC(lens, nstrings);
-    for (size_t i = 0; i < nfiles; ++i) {
-        char *path = source_path(kernel_dir, files[i]);
-        if (path == NULL) {
-            status = HISTO_EXIT_INTERNAL;
-            goto fail;
-        }
-        texts[2 * i] = line_directive(path, &lens[2 * i]);
-        if (texts[2 * i] == NULL) {
-            free(path);
-            status = HISTO_EXIT_INTERNAL;
-            goto fail;
-        }
-        texts[2 * i + 1] = read_source(path, &lens[2 * i + 1]);
-        free(path);
-        if (texts[2 * i + 1] == NULL) {
-            status = HISTO_EXIT_DEVICE;
-            goto fail;
-        }
-    }
+    if ((status = load_sources(kernel_dir, files, nfiles, texts, lens))
+            != HISTO_OK)
+        goto fail;
     const char *extra = extra_options();
     char cap[64];
     register_cap(device, cap, sizeof cap);

@@ -36,9 +36,9 @@ static void print_knobs(FILE *f, const struct tune_knobs *k,
     fprintf(f, "config.knobs_from = %s%s%s\n", tune_source_name(k->from),
             k->from == TUNE_FROM_CACHE ? " " : "",
             k->from == TUNE_FROM_CACHE ? k->cache : "");
-    fprintf(f, "config.knobs.batches = %u\n", k->batches);
-    fprintf(f, "config.knobs.tile_rows = %u\n", k->tile_rows);
-    fprintf(f, "config.knobs.replicas = %u\n", k->replicas);
+    for (size_t n = 0; n < KNOB_COUNT; ++n)
+        fprintf(f, "config.knobs.%s = %u\n", knob_table[n].name,
+                k->values.v[n]);
     if (r == NULL)
         return;
     fprintf(f, "tune.cache = %s\n", k->cache[0] != '\0' ? k->cache
@@ -48,9 +48,9 @@ static void print_knobs(FILE *f, const struct tune_knobs *k,
     fprintf(f, "tune.best = %zu\n", r->best);
     for (size_t i = 0; i < r->ncandidates; ++i) {
         const struct tune_candidate *c = &r->candidates[i];
-        fprintf(f, "tune.%zu.batches = %u\n", i, c->batches);
-        fprintf(f, "tune.%zu.tile_rows = %u\n", i, c->tile_rows);
-        fprintf(f, "tune.%zu.replicas = %u\n", i, c->replicas);
+        for (size_t n = 0; n < KNOB_COUNT; ++n)
+            fprintf(f, "tune.%zu.%s = %u\n", i, knob_table[n].name,
+                    c->asked.v[n]);
         if (c->skipped) {
             fprintf(f, "tune.%zu.skipped = yes\n", i);
             continue;
@@ -122,15 +122,18 @@ static void print_work(FILE *f, const struct work *w,
     fprintf(f, "input.residency = %s\n", all.streamed && all.resident
                                          ? "mixed"
                                          : all.streamed ? "streamed" : "device");
-    fprintf(f, "input.chunk_values = %zu\n", w->shares[0].chunk_values);
+    const size_t nshares = work_nshares(w);
+    fprintf(f, "input.chunk_values = %zu\n",
+            work_share_info(w, 0).chunk_values);
     fprintf(f, "input.chunks = %zu\n", all.chunks);
     if (all.streamed)
         fprintf(f, "input.host_memory = %s\n", all.pinned ? "pinned"
                                                           : "pageable");
-    fprintf(f, "shares = %zu\n", w->nshares);
+    fprintf(f, "shares = %zu\n", nshares);
     fprintf(f, "shares.split = compute units\n");
-    for (size_t s = 0; s < w->nshares; ++s) {
-        const struct work_share *sh = &w->shares[s];
+    for (size_t s = 0; s < nshares; ++s) {
+        const struct work_share_info info = work_share_info(w, s);
+        const struct work_share_info *sh = &info;
         char key[64];
         fprintf(f, "share.%zu.device = %s\n", s, sh->device->name);
         fprintf(f, "share.%zu.compute_units = %u\n", s,
@@ -226,16 +229,12 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "iterations = %lu\n", t->iterations);
     print_devices(f, r->devices);
     fprintf(f, "strategy = %s\n", r->strategy->name);
-    /* the knobs it honours: what --batches, --tile-rows and --tune change */
-    const struct strategy *st = r->strategy;
-    char knobs[32] = "";
-    if (st->uses_batches)
-        strcat(knobs, " batches");
-    if (st->uses_tiles)
-        strcat(knobs, " tile_rows");
-    if (st->uses_replicas)
-        strcat(knobs, " replicas");
-    fprintf(f, "strategy.knobs = %s\n", knobs[0] != '\0' ? knobs + 1 : "none");
+    /* the knobs it honours: what their options and --tune change */
+    fputs("strategy.knobs =", f);
+    for (size_t n = 0; n < KNOB_COUNT; ++n)
+        if (r->strategy->knobs & KNOB_BIT(n))
+            fprintf(f, " %s", knob_table[n].name);
+    fputs(r->strategy->knobs == 0 ? " none\n" : "\n", f);
     fprintf(f, "strategy.requested = %s\n", r->options->strategy != NULL
                                               ? r->options->strategy
                                               : "auto");
@@ -300,18 +299,20 @@ void report_summary(const struct report *r, FILE *f)
             d->type_name);
     const struct work *w = r->work;
     const struct work_totals all = work_totals(w);
-    if (w->nshares > 1)
-        fprintf(f, " and %zu more device%s", w->nshares - 1,
-                w->nshares == 2 ? "" : "s");
+    const size_t nshares = work_nshares(w);
+    const struct work_share_info first = work_share_info(w, 0);
+    if (nshares > 1)
+        fprintf(f, " and %zu more device%s", nshares - 1,
+                nshares == 2 ? "" : "s");
     if (all.chunks > 1)
         fprintf(f, "; %zu chunks%s", all.chunks,
                 all.streamed ? ", streamed from host memory" : "");
     fputc('\n', f);
-    if (w->shares[0].loop_limit != 0)
+    if (first.loop_limit != 0)
         fprintf(f, "histo: %s ends a work-item's loops after %" PRIu32
                    " iterations in all (kernels/probe.cl): every kernel is"
-                   " planned within that\n", w->shares[0].device->name,
-                w->shares[0].loop_limit);
+                   " planned within that\n", first.device->name,
+                first.loop_limit);
     fprintf(f, "histo: strategy %s: ", r->strategy->name);
     r->strategy->summary(r->state, f);
     if (r->knobs->from != TUNE_FROM_DEFAULT)

@@ -73,13 +73,12 @@ fail:
     return status;
 }
 
-int run_plan(const struct run_plan *p, unsigned long iterations,
-             struct run_times *t)
+/* t's shape and its zeroed per-iteration tables. Returns 0 or
+ * HISTO_EXIT_INTERNAL (what was allocated is freed by run_times_free). */
+static int times_init(const struct run_plan *p, unsigned long iterations,
+                      struct run_times *t)
 {
     int status = HISTO_OK;
-    cl_event *events[2] = {NULL, NULL};
-    unsigned long live[2] = {0, 0}, batch_first[2] = {0, 0};
-
     memset(t, 0, sizeof *t);
     t->iterations = iterations;
     t->nkernels = p->nkernels;
@@ -94,6 +93,18 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
     HOST_ALLOC(t->combine_us, iterations);
     HOST_ALLOC(t->share_us, (size_t)iterations * p->nshares);
     HOST_ALLOC(t->span_us, iterations);
+fail:
+    return status;
+}
+
+int run_plan(const struct run_plan *p, unsigned long iterations,
+             struct run_times *t)
+{
+    cl_event *events[2] = {NULL, NULL};
+    unsigned long live[2] = {0, 0}, batch_first[2] = {0, 0};
+    int status = times_init(p, iterations, t);
+    if (status != HISTO_OK)
+        goto fail;
     unsigned long batch = p->synced ? 1 : BATCH;
     while (batch > 1 && batch * p->nevents > BATCH_EVENTS)
         batch /= 2;

@@ -20,6 +20,7 @@
 
 #include "device.h"
 #include "input.h"
+#include "knobs.h"
 #include "program.h"
 
 #include <stdbool.h>
@@ -39,24 +40,12 @@ struct strategy_env {
                                  0: it does not; plans stay below it   */
     const struct histo_input *input; /* sizes: nvalues is the chunk's */
     cl_mem values;      /* the chunk's values on the device (read only) */
-    unsigned batches;   /* --batches, 0 = the strategy decides          */
-    unsigned tile_rows; /* rows per local tile at most, 0 = as many as
-                           local memory holds (strategies with tiles) */
-    unsigned replicas;  /* copies of each tile, 0 = the strategy's own
-                           default (strategies with replicas)       */
-};
-
-/* The knobs a set-up state used, what --batches, --tile-rows and
- * --replicas set or the strategy chose: -1 for one it does not have. */
-struct strategy_used {
-    long batches, tile_rows, replicas;
+    struct knob_values knobs; /* 0: the strategy decides (knobs.h)     */
 };
 
 struct strategy {
     const char *name;
-    bool uses_tiles;              /* honours strategy_env.tile_rows    */
-    bool uses_batches;            /* honours strategy_env.batches      */
-    bool uses_replicas;           /* honours strategy_env.replicas     */
+    unsigned knobs;               /* the knobs it honours: KNOB_BITs   */
     const char *const *sources;   /* files in kernels/, built together */
     size_t nsources;
     const char *const *kernels;   /* kernel names, in launch order     */
@@ -84,8 +73,10 @@ struct strategy {
     int (*bind)(void *state, cl_mem values);
     /* Writes "key = value" lines of configuration and results. */
     void (*report)(const void *state, FILE *f);
-    /* The knobs it used (after download: some are chosen on the device). */
-    void (*used)(const void *state, struct strategy_used *used);
+    /* The knobs it used, what the run set or the strategy chose (after
+     * download: some are chosen on the device); -1 for those it does not
+     * honour. */
+    void (*used)(const void *state, struct knob_used *used);
     /* One line for the console summary (no newline). */
     void (*summary)(const void *state, FILE *f);
     void (*release)(void *state);

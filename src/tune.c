@@ -1,7 +1,7 @@
 /*
  * tune.c - histo --tune: measuring candidate knobs (see tune.h).
  *
- * histo --tune times every candidate (B, w, R) with the same program, input
+ * histo --tune times every candidate (a value of each knob) with the same program, input
  * and iteration count, one strategy setup each on the input values
  * uploaded once for all of them and the run after, and keeps the lowest
  * median device time per iteration: medians, because the first iterations
@@ -12,7 +12,6 @@
 #include "tune.h"
 
 #include "error.h"
-#include "params.h"
 #include "run.h"
 
 #include <stdlib.h>
@@ -31,9 +30,7 @@ static int measure(const struct strategy *strategy,
     struct strategy_env env = *base;
     struct run_times times = {0};
     void *state = NULL;
-    env.batches = c->batches;
-    env.tile_rows = c->tile_rows;
-    env.replicas = c->replicas;
+    env.knobs = c->asked;
     int status = strategy_setup(strategy, &env, &state);
     *in_setup = status != HISTO_OK;
     if (status != HISTO_OK)
@@ -59,65 +56,11 @@ static int measure(const struct strategy *strategy,
     if (c->wall_timed)
         c->median_us = c->mean_us
             = times.wall_s * 1e6 / (double)times.iterations;
-    struct strategy_used used;
-    strategy->used(state, &used);
-    c->batches_used = used.batches;
-    c->tile_rows_used = used.tile_rows;
-    c->replicas_used = used.replicas;
+    strategy->used(state, &c->used);
 done:
     run_times_free(&times);
     strategy->release(state);
     return status;
-}
-
-/* Adds v to the n values of list unless it is there. */
-static void add_unique(unsigned *list, size_t *n, unsigned v)
-{
-    for (size_t i = 0; i < *n; ++i)
-        if (list[i] == v)
-            return;
-    list[(*n)++] = v;
-}
-
-/* B: automatic, then, for strategies with batches, a spread around one
- * batch per compute unit, at most one batch per HISTO_MIN_GROUP_VALUES
- * values (fewer are not worth a batch's fixed cost) and never more than
- * --batches accepts. */
-static size_t batch_candidates(const struct strategy *strategy,
-                               const struct strategy_env *env, unsigned *b)
-{
-    size_t n = 0;
-    add_unique(b, &n, 0);
-    if (!strategy->uses_batches)
-        return n;
-    const uint64_t units = device_units(env->device);
-    uint64_t cap = env->input->nvalues / HISTO_MIN_GROUP_VALUES;
-    if (cap < 1)
-        cap = 1;
-    if (cap > CLI_MAX_BATCHES)
-        cap = CLI_MAX_BATCHES;
-    const uint64_t spread[] = {units / 4, units / 2, units, 2 * units,
-                               4 * units};
-    for (size_t i = 0; i < sizeof spread / sizeof spread[0]; ++i)
-        if (spread[i] >= 1)
-            add_unique(b, &n, (unsigned)(spread[i] < cap ? spread[i] : cap));
-    return n;
-}
-
-/* w: the maximum (0), a half and a quarter of it, for strategies with
- * tiles whose maximum is known and at least a row. */
-static size_t row_candidates(const struct strategy *strategy, long max,
-                             unsigned *w)
-{
-    size_t n = 0;
-    add_unique(w, &n, 0);
-    if (!strategy->uses_tiles || max < 2)
-        return n;
-    if (max / 2 >= 1)
-        add_unique(w, &n, (unsigned)(max / 2));
-    if (max / 4 >= 1)
-        add_unique(w, &n, (unsigned)(max / 4));
-    return n;
 }
 
 static void print_used(FILE *out, long v)
@@ -137,18 +80,23 @@ static void print_table(FILE *out, const struct tune_result *r)
                   "the times below are wall-clock means on the host\n", out);
             break;
         }
-    fprintf(out, "%6s %6s %3s %7s %7s %7s %12s %12s %7s\n", "B", "w", "R",
-            "B used", "w used", "R used", "median us", "mean us", "x best");
+    for (size_t k = 0; k < KNOB_COUNT; ++k)
+        fprintf(out, "%s%*s", k ? " " : "", knob_table[k].width,
+                knob_table[k].letter);
+    for (size_t k = 0; k < KNOB_COUNT; ++k)
+        fprintf(out, " %2s used", knob_table[k].letter);
+    fprintf(out, " %12s %12s %7s\n", "median us", "mean us", "x best");
     for (size_t i = 0; i < r->ncandidates; ++i) {
         const struct tune_candidate *c = &r->candidates[i];
-        fprintf(out, "%6u %6u %3u", c->batches, c->tile_rows, c->replicas);
+        for (size_t k = 0; k < KNOB_COUNT; ++k)
+            fprintf(out, "%s%*u", k ? " " : "", knob_table[k].width,
+                    c->asked.v[k]);
         if (c->skipped) {
             fprintf(out, "  skipped: the strategy cannot set it up\n");
             continue;
         }
-        print_used(out, c->batches_used);
-        print_used(out, c->tile_rows_used);
-        print_used(out, c->replicas_used);
+        for (size_t k = 0; k < KNOB_COUNT; ++k)
+            print_used(out, c->used.v[k]);
         fprintf(out, " %12.1f %12.1f %7.3f%s\n", c->median_us, c->mean_us,
                 best > 0 ? c->median_us / best : 1.0,
                 c->differs ? "  DIFFERENT HISTOGRAM"
@@ -185,9 +133,10 @@ static int try_candidate(const struct strategy *strategy,
     const size_t nbins = base->input->nbins;
     const int st = measure(strategy, base, iterations, progress, c, histo,
                            &in_setup);
+    char asked[64];
+    knob_format(asked, sizeof asked, &c->asked);
     if (st != HISTO_OK && in_setup) { /* setup said why */
-        histo_error("warning: tune: B=%u w=%u R=%u skipped", c->batches,
-                    c->tile_rows, c->replicas);
+        histo_error("warning: tune: %s skipped", asked);
         c->skipped = true;
         return HISTO_OK;
     }
@@ -198,46 +147,67 @@ static int try_candidate(const struct strategy *strategy,
     if (ndiff == 0)
         return HISTO_OK;
     c->differs = true;
-    histo_error("tune: B=%u w=%u R=%u gives a different histogram from "
-                "B=0 w=0 R=0: %zu bin%s differ, the first is bin %zu (%u, "
-                "not %u): a bug in strategy %s",
-                c->batches, c->tile_rows, c->replicas, ndiff,
+    char first_asked[64];
+    const struct knob_values none = {{0}};
+    knob_format(first_asked, sizeof first_asked, &none);
+    histo_error("tune: %s gives a different histogram from %s: %zu bin%s "
+                "differ, the first is bin %zu (%u, not %u): a bug in "
+                "strategy %s", asked, first_asked, ndiff,
                 ndiff == 1 ? "" : "s", at, (unsigned)histo[at],
                 (unsigned)first[at], strategy->name);
     return HISTO_EXIT_DEVICE;
 }
 
-/* Every candidate (B, w, R) after the first, r->candidates[0], whose
- * histogram `first` is: B from batch_candidates, w from row_candidates
- * (the first's rows and fractions of them), R the strategy's default (0),
- * one copy and four. A disagreement sets *disagree and the others still
- * run, so the table shows them all; any other failure ends the tuning. */
+/* Each knob's candidates (knob->candidates for a knob the strategy
+ * honours, else only 0) into lists[k], their counts into n[k]; returns
+ * how many combinations there are. */
+static size_t knob_lists(const struct strategy *strategy,
+                         const struct strategy_env *base,
+                         const struct knob_used *first,
+                         unsigned lists[][KNOB_MAX_CANDIDATES], size_t *n)
+{
+    size_t total = 1;
+    for (size_t k = 0; k < KNOB_COUNT; ++k) {
+        const struct knob_tune_context ctx = {
+            .compute_units = device_units(base->device),
+            .values = base->input->nvalues,
+            .first_used = first->v[k],
+        };
+        lists[k][0] = 0;
+        n[k] = strategy->knobs & KNOB_BIT(k)
+               ? knob_table[k].candidates(&ctx, lists[k]) : 1;
+        total *= n[k];
+    }
+    return total;
+}
+
+/* Every candidate after the first, r->candidates[0] (every knob 0, the
+ * strategy's own choice), whose histogram `first` is: each combination of
+ * the knobs' candidates, the last knob's varying fastest. A disagreement
+ * sets *disagree and the others still run, so the table shows them all;
+ * any other failure ends the tuning. */
 static int try_candidates(const struct strategy *strategy,
                           const struct strategy_env *base,
                           unsigned long iterations, struct progress *progress,
                           struct tune_result *r, const uint8_t *first,
                           uint8_t *histo, bool *disagree)
 {
-    unsigned bs[8], ws[4];
-    const size_t nb = batch_candidates(strategy, base, bs);
-    const size_t nw = row_candidates(strategy,
-                                     r->candidates[0].tile_rows_used, ws);
-    const unsigned rs[] = {0, 1, 4};
-    const size_t nr = strategy->uses_replicas ? 3 : 1;
-    const size_t planned = nb * nw * nr < TUNE_MAX_CANDIDATES
-                           ? nb * nw * nr : TUNE_MAX_CANDIDATES;
+    unsigned lists[KNOB_COUNT][KNOB_MAX_CANDIDATES];
+    size_t n[KNOB_COUNT];
+    const size_t total = knob_lists(strategy, base, &r->candidates[0].used,
+                                    lists, n);
+    const size_t planned = total < TUNE_MAX_CANDIDATES ? total
+                                                       : TUNE_MAX_CANDIDATES;
     *disagree = false;
-    for (size_t x = 0; x < nb * nw * nr; ++x) {
-        const unsigned b = bs[x / (nw * nr)], w = ws[x / nr % nw];
-        const unsigned copies = rs[x % nr];
-        /* (0, 0, 0) is the first */
-        if ((b == 0 && w == 0 && copies == 0)
-            || r->ncandidates == TUNE_MAX_CANDIDATES)
+    for (size_t x = 1; x < total && r->ncandidates < TUNE_MAX_CANDIDATES;
+         ++x) {
+        struct tune_candidate *c = &r->candidates[r->ncandidates];
+        memset(c, 0, sizeof *c);
+        for (size_t k = KNOB_COUNT, rest = x; k-- > 0; rest /= n[k])
+            c->asked.v[k] = lists[k][rest % n[k]];
+        if (!knob_any(&c->asked)) /* the first */
             continue;
-        struct tune_candidate *c = &r->candidates[r->ncandidates++];
-        c->batches = b;
-        c->tile_rows = w;
-        c->replicas = copies;
+        ++r->ncandidates;
         progress_rebase(progress, (r->ncandidates - 1) * iterations,
                         planned * iterations);
         const int st = try_candidate(strategy, base, iterations, progress, c,
@@ -266,13 +236,12 @@ static void store_best(const struct tune_result *r, const struct tune_key *key,
                        bool no_tune_cache, struct tune_knobs *k, FILE *out)
 {
     const struct tune_candidate *best = &r->candidates[r->best];
-    k->batches = best->batches;
-    k->tile_rows = best->tile_rows;
-    k->replicas = best->replicas;
+    k->values = best->asked;
     k->from = TUNE_FROM_TUNING;
-    fprintf(out, "histo: tune: best B=%u w=%u R=%u (0: the strategy "
-                 "decides), %.1f us median", best->batches, best->tile_rows,
-            best->replicas, best->median_us);
+    char asked[64];
+    knob_format(asked, sizeof asked, &best->asked);
+    fprintf(out, "histo: tune: best %s (0: the strategy decides), %.1f us "
+                 "median", asked, best->median_us);
     if (no_tune_cache) {
         fputs("; not stored (--no-tune-cache)\n", out);
         return;
@@ -283,12 +252,7 @@ static void store_best(const struct tune_result *r, const struct tune_key *key,
                     "XDG_CACHE_HOME or HOME); the result is not stored");
         return;
     }
-    const struct tune_entry e = {
-        .key = *key,
-        .batches = best->batches,
-        .tile_rows = best->tile_rows,
-        .replicas = best->replicas,
-    };
+    const struct tune_entry e = {.key = *key, .knobs = best->asked};
     /* The cache is a convenience; the run's outputs are its job. */
     if (tune_cache_store(k->cache, &e) != HISTO_OK) {
         fputs("; not stored\n", out);
@@ -302,7 +266,7 @@ static void store_best(const struct tune_result *r, const struct tune_key *key,
 
 int tune_run(const struct strategy *strategy,
              const struct strategy_env *base, unsigned long iterations,
-             const struct histo_options *opt, const struct tune_key *key,
+             bool no_tune_cache, const struct tune_key *key,
              struct tune_result *r, struct tune_knobs *k,
              struct progress *progress, FILE *out)
 {
@@ -339,7 +303,7 @@ int tune_run(const struct strategy *strategy,
                     "correctness bug); nothing stored, no output written");
         goto fail;
     }
-    store_best(r, key, opt->no_tune_cache, k, out);
+    store_best(r, key, no_tune_cache, k, out);
 fail:
     free(first);
     free(histo);

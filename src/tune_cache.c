@@ -155,6 +155,43 @@ static char *split_last(char *s, int c)
     return at + 1;
 }
 
+/* A line's knobs, "batches B tile_rows W ...": each knob of the table in
+ * its order, by name, from 0 to its maximum; an optional one
+ * (cache_optional) may be left out and is then 0, and is never written
+ * as 0. */
+static bool parse_knobs(char *value, struct knob_values *k)
+{
+    for (size_t i = 0; i < KNOB_COUNT; ++i) {
+        const struct knob *kn = &knob_table[i];
+        unsigned long v;
+        if (kn->cache_optional && *value == '\0')
+            continue;
+        if (!word(&value, kn->name)
+            || !number(&value, kn->cache_optional ? 1 : 0, kn->max, &v))
+            return false;
+        k->v[i] = (unsigned)v;
+    }
+    return *value == '\0';
+}
+
+/* "batches B tile_rows W [NAME X]...": the fields a line's knobs take,
+ * optional ones in brackets. */
+static void format_fields(char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < KNOB_COUNT && at < len; ++i) {
+        const struct knob *kn = &knob_table[i];
+        const int n = snprintf(buf + at, len - at,
+                               kn->cache_optional ? "%s[%s %c]" : "%s%s %c",
+                               i ? " " : "", kn->name,
+                               toupper((unsigned char)kn->letter[0]));
+        if (n < 0)
+            return;
+        at += (size_t)n;
+    }
+}
+
 int tune_parse_line(const char *line, struct tune_entry *e)
 {
     char buf[LINE_MAX_CHARS];
@@ -184,7 +221,7 @@ int tune_parse_line(const char *line, struct tune_entry *e)
     strcpy(e->key.device, device);
     strcpy(e->key.strategy, strategy);
 
-    unsigned long w, h, k, b, rows, copies = 0;
+    unsigned long w, h, k;
     shape = trim(shape);
     if (!number(&shape, 1, UINT32_MAX, &w) || *shape++ != 'x'
         || !number(&shape, 1, UINT32_MAX, &h) || *shape != '\0')
@@ -196,32 +233,22 @@ int tune_parse_line(const char *line, struct tune_entry *e)
     if (!number(&bucket, 0, 63, &k) || *bucket != '\0')
         return -1;
     value = trim(value);
-    if (!word(&value, "batches") || !number(&value, 0, CLI_MAX_BATCHES, &b)
-        || !word(&value, "tile_rows")
-        || !number(&value, 0, CLI_MAX_TILE_ROWS, &rows))
-        return -1;
-    if (*value != '\0'
-        && (!word(&value, "replicas")
-            || !number(&value, 1, CLI_MAX_REPLICAS, &copies)
-            || *value != '\0'))
+    if (!parse_knobs(value, &e->knobs))
         return -1;
     e->key.histo_width = (uint32_t)w;
     e->key.histo_height = (uint32_t)h;
     e->key.values_log2 = (unsigned)k;
-    e->batches = (unsigned)b;
-    e->tile_rows = (unsigned)rows;
-    e->replicas = (unsigned)copies;
     return 1;
 }
 
 void tune_format_line(FILE *f, const struct tune_entry *e)
 {
-    fprintf(f, "%s | %s | %" PRIu32 "x%" PRIu32 " | 2^%u = batches %u "
-               "tile_rows %u", e->key.device, e->key.strategy,
-            e->key.histo_width, e->key.histo_height, e->key.values_log2,
-            e->batches, e->tile_rows);
-    if (e->replicas != 0)
-        fprintf(f, " replicas %u", e->replicas);
+    fprintf(f, "%s | %s | %" PRIu32 "x%" PRIu32 " | 2^%u =", e->key.device,
+            e->key.strategy, e->key.histo_width, e->key.histo_height,
+            e->key.values_log2);
+    for (size_t i = 0; i < KNOB_COUNT; ++i)
+        if (!knob_table[i].cache_optional || e->knobs.v[i] != 0)
+            fprintf(f, " %s %u", knob_table[i].name, e->knobs.v[i]);
     fputc('\n', f);
 }
 
@@ -271,9 +298,11 @@ static char *next_line(char **p, char *end)
 
 static void warn_malformed(const char *path, unsigned long lineno)
 {
+    char fields[128];
+    format_fields(fields, sizeof fields);
     histo_error("warning: %s:%lu: malformed tune cache line ignored "
-                "(expected 'DEVICE | STRATEGY | WxH | 2^K = batches B "
-                "tile_rows W [replicas R]')", path, lineno);
+                "(expected 'DEVICE | STRATEGY | WxH | 2^K = %s')", path,
+                lineno, fields);
 }
 
 int tune_cache_lookup(const char *path, const struct tune_key *key,
@@ -335,11 +364,13 @@ int tune_cache_store(const char *path, const struct tune_entry *e)
     }
     out.shared = true;
     bool replaced = false;
-    if (text == NULL || len == 0)
-        fputs("# histo --tune: the best knobs per device, strategy, "
-              "histogram and 2^K values\n# DEVICE | STRATEGY | WxH | 2^K = "
-              "batches B tile_rows W [replicas R] (0: the strategy "
-              "decides)\n", out.f);
+    if (text == NULL || len == 0) {
+        char fields[128];
+        format_fields(fields, sizeof fields);
+        fprintf(out.f, "# histo --tune: the best knobs per device, strategy, "
+                       "histogram and 2^K values\n# DEVICE | STRATEGY | WxH "
+                       "| 2^K = %s (0: the strategy decides)\n", fields);
+    }
     if (text != NULL) {
         char *p = text, *line;
         unsigned long lineno = 0;
@@ -368,35 +399,30 @@ int tune_cache_store(const char *path, const struct tune_entry *e)
 
 /* ---- knobs without measuring ---- */
 
-void tune_choose(const struct histo_options *opt, const struct tune_key *key,
-                 const struct strategy *strategy, struct tune_knobs *k)
+void tune_choose(const struct knob_values *given, bool no_tune_cache,
+                 const struct tune_key *key, const struct strategy *strategy,
+                 struct tune_knobs *k)
 {
     memset(k, 0, sizeof *k);
     k->from = TUNE_FROM_DEFAULT;
-    if (opt->tile_rows != 0 && !strategy->uses_tiles)
-        histo_error("warning: strategy %s has no tiles; --tile-rows "
-                    "ignored", strategy->name);
-    if (opt->batches != 0 && !strategy->uses_batches)
-        histo_error("warning: strategy %s has no batches; --batches "
-                    "ignored", strategy->name);
-    if (opt->replicas != 0 && !strategy->uses_replicas)
-        histo_error("warning: strategy %s has no replicas; --replicas "
-                    "ignored", strategy->name);
-    if (opt->batches != 0 || opt->tile_rows != 0 || opt->replicas != 0) {
-        k->batches = opt->batches;
-        k->tile_rows = opt->tile_rows;
-        k->replicas = strategy->uses_replicas ? opt->replicas : 0;
+    for (size_t i = 0; i < KNOB_COUNT; ++i)
+        if (given->v[i] != 0 && !(strategy->knobs & KNOB_BIT(i)))
+            histo_error("warning: strategy %s does not use %s; ignored",
+                        strategy->name, knob_table[i].option);
+    struct knob_values from = *given;
+    if (knob_any(given)) {
         k->from = TUNE_FROM_COMMAND_LINE;
-        return;
+    } else {
+        struct tune_entry e;
+        if (no_tune_cache || tune_cache_path(k->cache, sizeof k->cache) != 0
+            || !tune_cache_lookup(k->cache, key, &e)) {
+            k->cache[0] = '\0';
+            return;
+        }
+        from = e.knobs;
+        k->from = TUNE_FROM_CACHE;
     }
-    struct tune_entry e;
-    if (opt->no_tune_cache || tune_cache_path(k->cache, sizeof k->cache) != 0
-        || !tune_cache_lookup(k->cache, key, &e)) {
-        k->cache[0] = '\0';
-        return;
-    }
-    k->batches = strategy->uses_batches ? e.batches : 0;
-    k->tile_rows = strategy->uses_tiles ? e.tile_rows : 0;
-    k->replicas = strategy->uses_replicas ? e.replicas : 0;
-    k->from = TUNE_FROM_CACHE;
+    /* a knob the strategy does not use is not used */
+    for (size_t i = 0; i < KNOB_COUNT; ++i)
+        k->values.v[i] = strategy->knobs & KNOB_BIT(i) ? from.v[i] : 0;
 }

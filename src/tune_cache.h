@@ -1,28 +1,30 @@
 /*
- * tune_cache.h - the strategy's knobs, batches B and tile rows w, of a run
- * that does not measure them: from the command line, else from the tune
- * cache, else the strategy's defaults; and the tune cache file itself, its
- * format and its storage. Measuring candidates (histo --tune, tune.h) is
+ * tune_cache.h - the strategy's knobs (knobs.h) of a run that does not
+ * measure them: from the command line, else from the tune cache, else the
+ * strategy's defaults; and the tune cache file itself, its format and its
+ * storage. Measuring candidates (histo --tune, tune.h) is
  * a separate job: it hands its best knobs to tune_cache_store, so the file
  * has one reader and one writer, both here.
  *
  * The tune cache is a small text file, one line per device name, strategy,
  * histogram shape and value-count bucket (2^K <= values < 2^(K+1)):
  *
- *   DEVICE NAME | STRATEGY | WxH | 2^K = batches B tile_rows W [replicas R]
+ *   DEVICE NAME | STRATEGY | WxH | 2^K = batches B tile_rows W ...
  *
- * B, W and R as --batches, --tile-rows and --replicas take them, 0 meaning
- * "the strategy decides"; R only for strategies with replicas. Lines starting with '#' and blank lines are comments. It lives
- * at $HISTO_TUNE_FILE, else $XDG_CACHE_HOME/histo/tune.conf, else
- * ~/.cache/histo/tune.conf. A malformed line is skipped with a warning; a
+ * The knobs as knobs.c's table names them, in its order, each with the
+ * value its option takes, 0 meaning "the strategy decides"; an optional
+ * one (cache_optional) only when it is set. Lines starting with '#' and
+ * blank lines are comments. It lives at $HISTO_TUNE_FILE, else
+ * $XDG_CACHE_HOME/histo/tune.conf, else ~/.cache/histo/tune.conf. A malformed line is skipped with a warning; a
  * missing or unreadable file is no cache.
  */
 #ifndef HISTO_TUNE_CACHE_H
 #define HISTO_TUNE_CACHE_H
 
-#include "cli.h"
+#include "knobs.h"
 #include "strategy.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -38,23 +40,19 @@ struct tune_key {
 
 struct tune_entry {
     struct tune_key key;
-    unsigned batches;        /* 0 .. CLI_MAX_BATCHES, 0 = automatic */
-    unsigned tile_rows;      /* 0 .. CLI_MAX_TILE_ROWS, 0 = maximum */
-    unsigned replicas;       /* 0 .. CLI_MAX_REPLICAS, 0 = default  */
+    struct knob_values knobs; /* 0: the strategy decides        */
 };
 
 enum tune_source {
     TUNE_FROM_DEFAULT,       /* nothing given, nothing cached       */
-    TUNE_FROM_COMMAND_LINE,  /* --batches, --tile-rows, --replicas  */
+    TUNE_FROM_COMMAND_LINE,  /* the knobs' options                 */
     TUNE_FROM_CACHE,         /* a matching line of the tune cache   */
     TUNE_FROM_TUNING         /* measured by this run (--tune)       */
 };
 
 /* The knobs a run uses and where they came from. */
 struct tune_knobs {
-    unsigned batches;
-    unsigned tile_rows;
-    unsigned replicas;
+    struct knob_values values;
     enum tune_source from;
     char cache[TUNE_PATH_MAX]; /* file read (CACHE) or written (TUNING),
                                   "" when none */
@@ -90,11 +88,13 @@ int tune_cache_lookup(const char *path, const struct tune_key *key,
  * Returns 0 or HISTO_EXIT_OUTPUT. */
 int tune_cache_store(const char *path, const struct tune_entry *e);
 
-/* The knobs of a run without --tune: the command line's when --batches or
- * --tile-rows was given, else the tune cache's (unless opt->no_tune_cache),
- * else the strategy's defaults. */
-void tune_choose(const struct histo_options *opt, const struct tune_key *key,
-                 const struct strategy *strategy, struct tune_knobs *knobs);
+/* The knobs of a run without --tune: `given` (the command line's) when any
+ * is set, else the tune cache's (unless no_tune_cache), else the
+ * strategy's defaults; a knob the strategy does not use is 0 (and a given
+ * one is warned about). */
+void tune_choose(const struct knob_values *given, bool no_tune_cache,
+                 const struct tune_key *key, const struct strategy *strategy,
+                 struct tune_knobs *knobs);
 
 /* "default", "command line", "tune cache", "tuning". */
 const char *tune_source_name(enum tune_source from);

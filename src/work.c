@@ -657,6 +657,25 @@ struct work_totals work_totals(const struct work *w)
     return t;
 }
 
+size_t work_nshares(const struct work *w)
+{
+    return w->nshares;
+}
+
+struct work_share_info work_share_info(const struct work *w, size_t s)
+{
+    const struct work_share *sh = &w->shares[s];
+    return (struct work_share_info){
+        .device = sh->device,
+        .first = sh->first,
+        .count = sh->count,
+        .chunk_values = sh->chunk_values,
+        .nchunks = sh->nchunks,
+        .streamed = sh->streamed,
+        .loop_limit = sh->loop_limit,
+    };
+}
+
 const void *work_first_state(const struct work *w)
 {
     return w->shares[0].slots[0].state;

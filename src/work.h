@@ -148,6 +148,21 @@ struct work_totals {
 };
 struct work_totals work_totals(const struct work *w);
 
+/* What histo.out and the summary say of one share. */
+struct work_share_info {
+    const struct device_info *device;
+    size_t first, count;       /* its values: input[first, first+count) */
+    size_t chunk_values, nchunks;
+    bool streamed;
+    uint32_t loop_limit;       /* 0: none seen                          */
+};
+
+/* How many shares the input is split into (at least 1 once planned). */
+size_t work_nshares(const struct work *w);
+
+/* Share s (s < work_nshares(w)). */
+struct work_share_info work_share_info(const struct work *w, size_t s);
+
 /* The first state, whose configuration histo.out reports. */
 const void *work_first_state(const struct work *w);
 

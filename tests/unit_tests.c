@@ -443,13 +443,13 @@ static void test_cli(void)
     check(st == 0 && strcmp(o.input, "in.bin") == 0
               && strcmp(o.output, "out.bmp") == 0
               && strcmp(o.platform, "NVIDIA CUDA") == 0
-              && strcmp(o.device, "GPU") == 0 && o.batches == 12
+              && strcmp(o.device, "GPU") == 0 && o.knobs.v[KNOB_BATCHES] == 12
               && strcmp(o.timing, "t.out") == 0 && o.iterations == 20,
           "cli.full_command", "status %d or fields wrong", st);
 
     const char *dflt[] = {"-i", "a", "-o", "b", "--", "1", NULL};
     st = parse(dflt, &o);
-    check(st == 0 && strcmp(o.timing, "histo.out") == 0 && o.batches == 0
+    check(st == 0 && strcmp(o.timing, "histo.out") == 0 && o.knobs.v[KNOB_BATCHES] == 0
               && o.platform == NULL && o.device == NULL,
           "cli.defaults", "status %d", st);
 
@@ -541,17 +541,17 @@ static void test_cli_tune(void)
     const char *rows[] = {"-i", "a", "-o", "b", "--tile-rows", "7", "--",
                           "1", NULL};
     int st = parse(rows, &o);
-    check(st == 0 && o.tile_rows == 7 && o.batches == 0 && !o.tune
+    check(st == 0 && o.knobs.v[KNOB_TILE_ROWS] == 7 && o.knobs.v[KNOB_BATCHES] == 0 && !o.tune
               && !o.no_tune_cache, "cli.tile_rows", "status %d, rows %u",
-          st, o.tile_rows);
+          st, o.knobs.v[KNOB_TILE_ROWS]);
     rows[5] = "65535";
     st = parse(rows, &o);
-    check(st == 0 && o.tile_rows == 65535, "cli.tile_rows_max",
-          "status %d, rows %u", st, o.tile_rows);
+    check(st == 0 && o.knobs.v[KNOB_TILE_ROWS] == 65535, "cli.tile_rows_max",
+          "status %d, rows %u", st, o.knobs.v[KNOB_TILE_ROWS]);
     const char *tune[] = {"-i", "a", "-o", "b", "--tune", "--no-tune-cache",
                           "--", "1", NULL};
     st = parse(tune, &o);
-    check(st == 0 && o.tune && o.no_tune_cache && o.tile_rows == 0,
+    check(st == 0 && o.tune && o.no_tune_cache && o.knobs.v[KNOB_TILE_ROWS] == 0,
           "cli.tune_flags", "status %d", st);
     const char *plain[] = {"-i", "a", "-o", "b", "--", "1", NULL};
     setenv("HISTO_NO_TUNE_CACHE", "1", 1);
@@ -585,13 +585,14 @@ static void test_tune_parse(void)
     check(r == 1 && strcmp(e.key.device, "NVIDIA H200") == 0
               && strcmp(e.key.strategy, "eye") == 0
               && e.key.histo_width == 256 && e.key.histo_height == 8192
-              && e.key.values_log2 == 24 && e.batches == 64
-              && e.tile_rows == 0, "tune.parse_line", "result %d", r);
+              && e.key.values_log2 == 24 && e.knobs.v[KNOB_BATCHES] == 64
+              && e.knobs.v[KNOB_TILE_ROWS] == 0,
+          "tune.parse_line", "result %d", r);
     r = tune_parse_line("  A|B = C  |cpu|1x1|2^0=batches 65536 tile_rows "
                         "65535\r\n", &e);
     check(r == 1 && strcmp(e.key.device, "A|B = C") == 0
-              && strcmp(e.key.strategy, "cpu") == 0 && e.batches == 65536
-              && e.tile_rows == 65535, "tune.parse_line_odd_name",
+              && strcmp(e.key.strategy, "cpu") == 0 && e.knobs.v[KNOB_BATCHES] == 65536
+              && e.knobs.v[KNOB_TILE_ROWS] == 65535, "tune.parse_line_odd_name",
           "result %d, device '%s'", r, e.key.device);
     check(tune_parse_line("", &e) == 0 && tune_parse_line("  \t\n", &e) == 0
               && tune_parse_line("# DEVICE | eye | 1x1 | 2^0 = batches 1 "
@@ -600,12 +601,12 @@ static void test_tune_parse(void)
     r = tune_parse_line("D | replicated | 256x8192 | 2^24 = batches 0 "
                         "tile_rows 0 replicas 16", &e);
     check(r == 1 && strcmp(e.key.strategy, "replicated") == 0
-              && e.replicas == 16 && e.batches == 0,
-          "tune.parse_replicas", "result %d, replicas %u", r, e.replicas);
+              && e.knobs.v[KNOB_REPLICAS] == 16 && e.knobs.v[KNOB_BATCHES] == 0,
+          "tune.parse_replicas", "result %d, replicas %u", r, e.knobs.v[KNOB_REPLICAS]);
     r = tune_parse_line("D | eye | 256x8192 | 2^24 = batches 3 tile_rows 0",
                         &e);
-    check(r == 1 && e.replicas == 0, "tune.parse_no_replicas",
-          "result %d, replicas %u", r, e.replicas);
+    check(r == 1 && e.knobs.v[KNOB_REPLICAS] == 0, "tune.parse_no_replicas",
+          "result %d, replicas %u", r, e.knobs.v[KNOB_REPLICAS]);
 
     static const char *const bad[] = {
         "garbage",
@@ -654,7 +655,7 @@ static void test_tune_parse(void)
           "accepted a 2000-character line");
 
     /* what tune_format_line writes reads back as the same entry */
-    struct tune_entry w = {.batches = 12, .tile_rows = 345, .replicas = 4};
+    struct tune_entry w = {.knobs = {{12, 345, 4}}};
     strcpy(w.key.device, "Dev | with = odd characters");
     strcpy(w.key.strategy, "eye");
     w.key.histo_width = 1000000;
@@ -671,9 +672,85 @@ static void test_tune_parse(void)
     }
     r = tune_parse_line(line, &e);
     check(r == 1 && memcmp(&e.key, &w.key, sizeof e.key) == 0
-              && e.batches == w.batches && e.tile_rows == w.tile_rows
-              && e.replicas == w.replicas,
+              && memcmp(&e.knobs, &w.knobs, sizeof e.knobs) == 0,
           "tune.format_round_trip", "'%s' read back as %d", line, r);
+}
+
+/* The knob table drives the options, the cache line and the messages:
+ * each knob's option sets its own slot, within its own bounds; the
+ * formats name every knob in the table's order. */
+static void test_knobs(void)
+{
+    for (size_t k = 0; k < KNOB_COUNT; ++k) {
+        const struct knob *kn = &knob_table[k];
+        char top[32], over[32], name[64];
+        snprintf(top, sizeof top, "%lu", kn->max);
+        snprintf(over, sizeof over, "%lu", kn->max + 1);
+        const char *const at_max[] = {"-i", "a", "-o", "b", kn->option, top,
+                                      "--", "1", NULL};
+        const char *const past[] = {"-i", "a", "-o", "b", kn->option, over,
+                                    "--", "1", NULL};
+        struct histo_options o;
+        int st = parse(at_max, &o);
+        bool only = st == 0 && o.knobs.v[k] == kn->max;
+        for (size_t j = 0; j < KNOB_COUNT; ++j)
+            only = only && (j == k || o.knobs.v[j] == 0);
+        snprintf(name, sizeof name, "knobs.%s.option_sets_its_slot", kn->name);
+        check(only, name, "status %d", st);
+        snprintf(name, sizeof name, "knobs.%s.above_max_refused", kn->name);
+        st = parse(past, &o);
+        check(st == HISTO_EXIT_USAGE, name, "status %d for %s", st, over);
+        snprintf(name, sizeof name, "knobs.%s.found_by_option", kn->name);
+        check(knob_by_option(kn->option) == kn && kn->help != NULL
+                  && strstr(kn->help, kn->option) != NULL,
+              name, "option %s", kn->option);
+    }
+    check(knob_by_option("--no-such-knob") == NULL, "knobs.unknown_option",
+          "found a row");
+
+    const struct knob_values v = {{[KNOB_BATCHES] = 4, [KNOB_REPLICAS] = 1}};
+    char text[64];
+    knob_format(text, sizeof text, &v);
+    check(strcmp(text, "B=4 w=0 R=1") == 0, "knobs.format", "'%s'", text);
+    check(knob_any(&v) && !knob_any(&(struct knob_values){{0}}),
+          "knobs.any", "wrong");
+
+    /* an optional cache field at 0 is left out, and reads back as 0 */
+    struct tune_entry e = {.knobs = {{[KNOB_BATCHES] = 7}}}, got;
+    strcpy(e.key.device, "D");
+    strcpy(e.key.strategy, "cpu");
+    e.key.histo_width = e.key.histo_height = 1;
+    char line[256] = "";
+    FILE *f = fopen(path_in_workdir("knobs.txt"), "w+");
+    if (f != NULL) {
+        tune_format_line(f, &e);
+        rewind(f);
+        if (fgets(line, sizeof line, f) == NULL)
+            line[0] = '\0';
+        fclose(f);
+    }
+    check(strcmp(line, "D | cpu | 1x1 | 2^0 = batches 7 tile_rows 0\n") == 0
+              && tune_parse_line(line, &got) == 1
+              && memcmp(&got.knobs, &e.knobs, sizeof e.knobs) == 0,
+          "knobs.cache_line_optional_field", "'%s'", line);
+
+    /* --tune's candidates: 0 first, no repeats, within the bounds */
+    const struct knob_tune_context ctx = {.compute_units = 132,
+                                          .values = 1u << 24,
+                                          .first_used = 1022};
+    bool sane = true;
+    for (size_t k = 0; k < KNOB_COUNT; ++k) {
+        unsigned c[KNOB_MAX_CANDIDATES];
+        const size_t n = knob_table[k].candidates(&ctx, c);
+        sane = sane && n >= 1 && n <= KNOB_MAX_CANDIDATES && c[0] == 0;
+        for (size_t i = 0; i < n; ++i) {
+            sane = sane && c[i] <= knob_table[k].max;
+            for (size_t j = 0; j < i; ++j)
+                sane = sane && c[i] != c[j];
+        }
+    }
+    check(sane, "knobs.tune_candidates", "a list starts without 0, repeats "
+                                         "or passes its bound");
 }
 
 static void test_tune_cache_path(void)
@@ -731,7 +808,7 @@ static void test_tune_cache_file(void)
     char path[1024];
     snprintf(path, sizeof path, "%s/tune-dir/sub/tune.conf", workdir);
     remove(path);
-    struct tune_entry a = {.batches = 3, .tile_rows = 7};
+    struct tune_entry a = {.knobs = {{[KNOB_BATCHES] = 3, [KNOB_TILE_ROWS] = 7}}};
     strcpy(a.key.device, "Device A");
     strcpy(a.key.strategy, "eye");
     a.key.histo_width = 256;
@@ -739,7 +816,7 @@ static void test_tune_cache_file(void)
     a.key.values_log2 = 20;
     struct tune_entry b = a;
     strcpy(b.key.strategy, "cpu");
-    b.tile_rows = 0;
+    b.knobs.v[KNOB_TILE_ROWS] = 0;
     struct tune_entry got;
 
     check(tune_cache_lookup(path, &a.key, &got) == 0,
@@ -751,8 +828,8 @@ static void test_tune_cache_file(void)
         fputs("not a tune line\n", f);
         fclose(f);
     }
-    a.batches = 64;
-    a.tile_rows = 0;
+    a.knobs.v[KNOB_BATCHES] = 64;
+    a.knobs.v[KNOB_TILE_ROWS] = 0;
     ok = ok && tune_cache_store(path, &a) == 0;
     check(ok, "tune.cache_store", "a store failed");
 
@@ -777,8 +854,8 @@ static void test_tune_cache_file(void)
           entries, a_lines, kept);
 
     int found = tune_cache_lookup(path, &a.key, &got);
-    check(found == 1 && got.batches == 64 && got.tile_rows == 0,
-          "tune.cache_lookup", "found %d, batches %u", found, got.batches);
+    check(found == 1 && got.knobs.v[KNOB_BATCHES] == 64 && got.knobs.v[KNOB_TILE_ROWS] == 0,
+          "tune.cache_lookup", "found %d, batches %u", found, got.knobs.v[KNOB_BATCHES]);
     struct tune_key other = a.key;
     other.values_log2 = 21;
     check(tune_cache_lookup(path, &other, &got) == 0,
@@ -802,8 +879,9 @@ static void test_tune_cache_concurrent(void)
         if ((pids[w] = fork()) == 0) {
             int failed = 0;
             for (int k = 0; k < EACH; ++k) {
-                struct tune_entry e = {.batches = (unsigned)w + 1,
-                                       .tile_rows = (unsigned)k};
+                struct tune_entry e = {
+                    .knobs = {{[KNOB_BATCHES] = (unsigned)w + 1,
+                               [KNOB_TILE_ROWS] = (unsigned)k}}};
                 snprintf(e.key.device, sizeof e.key.device, "Writer %d", w);
                 strcpy(e.key.strategy, "eye");
                 e.key.histo_width = 256;
@@ -829,8 +907,8 @@ static void test_tune_cache_concurrent(void)
             strcpy(key.strategy, "eye");
             struct tune_entry e;
             found += tune_cache_lookup(path, &key, &e)
-                     && e.batches == (unsigned)w + 1
-                     && e.tile_rows == (unsigned)k;
+                     && e.knobs.v[KNOB_BATCHES] == (unsigned)w + 1
+                     && e.knobs.v[KNOB_TILE_ROWS] == (unsigned)k;
         }
     check(children_ok && found == WRITERS * EACH, "tune.cache_concurrent",
           "writers ok %d, %d of %d lines found", children_ok, found,
@@ -1570,6 +1648,7 @@ static const struct {
     {"cli_tune", test_cli_tune},
     {"tune_values_log2", test_tune_values_log2},
     {"tune_parse", test_tune_parse},
+    {"knobs", test_knobs},
     {"tune_cache_path", test_tune_cache_path},
     {"tune_cache_file", test_tune_cache_file},
     {"tune_cache_concurrent", test_tune_cache_concurrent},
