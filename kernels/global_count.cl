@@ -6,7 +6,7 @@
  *
  * The OpenCL textbook histogram, and the baseline the other strategies
  * are measured against: no tiles, no eye, no batches. On a GPU its floor
- * is the device's global-atomic throughput (tests/atomic_probe.c measures
+ * is the device's global-atomic throughput (bench/atomic_probe.c measures
  * it in make bench).
  *
  * Work-items stride over the input in quads (uint4), four quads a step to

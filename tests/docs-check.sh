@@ -14,11 +14,11 @@
 # non-zero on a failure). Numbers, digests, commit ids (histo --version's
 # commit line whole), runs of spaces and the device's name may differ;
 # the words, the fields and their order may not. The results tables are
-# compared exactly: tests/results-table.sh and tests/scaling-table.sh
+# compared exactly: bench/results-table.sh and bench/scaling-table.sh
 # compute them from the committed rows.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-W=${HISTO_TEST_WORK:-tests/work}/docs
+W=${HISTO_TEST_WORK:-tests/work}/docs-check
 mode=check
 [ "${1:-}" = --update ] && mode=update
 B=${HISTO_BUILD:-build}
@@ -70,17 +70,17 @@ produce() {
         seek=$((54 + ((8191 - 4100) * 256 + 130) * 3)) conv=notrunc 2>/dev/null
     (cd "$W/v" && "$OLDPWD/$B/histo-validate" results/test/histo.bmp \
         output/test.bmp.gz) >"$W/ex/validate-bmp" 2>&1
-    sh tests/results-table.sh >"$W/ex/results-table" 2>&1
-    sh tests/scaling-table.sh >"$W/ex/scaling-table" 2>&1
+    sh bench/results-table.sh >"$W/ex/results-table" 2>&1
+    sh bench/scaling-table.sh >"$W/ex/scaling-table" 2>&1
     # make report on the committed sample: its table and its CSV
     sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
         2>&1 | grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' >"$W/ex/report"
     cp "$W/report.csv" "$W/ex/report-csv"
     # the strategies side by side (docs/design.md)
     h100=docs/bench/h100-dcfd579-all.jsonl pocl=docs/bench/pocl-2core-7444fcf-all.jsonl
-    sh tests/results-table.sh $h100:eye $h100:global $h100:replicated $h100:cpu \
+    sh bench/results-table.sh $h100:eye $h100:global $h100:replicated $h100:cpu \
         >"$W/ex/strategies-h100" 2>&1
-    sh tests/results-table.sh $pocl:cpu $pocl:eye $pocl:global $pocl:replicated \
+    sh bench/results-table.sh $pocl:cpu $pocl:eye $pocl:global $pocl:replicated \
         >"$W/ex/strategies-pocl" 2>&1
 }
 

@@ -9,6 +9,7 @@
 # reference outputs; never from the code under test.
 # Only the test dataset is generated here (train and ref are checked by
 # make run); one test-size run goes through make run on the default device.
+# ids: gen harness reference spec validate
 set -u
 cd "$(dirname "$0")/.." || exit 1
 W=${HISTO_TEST_WORK:-tests/work}/harness

@@ -16,6 +16,7 @@
 # build-asan/histo; make install, which installs the plain build's
 # ./histo, is replaced by the same layout made by hand around
 # build-asan/histo, and make uninstall is not run.
+# ids: install
 set -u
 cd "$(dirname "$0")/.." || exit 1
 TREE=$(pwd -P)

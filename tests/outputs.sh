@@ -9,6 +9,7 @@
 # with mknod in that folder (as root; skipped with a message otherwise).
 # No test points histo at the machine's own /dev entries. Expected bytes
 # come from build/histo-ref, the sequential reference.
+# ids: output
 set -u
 cd "$(dirname "$0")/.." || exit 1
 W=$(cd "${HISTO_TEST_WORK:-tests/work}" && pwd)/outputs

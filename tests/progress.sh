@@ -10,6 +10,7 @@
 # lines come every 0.25 s. No test asserts a speed: the numbers in the
 # lines are checked against each other and against the run's own
 # histo.out. Every file is made here, in a temporary folder.
+# ids: progress
 set -u
 cd "$(dirname "$0")/.." || exit 1
 mkdir -p "${HISTO_TEST_WORK:-tests/work}" || exit 1

@@ -1,8 +1,8 @@
 #!/bin/sh
-# tests/gpu-check.sh - one batch of work for a lent GPU machine: build, run
+# bench/gpu-check.sh - one batch of work for a lent GPU machine: build, run
 # the whole correctness suite on the GPU, then time the workload on
 # inputs of gpu-inputs.sh, byte-checked against the sequential reference.
-#   sh tests/gpu-check.sh [OUTDIR]   (PLATFORM/DEVICE default to NVIDIA's GPU)
+#   sh bench/gpu-check.sh [OUTDIR]   (PLATFORM/DEVICE default to NVIDIA's GPU)
 #   SHARES="16 32 64" sweeps $HISTO_EYE_SHARE_INV (default 16, as shipped).
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -25,7 +25,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
     grep -v '^PASS' "$out/tests.log"
 fi
 
-. tests/gpu-inputs.sh
+. bench/gpu-inputs.sh
 # wg: the tile kernel's work-group size; reqd: the size it was built for
 # with reqd_work_group_size (0: built without; docs/design.md)
 printf '%-8s %5s %6s %6s %5s %5s %5s %9s %9s %9s %9s %s\n' input share groups batch \

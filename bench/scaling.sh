@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/scaling.sh - make scaling: time per iteration and effective GB/s
+# bench/scaling.sh - make scaling: time per iteration and effective GB/s
 # as the input grows, resident and streamed, on one device or several,
 # every output checked byte for byte against the sequential reference.
 #
@@ -34,9 +34,9 @@ SIZES=${SIZES:-1M 16M 268M 1G}
 MODES=${MODES:-device streamed}
 MIN_SECONDS=${MIN_SECONDS:-1}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
-# which source ran (tests/source-id.sh)
+# which source ran (bench/source-id.sh)
 read -r commit modified <<EOF_ID
-$(sh tests/source-id.sh)
+$(sh bench/source-id.sh)
 EOF_ID
 SHARES=${SHARES:-${DEVICE:-first}}
 key() { sed -n "s/^$2 = //p" "$1"; }

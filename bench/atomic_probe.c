@@ -1,5 +1,5 @@
 /*
- * tests/atomic_probe.c - the floors histo is measured against, on one
+ * bench/atomic_probe.c - the floors histo is measured against, on one
  * OpenCL device (make bench): N global atomic increments and nothing
  * else, N local atomic increments and nothing else, a read of N values
  * and nothing else, and two empty kernels back to back.

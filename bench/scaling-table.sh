@@ -1,9 +1,9 @@
 #!/bin/sh
-# tests/scaling-table.sh - the README's scaling table from make scaling
+# bench/scaling-table.sh - the README's scaling table from make scaling
 # rows committed in docs/bench/ (one file per device and run), or with
 # arguments from any others.
 #
-#   sh tests/scaling-table.sh [ROWS.jsonl...]
+#   sh bench/scaling-table.sh [ROWS.jsonl...]
 #
 # One column per file, in the order given: a cell is the median time per
 # iteration and, in brackets, the effective rate (input bytes / time). Rows

@@ -1,9 +1,9 @@
 #!/bin/sh
-# tests/gpu-fixed-cost.sh - where the eye kernels' fixed cost goes: the
+# bench/gpu-fixed-cost.sh - where the eye kernels' fixed cost goes: the
 # same run with one phase cut out of a copy of the kernels at a time
 # (--kernels), on a 64x64 image and the test-size image. The cut variants
 # give wrong histograms on purpose; only their times matter here.
-#   PLATFORM/DEVICE as for gpu-check.sh; sh tests/gpu-fixed-cost.sh
+#   PLATFORM/DEVICE as for gpu-check.sh; sh bench/gpu-fixed-cost.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
 platform=${PLATFORM:-NVIDIA CUDA}

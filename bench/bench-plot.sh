@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench-plot.sh JSONL PNG - median device time per iteration of
+# bench/bench-plot.sh JSONL PNG - median device time per iteration of
 # every strategy on every input (the latest row of each input, strategy and
 # device), as clustered bars: one cluster per input, one bar per strategy
 # (and device, where the rows hold several), on a log scale (CPU and GPU

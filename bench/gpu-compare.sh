@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/gpu-compare.sh - time kernel folders side by side on inputs
+# bench/gpu-compare.sh - time kernel folders side by side on inputs
 # of gpu-inputs.sh, each output compared byte for byte with the sequential
-# reference: sh tests/gpu-compare.sh OUTDIR DIR... (DIR: a copy of
+# reference: sh bench/gpu-compare.sh OUTDIR DIR... (DIR: a copy of
 # kernels/ with one change; "kernels" is the tree's own; a file DIR/ENV
 # holds VAR=value words to run that folder's histo with). Each input runs
 # ROUNDS times per folder, folders interleaved, so drift shows as spread.
@@ -14,7 +14,7 @@ mkdir -p "$out"
 platform=${PLATFORM:-NVIDIA CUDA}
 device=${DEVICE:-GPU}
 its=${ITERATIONS:-2000}
-. tests/gpu-inputs.sh
+. bench/gpu-inputs.sh
 printf '%-8s %-22s %5s %5s %9s %9s %9s %s\n' input kernels B tiles tile_us \
     reduce_us iter_us check | tee -a "$out/compare.txt"
 for name in ${INPUTS:-spec test wide uniform onebin}; do

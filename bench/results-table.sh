@@ -1,16 +1,16 @@
 #!/bin/sh
-# tests/results-table.sh - a results table from make bench rows committed
+# bench/results-table.sh - a results table from make bench rows committed
 # in docs/bench/ (one file per device and run): the README's, or with
 # arguments any other.
 #
-#   sh tests/results-table.sh [ROWS.jsonl[:STRATEGY]...]
+#   sh bench/results-table.sh [ROWS.jsonl[:STRATEGY]...]
 #
 # One column per argument, in the order given (default: the files named
 # below): the rows of that file, of STRATEGY only where given. A cell is
 # the median device time per iteration and, in brackets, the sequential C
 # reference's median on the same host in the same run divided by it (> 1:
 # histo is faster), and where the rows have one, histo's time over the
-# floor make bench measured (tests/bench.sh). The caption names each
+# floor make bench measured (bench/bench.sh). The caption names each
 # column's device, platform, strategy, date and commit (the rows' "commit", else the part of the file
 # name after its last '-' where that is a commit id). A column with
 # several rows of one input gives the first. docs-check compares the

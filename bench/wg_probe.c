@@ -1,5 +1,5 @@
 /*
- * tests/wg_probe.c - does an OpenCL implementation run work-groups larger
+ * bench/wg_probe.c - does an OpenCL implementation run work-groups larger
  * than the CL_KERNEL_WORK_GROUP_SIZE it reports? For each GPU it builds
  * six small kernels (plain; a barrier and a __local argument; a
  * reqd_work_group_size of 512, 1024 and 2048; a static __local array),
@@ -8,7 +8,7 @@
  * enqueue and finish status (0 = CL_SUCCESS, -54 =
  * CL_INVALID_WORK_GROUP_SIZE). docs/design.md ("Work-group sizes") has
  * what NVIDIA's OpenCL answered.
- *   cc -o wg-probe tests/wg_probe.c -lOpenCL && ./wg-probe
+ *   cc -o wg-probe bench/wg_probe.c -lOpenCL && ./wg-probe
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>

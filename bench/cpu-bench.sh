@@ -1,10 +1,10 @@
 #!/bin/sh
-# tests/cpu-bench.sh - per-iteration times of the strategies on PoCL (or the
+# bench/cpu-bench.sh - per-iteration times of the strategies on PoCL (or the
 # test device) next to the sequential C reference, measured in the same run.
 #
-#   sh tests/cpu-bench.sh [OUTDIR]          (default build/cpu-bench)
+#   sh bench/cpu-bench.sh [OUTDIR]          (default build/cpu-bench)
 #   SIZES="test gen big" STRATEGIES="eye cpu" MIN_SECONDS=1 REPEAT=3 \
-#       sh tests/cpu-bench.sh
+#       sh bench/cpu-bench.sh
 #
 # Inputs: "test" is the test dataset (996x1040 values into 256x8192 bins,
 # row sigma 32, column sigma 12: generator_args of Spec/test.conf when the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/source-id.sh - which source ran, for make bench and make scaling
+# bench/source-id.sh - which source ran, for make bench and make scaling
 # rows: prints "COMMIT MODIFIED", the short commit id and whether the
 # tracked files differ from it (true/false). HISTO_COMMIT names the
 # commit for a copy of a clean tree without its history, as on a lent GPU

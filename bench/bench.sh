@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/bench.sh - make bench: per-kernel and per-iteration times of histo
+# bench/bench.sh - make bench: per-kernel and per-iteration times of histo
 # on one device over a set of inputs, next to the sequential C reference
 # timed in the same run on this host, every output checked byte for byte.
 #
@@ -50,9 +50,9 @@ unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
 # the implementations make run would see for this PLATFORM
 OCL_ICD_VENDORS=$(sh validate/harness.sh vendors) || exit 1
 [ -n "$OCL_ICD_VENDORS" ] && export OCL_ICD_VENDORS || unset OCL_ICD_VENDORS
-# which source ran (tests/source-id.sh)
+# which source ran (bench/source-id.sh)
 read -r commit modified <<EOF_ID
-$(sh tests/source-id.sh)
+$(sh bench/source-id.sh)
 EOF_ID
 set --
 [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
@@ -223,7 +223,7 @@ if [ -n "${global_uniform:-}" ] && [ -x $B/atomic-probe ]; then
 fi
 
 if command -v gnuplot >/dev/null 2>&1; then
-    sh tests/bench-plot.sh results/bench.jsonl results/bench.png \
+    sh bench/bench-plot.sh results/bench.jsonl results/bench.png \
         && echo "plot: results/bench.png"
 else
     echo "(gnuplot not installed: no plot; results/bench.jsonl has the rows)"

@@ -1,4 +1,4 @@
-# tests/gpu-inputs.sh - sourced by the GPU scripts: the GPU benchmark inputs
+# bench/gpu-inputs.sh - sourced by the GPU scripts: the GPU benchmark inputs
 # (the test, train and ref datasets, test-size, wide eye twice, uniform, one
 # bin) and their reference BMPs and raw counters in
 # tests/work/gpu, generated in parallel where missing. Sets $w.
@@ -22,7 +22,7 @@ gen_input spike --dist onebin --bin 1048704 &
 # shellcheck disable=SC2046
 gen_input ref $(sed -n 's/^generator_args = //p' Spec/ref.conf) &
 gen_input wide --image 4096x4096 --row-sigma 205 --col-sigma 16 &
-# make bench's wide eye (tests/bench.sh: seed 5)
+# make bench's wide eye (bench/bench.sh: seed 5)
 gen_input wide5 --seed 5 --image 4096x4096 --row-sigma 205 --col-sigma 16 \
     --outliers 5000 &
 gen_input uniform --image 4096x4096 --dist uniform &

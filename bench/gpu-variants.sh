@@ -1,17 +1,17 @@
 #!/bin/sh
-# tests/gpu-variants.sh - build histo with changed constants of src/params.h
+# bench/gpu-variants.sh - build histo with changed constants of src/params.h
 # (each variant in its own build folder; the tree is restored after) and
 # time every variant on inputs of gpu-inputs.sh, byte-checked against
 # the reference.
 #   VARIANTS="name:sed-expression
-#   name2:sed-expression" sh tests/gpu-variants.sh   (one variant a line)
+#   name2:sed-expression" sh bench/gpu-variants.sh   (one variant a line)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 platform=${PLATFORM:-NVIDIA CUDA}
 device=${DEVICE:-GPU}
 its=${ITERATIONS:-2000}
 make -j8 all >/dev/null 2>&1 || exit 1
-. tests/gpu-inputs.sh
+. bench/gpu-inputs.sh
 cp src/params.h "$w/params.h.orig"
 bins="base:./histo"
 printf '%s\n' "$VARIANTS" >"$w/variants.txt"

@@ -1,0 +1,13 @@
+#!/bin/sh
+# tests/big.sh - a 4 GiB input, byte-exact, its peak RSS within 1.25x
+# (tests/big-input.sh). Not under the sanitizers (make test-asan): their
+# shadow memory is not the program's.
+# ids: big_input
+SUBJECT=big
+. "$(dirname "$0")/lib.sh"
+
+if [ "$B" != build ]; then
+    echo "big_input: skipped: $B is not the plain build (its RSS is the sanitizer's)"
+    exit 0
+fi
+sh tests/big-input.sh "$W" "$PLATFORM" "$DEVICE"

@@ -1,0 +1,242 @@
+#!/bin/sh
+# tests/eye.sh - the eye kernels however the input and device shape them:
+# cells over narrow eyes, the 2-D window on odd widths, any work-group
+# size (HISTO_TEST_MAX_GROUP) with the same window, the tile kernel's
+# reqd_work_group_size and a device that refuses it; cpu's groups too.
+# ids: eye_cells eye2d group reqd
+SUBJECT=eye
+. "$(dirname "$0")/lib.sh"
+
+need_case gauss || exit 0
+# Cells cover the histogram evenly however small the tiles: with
+# --tile-rows 1 a 256x8192 histogram has 8192 tiles but at most
+# HISTO_EYE_CELLS (1024) cells, and a last cell gathering every row past
+# 1023 won the densest-cell choice and put the window on an empty band.
+# Narrow eyes (row sigma 4) centred on rows 100, 3003 and 7000 must get a
+# window holding their centre row; the test dataset's eye (row 4096,
+# sigma 32) one within a sigma of its centre. Each byte for byte.
+if echo "$STRATEGIES" | grep -qw eye; then
+    $GEN -o "$W/cells.test.bin" --seed 11601 --image 996x1040 --histo 256x8192 \
+        --dist gauss --row-mean 4096 --row-sigma 32 --col-mean 128 --col-sigma 12 \
+        --outliers 5000 >/dev/null && ref_counts "$W/cells.test.bin" "$W/cells.test.ref.bmp"
+    for r in 100 3003 7000; do
+        $GEN -o "$W/cells.row$r.bin" --seed 7 --image 996x1040 --row-mean "$r" \
+            --row-sigma 4 >/dev/null && ref_counts "$W/cells.row$r.bin" "$W/cells.row$r.ref.bmp"
+    done
+    for spec in row100:100:0 row3003:3003:0 row7000:7000:0 test:4096:32; do
+        name=${spec%%:*}
+        rest=${spec#*:}
+        centre=${rest%:*}
+        slack=${rest#*:}
+        id=eye_cells.$name.w1
+        if ! run_histo --strategy eye --tile-rows 1 -i "$W/cells.$name.bin" \
+                -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1; then
+            bad "$id" "$(tail -n 2 "$W/$id.log")"
+            continue
+        fi
+        r0=$(sed -n 's/^eye.first_row = //p' "$W/$id.out")
+        r1=$(sed -n 's/^eye.last_row = //p' "$W/$id.out")
+        if ! same_counts "$W/$id.bmp" "$W/cells.$name.ref.bmp"; then
+            bad "$id" "$(cat "$W/last.diff")"
+        elif grep -q "^eye.tiles_used = 0$" "$W/$id.out" \
+             || [ "$r0" -gt $((centre + slack)) ] || [ "$r1" -lt $((centre - slack)) ]; then
+            bad "$id" "window rows $r0-$r1, want one holding a row within $slack of $centre"
+        else
+            ok "$id"
+        fi
+    done
+fi
+# 2-D eye windows (the eye's columns only; inputs of >= 8M values): an
+# eye at the centre, at the left and at the right edge, tiles of 16 and 64
+# rows (small tiles make several tiles on any device); every output exact,
+# and the 2-D window must have been taken where whole rows need many tiles.
+# A width that is not a multiple of 4 keeps whole rows. An eye centred on
+# row 3000 (no multiple of the tiles' height) must get a window centred on
+# it, within 1/8 of the window's rows.
+if echo "$STRATEGIES" | grep -qw eye; then
+    for spec in "centre:--row-sigma 205 --col-sigma 16:256x8192" \
+                "left:--col-mean 2 --col-sigma 3 --row-sigma 100:256x8192" \
+                "right:--col-mean 253 --col-sigma 3 --row-sigma 100:256x8192" \
+                "odd_width:--col-mean 100 --col-sigma 5 --row-sigma 40:254x4096" \
+                "off_grid:--row-mean 3000 --row-sigma 205 --col-sigma 16:256x8192"; do
+        name=${spec%%:*}
+        rest=${spec#*:}
+        args=${rest%:*}
+        # shellcheck disable=SC2086
+        $GEN -o "$W/eye2d.$name.bin" --seed 3 --image 2900x2900 \
+            --histo "${rest##*:}" $args >/dev/null \
+            && ref_counts "$W/eye2d.$name.bin" "$W/eye2d.$name.ref.bmp" \
+            || { bad "eye2d.$name" "input generation failed"; continue; }
+        for w in 16 64; do
+            id=eye2d.$name.w$w
+            if run_histo --strategy eye --tile-rows "$w" -i "$W/eye2d.$name.bin" \
+                    -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1 \
+               && same_counts "$W/$id.bmp" "$W/eye2d.$name.ref.bmp"; then
+                ok "$id"
+            else
+                bad "$id" "$(cat "$W/last.diff" 2>/dev/null) $(tail -n 2 "$W/$id.log")"
+            fi
+        done
+        # the narrowest window of the two runs
+        cols=$(sed -n 's/^eye.cols = //p' "$W/eye2d.$name.w16.out" \
+               "$W/eye2d.$name.w64.out" | sort -n | head -n 1)
+        case $name in
+            odd_width) want=254; test "$cols" = "$want" ;;
+            *) want="< 128"; test -n "$cols" && test "$cols" -lt 128 ;;
+        esac && ok "eye2d.$name.columns" \
+            || bad "eye2d.$name.columns" "eye.cols = '$cols', want $want"
+        [ "$name" = off_grid ] || continue
+        r0=$(sed -n 's/^eye.first_row = //p' "$W/eye2d.$name.w64.out")
+        r1=$(sed -n 's/^eye.last_row = //p' "$W/eye2d.$name.w64.out")
+        # |(r0 + r1) / 2 - 3000| <= (r1 - r0 + 1) / 8, in whole numbers
+        if [ -n "$r0" ] && [ -n "$r1" ] \
+           && off=$((r0 + r1 - 6000)) && [ $((8 * (off < 0 ? -off : off))) \
+                -le $((2 * (r1 - r0 + 1))) ]; then
+            ok "eye2d.$name.centred"
+        else
+            bad "eye2d.$name.centred" "window rows $r0-$r1, want its middle within 1/8 of its rows of 3000"
+        fi
+    done
+fi
+# Any work-group size gives the same histogram and the same eye window:
+# $HISTO_TEST_MAX_GROUP (test-only, docs/testing.md) caps every group at
+# 1, 2, 3, 7, 8 and 32 work-items, on an eye of several tiles with values
+# outside the window (gauss, tiles of 16 rows), a second eye outside the
+# window (twoeye), one bin, and a 2-D window (eye2d.centre, tiles of 16
+# rows). A device may refuse such groups only with exit status 4 and a
+# message naming the group size. The cpu strategy runs groups of one
+# work-item whatever the cap.
+# window_of FILE: the eye window's keys in a timing file, on one line
+window_of() {
+    grep -e '^eye.tiles_used = ' -e '^eye.first_bin = ' -e '^eye.end_bin = ' \
+        -e '^eye.cols = ' "$1" 2>/dev/null | tr '\n' ' '
+}
+if echo "$STRATEGIES" | grep -qw eye; then
+    for spec in gauss:16 twoeye: one_bin: eye2d.centre:16; do
+        name=${spec%%:*}
+        w=${spec#*:}
+        dir=$INPUTS
+        case $name in eye2d.*) dir=$W ;; *) need_case "$name" ;; esac
+        set -- --strategy eye
+        [ -z "$w" ] || set -- "$@" --tile-rows "$w"
+        for g in default 1 2 3 7 8 32; do
+            id=group.$name.g$g
+            (if [ "$g" != default ]; then
+                 HISTO_TEST_MAX_GROUP=$g
+                 export HISTO_TEST_MAX_GROUP
+             fi
+             run_histo "$@" -i "$dir/$name.bin" -o "$W/$id.bmp" \
+                 --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1)
+            st=$?
+            tile=$(sed -n 's/^config.work_group.eye_tile = //p' "$W/$id.out" 2>/dev/null)
+            reduce=$(sed -n 's/^config.work_group.eye_reduce = //p' "$W/$id.out" 2>/dev/null)
+            if [ "$st" -eq 4 ] && [ "$g" != default ] \
+               && grep -q "groups of" "$W/$id.log"; then
+                ok "$id (refused: $(tail -n 1 "$W/$id.log"))"
+            elif [ "$st" -ne 0 ]; then
+                bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+            elif ! same_counts "$W/$id.bmp" "$dir/$name.ref.bmp"; then
+                bad "$id" "BMP differs from the reference (groups of $tile and $reduce)"
+            elif [ "$g" != default ] \
+                 && { [ -z "$tile" ] || [ "$tile" -gt "$g" ] \
+                      || [ -z "$reduce" ] || [ "$reduce" -gt "$g" ]; }; then
+                bad "$id" "ran groups of $tile and $reduce, more than $g"
+            elif [ "$(window_of "$W/$id.out")" != "$(window_of "$W/group.$name.gdefault.out")" ]; then
+                bad "$id" "window '$(window_of "$W/$id.out")', with the default groups '$(window_of "$W/group.$name.gdefault.out")'"
+            else
+                ok "$id"
+            fi
+        done
+    done
+fi
+# The tile kernels are built with reqd_work_group_size for the size they
+# run at (-DHISTO_TILE_REQD_SIZE); a runtime that refuses that launch gets
+# them built again for the size it reports, and one that cannot build them
+# so gets them without the attribute. $HISTO_TEST_TILE_GROUP (test-only)
+# asks for groups of 65280, beyond every device's limit; a kernel copy
+# that fails to build with the attribute stands for a runtime that cannot
+# build it. Each must end with the reference's BMP, a note, and histo.out
+# saying what ran.
+# tile_keys FILE: the tile kernel's group keys, on one line
+tile_keys() {
+    grep -e '^config.work_group.eye_tile = ' -e '^config.work_group_required.eye_tile = ' \
+        -e '^config.work_group_from.eye_tile = ' -e '^config.tile_rebuilt = ' \
+        "$1" 2>/dev/null | tr '\n' ' '
+}
+if echo "$STRATEGIES" | grep -qw eye; then
+    # a runtime may refuse 65280 at build time instead: then no attribute
+    id=reqd.refused_launch
+    if (HISTO_TEST_TILE_GROUP=65280
+        export HISTO_TEST_TILE_GROUP
+        run_histo --strategy eye -i "$INPUTS/gauss.bin" -o "$W/$id.bmp" \
+            --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1) \
+       && same_counts "$W/$id.bmp" "$INPUTS/gauss.ref.bmp" \
+       && g=$(sed -n 's/^config.work_group.eye_tile = //p' "$W/$id.out") \
+       && [ -n "$g" ] && [ "$g" -lt 65280 ] \
+       && { { grep -q "note: groups of 65280 refused for kernel eye_tile (CL_INVALID_" "$W/$id.log" \
+              && grep -q "^config.tile_rebuilt = groups of 65280 refused (CL_INVALID_" "$W/$id.out" \
+              && grep -q "^config.work_group_required.eye_tile = $g$" "$W/$id.out" \
+              && grep -q "^build.options = .* -DHISTO_TILE_REQD_SIZE=$g\( \|$\)" "$W/$id.out"; } \
+            || { grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=65280 .*failed" "$W/$id.log" \
+                 && grep -q "^config.work_group_required.eye_tile = 0$" "$W/$id.out"; }; }; then
+        ok "$id"
+    else
+        bad "$id" "$(tile_keys "$W/$id.out") $(tail -n 2 "$W/$id.log")"
+    fi
+    id=reqd.build_refused
+    mkdir -p "$W/noreqd-kernels"
+    cp kernels/*.cl "$W/noreqd-kernels/"
+    { printf '#if HISTO_TILE_REQD_SIZE > 0\n#error "reqd_work_group_size refused"\n#endif\n'
+      cat kernels/eye_tile.cl; } >"$W/noreqd-kernels/eye_tile.cl"
+    if run_histo --strategy eye --kernels "$W/noreqd-kernels" -i "$INPUTS/gauss.bin" \
+            -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1 \
+       && same_counts "$W/$id.bmp" "$INPUTS/gauss.ref.bmp" \
+       && grep -q "note: the build with -DHISTO_TILE_REQD_SIZE=[0-9]* .*failed (CL_BUILD_PROGRAM_FAILURE); building with -DHISTO_TILE_REQD_SIZE=0 .*instead" "$W/$id.log" \
+       && grep -q "^config.work_group_required.eye_tile = 0$" "$W/$id.out" \
+       && grep -q "^config.work_group_from.eye_tile = CL_KERNEL_WORK_GROUP_SIZE$" "$W/$id.out"; then
+        ok "$id"
+    else
+        bad "$id" "$(tile_keys "$W/$id.out") $(tail -n 2 "$W/$id.log")"
+    fi
+    # Every eye run of the suite so far (this subject's and those run
+    # before it, tests/run.sh's order): groups never above what the
+    # launched kernel reports, unless it was built for exactly that size,
+    # or it is eye_tile_2d run at the size the runtime built eye_tile for
+    # in the same program (eye_tile.cl says why it has no attribute).
+    over=""
+    for t in "$ROOT"/*/*.out; do
+        grep -q "^strategy = eye$" "$t" || continue
+        g=$(sed -n 's/^config.work_group.eye_tile = //p' "$t")
+        lim=$(sed -n 's/^config.work_group_limit.eye_tile = //p' "$t")
+        req=$(sed -n 's/^config.work_group_required.eye_tile = //p' "$t")
+        rg=$(sed -n 's/^config.work_group.eye_reduce = //p' "$t")
+        rlim=$(sed -n 's/^config.work_group_limit.eye_reduce = //p' "$t")
+        acc=$(sed -n 's/^config.work_group_accepted.eye_tile = //p' "$t")
+        if [ -z "$g" ] || [ -z "$rg" ] \
+           || { [ "$g" -gt "$lim" ] && [ "$g" != "$req" ] \
+                && [ "$g" != "$acc" ]; } \
+           || [ "$rg" -gt "$rlim" ]; then
+            over="$over ${t##*/}($g/$lim/$req, $rg/$rlim)"
+        fi
+    done
+    if [ -z "$over" ]; then
+        ok reqd.never_above_the_limit
+    else
+        bad reqd.never_above_the_limit "group/limit/required:$over"
+    fi
+fi
+if echo "$STRATEGIES" | grep -qw cpu; then
+    for g in 1 2 3 7 8 32; do
+        id=group.cpu.g$g
+        if (HISTO_TEST_MAX_GROUP=$g
+            export HISTO_TEST_MAX_GROUP
+            run_histo --strategy cpu -i "$INPUTS/gauss.bin" -o "$W/$id.bmp" \
+                --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1) \
+           && grep -q "^config.work_group.cpu_count = 1$" "$W/$id.out" \
+           && same_counts "$W/$id.bmp" "$INPUTS/gauss.ref.bmp"; then
+            ok "$id"
+        else
+            bad "$id" "$(tail -n 2 "$W/$id.log")"
+        fi
+    done
+fi

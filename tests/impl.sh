@@ -1,0 +1,112 @@
+#!/bin/sh
+# tests/impl.sh - the byte-exact cases on every other OpenCL
+# implementation, and each one's loop limit against tests/loop_limit.c.
+# ids: impl
+SUBJECT=impl
+. "$(dirname "$0")/lib.sh"
+
+# Each implementation the ICD loader can list other than the test
+# platform (the system's /etc/OpenCL/vendors, or with make platforms the
+# folder that adds Intel's CPU runtime and Oclgrind) runs alone, through a
+# vendors folder of its one .icd file, every strategy on the correctness
+# inputs at default batches, and with the strategy it defaults to; the
+# Oclgrind simulator, which runs every work-item in turn, on small inputs
+# only. Mesa's rusticl shows its CPU device (llvmpipe) only when
+# RUSTICL_ENABLE names it.
+export RUSTICL_ENABLE="${RUSTICL_ENABLE:-llvmpipe}"
+vendors=${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors
+[ -d "$vendors" ] || vendors=/etc/OpenCL/vendors
+ran_impl="" skipped_impl=""
+[ -d "${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors" ] \
+    || skipped_impl="Intel and Oclgrind (not installed: make platforms);"
+small_cases='
+g_small  --image 333x77 --histo 100x37 --row-mean 18 --row-sigma 5 --col-mean 50 --col-sigma 20
+g_tiny   --image 7x3 --histo 5x3 --dist uniform
+g_one    --dist onebin --image 1x1 --bin 7
+g_64     --image 64x64
+g_onebin --dist onebin --image 40x40 --bin 1048704
+'
+for icd in "$vendors"/*.icd; do
+    [ -f "$icd" ] || continue
+    tag=$(basename "$icd" .icd)
+    dir="$W/icd/$tag"
+    mkdir -p "$dir"
+    cp "$icd" "$dir/"
+    # the platform's name: what --list shows before " (vendor, version)"
+    name=$(OCL_ICD_VENDORS=$dir $HISTO --list 2>/dev/null \
+           | sed -n '/^platform 0: /{s/^platform 0: //; s/ (.*//; p; q; }')
+    if [ -z "$name" ]; then
+        skipped_impl="$skipped_impl $tag (its library lists no platform here);"
+        continue
+    fi
+    if ! OCL_ICD_VENDORS=$dir $HISTO --list 2>/dev/null | grep -q "^  device "; then
+        skipped_impl="$skipped_impl $name (no device here);"
+        continue
+    fi
+    case $name in "$PLATFORM"*) continue ;; esac
+    case $name in
+        Oclgrind*) list=$small_cases ;;
+        *) list=$(for c in $(case_names); do echo "$c $(case_gen "$c")"; done) ;;
+    esac
+    # Under the sanitizers (make test-asan) an implementation's library
+    # may not survive being loaded into an instrumented process (Intel's
+    # aborts: "Pure virtual function called"); it is then skipped there,
+    # and make test runs it.
+    if [ "$B" != build ]; then
+        $GEN -o "$W/probe.bin" --dist onebin --image 1x1 --bin 7 >/dev/null 2>&1
+        OCL_ICD_VENDORS=$dir $HISTO --platform 0 -i "$W/probe.bin" \
+            -o "$W/probe.bmp" --timing "$W/probe.out" -- 1 >"$W/probe.$tag.log" 2>&1
+        st=$?
+        if [ "$st" -ge 128 ]; then
+            skipped_impl="$skipped_impl $name (ends by signal $((st - 128)) in the sanitizer build: $(tail -n 1 "$W/probe.$tag.log"); make test runs it);"
+            continue
+        fi
+    fi
+    ran_impl="$ran_impl $name;"
+    echo "$list" | while read -r case_name gen_args; do
+        [ -n "$case_name" ] || continue
+        in=$INPUTS/$case_name.bin
+        # shellcheck disable=SC2086 # the generator arguments are words
+        make_input "$case_name" --seed 7 $gen_args >/dev/null \
+            || { echo "FAIL impl.$tag.$case_name: input generation failed"; continue; }
+        for s in $STRATEGIES default; do
+            id=impl.$tag.$s.$case_name
+            pick="--strategy $s"
+            [ "$s" = default ] && pick=""
+            # shellcheck disable=SC2086 # pick is no words or two
+            if ! OCL_ICD_VENDORS=$dir $HISTO --platform 0 $pick \
+                    -i "$in" -o "$W/$id.bmp" --raw "$W/$id.raw" \
+                    --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1; then
+                echo "FAIL $id: histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
+            elif same_counts "$W/$id.bmp" "$INPUTS/$case_name.ref.bmp"; then
+                echo "PASS $id"
+            else
+                echo "FAIL $id: $(cat "$W/last.diff")"
+            fi
+            rm -f "$W/$id.bmp"
+        done
+    done >"$W/impl.$tag.log"
+    # kernels/probe.cl's loop limit against tests/loop_limit.c, which
+    # counts a long loop in a kernel of its own: the two must agree on
+    # whether this implementation ends loops early.
+    id=impl.$tag.loop_limit
+    # Its verdict is its line, not its exit status: under the sanitizers
+    # an implementation's leaks at exit abort it after it has answered.
+    OCL_ICD_VENDORS=$dir $B/loop-limit "$name" >"$W/$id.log" 2>&1
+    repro=$(sed -n 's/^loop-limit: .*expected \([0-9]*\), got \([0-9]*\)$/\1 \2/p' "$W/$id.log" \
+            | awk '{ print ($1 == $2) ? 0 : 1 }')
+    probe=$(sed -n 's/^share\.0\.loop_limit = //p' "$W/impl.$tag.default.g_one.out" \
+            "$W/impl.$tag.default.$(case_names | head -n 1).out" 2>/dev/null | head -n 1)
+    if [ -z "$repro" ] || [ -z "$probe" ]; then
+        echo "FAIL $id: no answer: $(head -n 1 "$W/$id.log") probe '$probe'" >>"$W/impl.$tag.log"
+    elif { [ "$repro" -eq 0 ] && [ "$probe" = none ]; } \
+         || { [ "$repro" -eq 1 ] && [ "$probe" != none ]; }; then
+        echo "PASS $id" >>"$W/impl.$tag.log"
+        echo "$name: loop limit $probe ($(head -n 1 "$W/$id.log"))"
+    else
+        echo "FAIL $id: histo's probe says '$probe', the reproducer: $(head -n 1 "$W/$id.log")" >>"$W/impl.$tag.log"
+    fi
+    relay "$W/impl.$tag.log" ""
+done
+echo "implementations: $PLATFORM (the test platform);$ran_impl skipped: ${skipped_impl:-none}"
+

@@ -1,0 +1,49 @@
+#!/bin/sh
+# tests/work.sh - the input in pieces (work.h), byte for byte against the
+# reference on every correctness input and strategy: in about 3 chunks
+# on the device; streamed past a device budget of two chunks (about 5
+# chunks, copied every iteration); and split between two queues on the
+# test device named twice, each share in 2 chunks. 3 iterations each.
+# ids: work
+SUBJECT=work
+. "$(dirname "$0")/lib.sh"
+
+twice=${DEVICE:-0},${DEVICE:-0}
+for name in $(case_names); do
+    any=""
+    for mode in chunks streamed shares; do
+        for s in $STRATEGIES; do wanted "work.$mode.$s.$name" && any=yes; done
+    done
+    [ -n "$any" ] || continue
+    need_case "$name" || continue
+    in=$INPUTS/$name.bin
+    n=$(( $(wc -c <"$in") / 4 - 4 ))
+    for mode in chunks streamed shares; do
+        want="input.residency = device"
+        case $mode in
+            chunks) set -- --chunk-values $((n / 3 + 1)) ;;
+            streamed)
+                c=$((n / 5 + 1))
+                set -- --chunk-values $c --device-budget $((8 * c))
+                [ $((4 * n)) -le $((8 * c)) ] || want="input.residency = streamed" ;;
+            shares)
+                set -- --chunk-values $((n / 4 + 1)) --device "$twice"
+                want="shares = 2" ;;
+        esac
+        for s in $STRATEGIES; do
+            id=work.$mode.$s.$name
+            wanted "$id" || continue
+            out=$W/$name.$s.$mode
+            if ! run_histo --strategy "$s" "$@" -i "$in" -o "$out.bmp" \
+                --timing "$out.out" -- 3 >"$out.log" 2>&1; then
+                bad "$id" "histo failed: $(tail -n 3 "$out.log")"
+            elif ! grep -q "^$want$" "$out.out"; then
+                bad "$id" "histo.out lacks '$want'"
+            elif same_counts "$out.bmp" "$INPUTS/$name.ref.bmp"; then
+                ok "$id"
+            else
+                bad "$id" "$(cat "$W/last.diff")"
+            fi
+        done
+    done
+done
