@@ -60,8 +60,7 @@ static const char *const usage_text[] = {
 "                      matches each; default $HISTO_DEVICE, else the\n"
 "                      platform's first); a list (0,1 or GPU,GPU; the\n"
 "                      same device twice is two queues) or 'all' (every\n"
-"                      device of the platform) splits the input among\n"
-"                      them\n"
+"                      device of the platform) splits the input among them\n"
 "  --device-budget B   bytes of device memory the input may take (K, M,\n"
 "                      G, T suffixes; default 7/8 of the device's);\n"
 "                      above it the input is streamed from host memory\n"
@@ -75,11 +74,11 @@ static const char *const usage_text[] = {
 "                      histograms larger than a BMP can describe\n",
 "  --strategy S        how the device computes it: eye (the published\n"
 "                      local-memory design, for GPUs), replicated (eye\n"
-"                      with several copies of each tile), cpu\n"
-"                      (private histograms, for implicit caches), global\n"
-"                      (one global atomic per value, the textbook\n"
-"                      baseline) or auto (default: eye where local memory\n"
-"                      is dedicated, CL_LOCAL; cpu where it is global\n"
+"                      with several copies of each tile), cpu (private\n"
+"                      histograms, for implicit caches), global (one\n"
+"                      global atomic per value, the textbook baseline)\n"
+"                      or auto (default: eye where local memory is\n"
+"                      dedicated, CL_LOCAL; cpu where it is global\n"
 "                      memory or none, as on CPUs; global where the\n"
 "                      device's loop limit is too short for cpu)\n",
 /* KNOBS_AFTER: the knobs' entries, from knobs.c's table */

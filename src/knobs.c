@@ -76,11 +76,10 @@ const struct knob knob_table[KNOB_COUNT] = {
         .name = "tile_rows", .option = "--tile-rows", .letter = "w",
         .width = 6, .max = 65535,
         .help =
-"  --tile-rows N       eye and replicated strategies: local tiles of at\n"
-"                      most N histogram rows' counters (a 2-D window\n"
-"                      spreads them over more rows of fewer columns;\n"
-"                      default: as many as local memory holds, or the\n"
-"                      tune cache)\n",
+"  --tile-rows N       eye and replicated strategies: local tiles of\n"
+"                      at most N histogram rows (a 2-D window spreads\n"
+"                      them over more rows of fewer columns; default:\n"
+"                      as many as local memory holds, or the tune cache)\n",
         .candidates = row_candidates,
     },
     [KNOB_REPLICAS] = {
