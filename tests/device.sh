@@ -20,15 +20,8 @@ for name in $(case_names); do
             wanted "$id" || continue
             set -- --strategy "$s"
             [ "$b" = default ] || set -- "$@" --batches "$b"
-            out=$W/$name.$s.b$b
-            if ! run_histo "$@" -i "$in" -o "$out.bmp" \
-                --timing "$out.out" -- 3 >"$out.log" 2>&1; then
-                bad "$id" "histo failed: $(tail -n 3 "$out.log")"
-            elif same_counts "$out.bmp" "$INPUTS/$name.ref.bmp"; then
-                ok "$id"
-            else
-                bad "$id" "$(cat "$W/last.diff")"
-            fi
+            exact "$id" "$W/$name.$s.b$b" "$INPUTS/$name.ref.bmp" "" \
+                "$@" -i "$in"
         done
     done
 done

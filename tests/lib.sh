@@ -28,8 +28,8 @@ mkdir -p "$INPUTS"
 B=${HISTO_BUILD:-build}
 GEN=$B/histo-gen
 REF=$B/histo-ref
-HISTO=./histo
-[ "$B" = build ] || HISTO=$B/histo
+HISTO=$(pwd)/histo
+[ "$B" = build ] || HISTO=$(pwd)/$B/histo
 PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
 DEVICE=${HISTO_TEST_DEVICE:-}
 # Under the sanitizers (make test-asan) every histo run loads each library
@@ -58,8 +58,10 @@ unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_NO_TUNE_CACHE
 HISTO_TUNE_FILE=$W/no-tune-cache.conf
 export HISTO_TUNE_FILE
 
-ok() { echo "PASS $1"; }
-bad() { echo "FAIL $1: $2"; }
+# ok ID, bad ID WHY: a test's line; ID_PREFIX (a subject's own, e.g.
+# "output.") goes before every id.
+ok() { echo "PASS ${ID_PREFIX:-}$1"; }
+bad() { echo "FAIL ${ID_PREFIX:-}$1: $2"; }
 
 # wanted ID: true unless TEST_FILTER is set and ID neither starts with it
 # nor is a prefix of it (a loop over cases skips the others' work).
@@ -109,6 +111,16 @@ with_cache() (
     "$@"
 )
 
+# histo_in_w ARGS...: histo on the test device, run from inside $W (its
+# relative paths are $W's).
+histo_in_w() {
+    if [ -n "$DEVICE" ]; then
+        (cd "$W" && exec "$HISTO" --platform "$PLATFORM" --device "$DEVICE" "$@")
+    else
+        (cd "$W" && exec "$HISTO" --platform "$PLATFORM" "$@")
+    fi
+}
+
 # ref_counts INPUT OUT.bmp: the sequential reference's BMP and, beside it,
 # its raw counters OUT.raw.
 ref_counts() { $REF "$1" "$2" "${2%.bmp}.raw"; }
@@ -128,6 +140,24 @@ same_counts() {
     if ! cmp -s "$1" "$2"; then
         echo "counts equal, but the BMP differs from the reference BMP" >"$W/last.diff"
         return 1
+    fi
+}
+
+# exact ID OUT REF.bmp WANT HISTO-ARGS...: histo with HISTO-ARGS, 3
+# iterations (state left over from one would show), into OUT.bmp,
+# OUT.raw and OUT.out, must give REF's counters and BMP, and OUT.out must
+# hold the line WANT unless it is empty.
+exact() {
+    x_id=$1 x_out=$2 x_ref=$3 x_want=$4
+    shift 4
+    if ! run_histo "$@" -o "$x_out.bmp" --timing "$x_out.out" -- 3 >"$x_out.log" 2>&1; then
+        bad "$x_id" "histo failed: $(tail -n 3 "$x_out.log")"
+    elif [ -n "$x_want" ] && ! grep -q "^$x_want$" "$x_out.out"; then
+        bad "$x_id" "histo.out lacks '$x_want'"
+    elif same_counts "$x_out.bmp" "$x_ref"; then
+        ok "$x_id"
+    else
+        bad "$x_id" "$(cat "$W/last.diff")"
     fi
 }
 

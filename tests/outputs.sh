@@ -11,30 +11,12 @@
 # come from build/histo-ref, the sequential reference.
 # ids: output
 set -u
-cd "$(dirname "$0")/.." || exit 1
-W=$(cd "${HISTO_TEST_WORK:-tests/work}" && pwd)/outputs
-rm -rf "$W"
-mkdir -p "$W"
-B=${HISTO_BUILD:-build}
-HISTO=$(pwd)/histo
-[ "$B" = build ] || HISTO=$(pwd)/$B/histo
-PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
-DEVICE=${HISTO_TEST_DEVICE:-}
-unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_NO_TUNE_CACHE
+SUBJECT=outputs
+ID_PREFIX=output.
+. "$(dirname "$0")/lib.sh"
 HISTO_TUNE_FILE=$W/tune.conf
 export HISTO_TUNE_FILE
-
-ok() { echo "PASS output.$1"; }
-bad() { echo "FAIL output.$1: $2"; }
-
-# histo on the test device, from inside $W; arguments as histo takes them.
-histo() {
-    if [ -n "$DEVICE" ]; then
-        (cd "$W" && exec "$HISTO" --platform "$PLATFORM" --device "$DEVICE" "$@")
-    else
-        (cd "$W" && exec "$HISTO" --platform "$PLATFORM" "$@")
-    fi
-}
+histo() { histo_in_w "$@"; }
 
 $B/histo-gen -o "$W/in.bin" --seed 11 --image 300x200 >/dev/null \
     && $B/histo-ref "$W/in.bin" "$W/ref.bmp" >/dev/null \

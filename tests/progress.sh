@@ -12,32 +12,13 @@
 # histo.out. Every file is made here, in a temporary folder.
 # ids: progress
 set -u
-cd "$(dirname "$0")/.." || exit 1
-mkdir -p "${HISTO_TEST_WORK:-tests/work}" || exit 1
-W=$(cd "${HISTO_TEST_WORK:-tests/work}" && pwd)/progress || exit 1
-rm -rf "$W"
-mkdir -p "$W"
-B=${HISTO_BUILD:-build}
-HISTO=$(pwd)/histo
-[ "$B" = build ] || HISTO=$(pwd)/$B/histo
-PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
-DEVICE=${HISTO_TEST_DEVICE:-}
-unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_NO_TUNE_CACHE \
-      HISTO_PROGRESS_INTERVAL
+SUBJECT=progress
+ID_PREFIX=progress.
+. "$(dirname "$0")/lib.sh"
+unset HISTO_PROGRESS_INTERVAL
 HISTO_TUNE_FILE=$W/tune.conf
 export HISTO_TUNE_FILE
-
-ok() { echo "PASS progress.$1"; }
-bad() { echo "FAIL progress.$1: $2"; }
-
-# histo on the test device, from inside $W; arguments as histo takes them.
-histo() {
-    if [ -n "$DEVICE" ]; then
-        (cd "$W" && exec "$HISTO" --platform "$PLATFORM" --device "$DEVICE" "$@")
-    else
-        (cd "$W" && exec "$HISTO" --platform "$PLATFORM" "$@")
-    fi
-}
+histo() { histo_in_w "$@"; }
 
 $B/histo-gen -o "$W/in.bin" --seed 13 --image 600x500 >/dev/null \
     && $B/histo-ref "$W/in.bin" "$W/ref.bmp" "$W/ref.raw" >/dev/null \
