@@ -142,6 +142,46 @@ static void type_label(cl_device_type type, char *out, size_t size)
         snprintf(out, size, "OTHER");
 }
 
+/* cl_khr_pci_bus_info's query and what it returns, and NVIDIA's
+ * cl_nv_device_attribute_query (the PCI bus, the slot, device << 3 |
+ * function, and the domain): spelled here, since CL headers older than
+ * the extensions lack them. */
+#define HISTO_CL_DEVICE_PCI_BUS_INFO_KHR 0x410F
+struct pci_bus_info_khr {
+    cl_uint domain, bus, device, function;
+};
+#define HISTO_CL_DEVICE_PCI_BUS_ID_NV 0x4008
+#define HISTO_CL_DEVICE_PCI_SLOT_ID_NV 0x4009
+#define HISTO_CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
+
+/* d's PCI address where the implementation tells it; silent otherwise. */
+static void query_pci(const struct device_cl_api *api, struct device_info *d)
+{
+    struct pci_bus_info_khr khr;
+    cl_uint bus, slot, domain = 0;
+    if (api->get_device_info(d->id, HISTO_CL_DEVICE_PCI_BUS_INFO_KHR,
+                             sizeof khr, &khr, NULL) == CL_SUCCESS) {
+        d->pci_domain = khr.domain;
+        d->pci_bus = khr.bus;
+        d->pci_device = khr.device;
+        d->pci_function = khr.function;
+        d->pci_known = true;
+    } else if (api->get_device_info(d->id, HISTO_CL_DEVICE_PCI_BUS_ID_NV,
+                                    sizeof bus, &bus, NULL) == CL_SUCCESS
+               && api->get_device_info(d->id, HISTO_CL_DEVICE_PCI_SLOT_ID_NV,
+                                       sizeof slot, &slot, NULL)
+                      == CL_SUCCESS) {
+        if (api->get_device_info(d->id, HISTO_CL_DEVICE_PCI_DOMAIN_ID_NV,
+                                 sizeof domain, &domain, NULL) != CL_SUCCESS)
+            domain = 0;
+        d->pci_domain = domain;
+        d->pci_bus = bus;
+        d->pci_device = slot >> 3;
+        d->pci_function = slot & 7;
+        d->pci_known = true;
+    }
+}
+
 /* Fills d (its id set); a failed query leaves d->skipped set. */
 static int query_device(const struct device_cl_api *api,
                         struct device_info *d)
@@ -163,6 +203,7 @@ static int query_device(const struct device_cl_api *api,
     ASK_VALUE(&r, CL_DEVICE_MAX_WORK_GROUP_SIZE, d->max_work_group);
     ask_first_size(&r, CL_DEVICE_MAX_WORK_ITEM_SIZES,
                    "CL_DEVICE_MAX_WORK_ITEM_SIZES", &d->max_work_items);
+    query_pci(api, d);
     return r.out_of_memory ? HISTO_EXIT_INTERNAL : HISTO_OK;
 }
 

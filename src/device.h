@@ -43,6 +43,12 @@ struct device_info {
     size_t max_work_group;   /* CL_DEVICE_MAX_WORK_GROUP_SIZE          */
     size_t max_work_items;   /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0]: a 1-D
                                 group has at most this many too       */
+    /* Its PCI address, where the implementation tells it
+     * (cl_khr_pci_bus_info, or NVIDIA's CL_DEVICE_PCI_*_ID_NV): how
+     * energy.c finds the GPU's own counters. Optional: a failed query
+     * leaves pci_known false and skips nothing. */
+    bool pci_known;
+    cl_uint pci_domain, pci_bus, pci_device, pci_function;
 };
 
 struct platform_info {

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "counts.h"
 #include "device.h"
+#include "energy.h"
 #include "error.h"
 #include "input.h"
 #include "outfile.h"
@@ -78,6 +79,7 @@ struct histo_run {
     struct phase_times ph;
     uint8_t *histo;
     struct check_result check;
+    struct energy energy;
 };
 
 /* Before anything is removed or read: the files must be distinct, and
@@ -215,8 +217,11 @@ static int iterate(struct histo_run *r)
     struct run_plan plan;
     work_run_plan(&r->work, &plan);
     plan.progress = &r->progress;
+    energy_open(&r->energy, r->devs, r->ndevs);
     progress_begin(&r->progress, "iteration", "", r->opt.iterations, 0);
+    energy_start(&r->energy);
     int status = run_plan(&plan, r->opt.iterations, &r->times);
+    energy_stop(&r->energy, r->opt.iterations);
     if (status != HISTO_OK)
         return status;
     const char *unusable = run_device_clock_check(&r->times);
@@ -229,7 +234,10 @@ static int iterate(struct histo_run *r)
     plan.synced = true;
     progress_begin(&r->progress, "iteration", " of the host-timed run",
                    r->opt.iterations, 0);
-    if ((status = run_plan(&plan, r->opt.iterations, &r->times)) != HISTO_OK)
+    energy_start(&r->energy);
+    status = run_plan(&plan, r->opt.iterations, &r->times);
+    energy_stop(&r->energy, r->opt.iterations);
+    if (status != HISTO_OK)
         return status;
     r->times.host_reason = unusable;
     return HISTO_OK;
@@ -299,6 +307,7 @@ static int write_results(struct histo_run *r, double start)
         .phases = r->ph,
         .digest = digest,
         .check = &r->check,
+        .energy = &r->energy,
     };
     if ((status = report_write(&report, opt->timing)) != HISTO_OK
         || (status = outfile_publish_all()) != HISTO_OK)
@@ -312,6 +321,7 @@ static void run_release(struct histo_run *r)
     free(r->work.expect);
     free(r->histo);
     run_times_free(&r->times);
+    energy_close(&r->energy);
     work_release(&r->work);
     input_close(r->stream);
     device_list_free(&r->devices);

@@ -275,6 +275,7 @@ int report_write(const struct report *r, const char *path)
     print_work(f, r->work, t, scratch, profiled);
     fprintf(f, "iteration.wall_mean_us = %.3f\n",
             t->wall_s * 1e6 / (double)t->iterations);
+    energy_report(r->energy, f);
     free(scratch);
     return outfile_commit(&out);
 }
@@ -323,6 +324,7 @@ void report_summary(const struct report *r, FILE *f)
             t->synced ? "host (each finished before the next)" : "device",
             t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
             r->phases.total_s);
+    energy_summary(r->energy, f);
     /* a failed check was said on stderr already */
     if (r->check->wrong == 0) {
         fputs("histo: check ", f);

@@ -9,6 +9,7 @@
 #define HISTO_REPORT_H
 
 #include "check.h"
+#include "energy.h"
 #include "cli.h"
 #include "device.h"
 #include "input.h"
@@ -45,6 +46,7 @@ struct report {
     struct phase_times phases;
     const char *digest;               /* counts_digest of the result */
     const struct check_result *check;
+    const struct energy *energy;      /* over the timed iterations */
 };
 
 /* Writes the timing file atomically; returns 0 or HISTO_EXIT_OUTPUT. */

@@ -21,8 +21,8 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 T=${1:-${T:-}}
 ROOT=${HISTO_TEST_WORK:-tests/work}
-SUBJECTS="unit device saturation work tune eye contract self impl outputs
-          progress harness install docs asan big"
+SUBJECTS="unit device saturation work tune eye contract self energy impl
+          outputs progress harness install docs asan big"
 
 # ids_of SUBJECT: the id prefixes its file names.
 ids_of() { sed -n 's/^# ids: //p' "tests/$1.sh"; }

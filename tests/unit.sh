@@ -7,5 +7,8 @@
 SUBJECT=unit
 . "$(dirname "$0")/lib.sh"
 
+# energy.c's NVML path runs on the stand-in library (tests/fake_nvml.c)
+FAKE_NVML_LIB=$(pwd)/$B/libfake-nvml.so
+export FAKE_NVML_LIB
 $B/unit-tests "$W" >"$W/unit.log" 2>"$W/unit.err"
 relay "$W/unit.log" unit.

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "counts.h"
 #include "device.h"
+#include "energy.h"
 #include "error.h"
 #include "input.h"
 #include "progress.h"
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -751,6 +753,150 @@ static void test_knobs(void)
     }
     check(sane, "knobs.tune_candidates", "a list starts without 0, repeats "
                                          "or passes its bound");
+}
+
+/* energy.c on fakes: build/libfake-nvml.so ($FAKE_NVML_LIB) for NVML,
+ * folders of files for powercap. A device's PCI address is set by hand. */
+static void energy_case(const char *name, const struct device_info *dev,
+                        double want_joules, const char *want_reason)
+{
+    struct energy e;
+    const struct device_info *devs[] = {dev};
+    energy_open(&e, devs, 1);
+    energy_start(&e);
+    energy_stop(&e, 10);
+    double joules = -1;
+    const bool measured = energy_total(&e, &joules);
+    if (want_reason == NULL)
+        check(measured && joules > want_joules - 1e-9
+                  && joules < want_joules + 1e-9,
+              name, "measured %d, %.6f J, reason '%s'", measured, joules,
+              e.dev[0].reason);
+    else
+        check(!measured && strstr(e.dev[0].reason, want_reason) != NULL,
+              name, "measured %d, reason '%s'", measured, e.dev[0].reason);
+    energy_close(&e);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f != NULL) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static void test_energy(void)
+{
+    check(energy_counter_delta(100, 350, 1000) == 250
+              && energy_counter_delta(990, 10, 1000) == 20
+              && energy_counter_delta(0, 0, 1000) == 0,
+          "energy.counter_wraps", "wrong delta");
+
+    const char *lib = getenv("FAKE_NVML_LIB");
+    struct device_info gpu = {.name = "Fake GPU", .type = CL_DEVICE_TYPE_GPU,
+                              .pci_known = true, .pci_domain = 0,
+                              .pci_bus = 0x65, .pci_device = 0,
+                              .pci_function = 0};
+    setenv("HISTO_NVML_LIB", lib != NULL ? lib : "build/libfake-nvml.so", 1);
+    setenv("HISTO_ENERGY_MIN_S", "0", 1);
+    setenv("FAKE_NVML_BUS", "00000000:65:00.0", 1);
+    setenv("FAKE_NVML_STEP_MJ", "500", 1);
+    setenv("FAKE_NVML_MW", "61000", 1);
+    energy_case("energy.nvml.matched_by_pci_address", &gpu, 0.5, NULL);
+    struct energy e;
+    const struct device_info *one[] = {&gpu};
+    energy_open(&e, one, 1);
+    check(e.dev[0].source == ENERGY_NVML && e.dev[0].idle_watts == 61.0
+              && e.dev[0].resolution_j == 1e-3,
+          "energy.nvml.idle_and_resolution", "source %d, idle %.3f",
+          (int)e.dev[0].source, e.dev[0].idle_watts);
+    energy_close(&e);
+    gpu.pci_bus = 0x66;
+    energy_case("energy.nvml.other_address", &gpu, 0, "NVML has no GPU at "
+                "the device's PCI address 00000000:66:00.0");
+    gpu.pci_bus = 0x65;
+    setenv("FAKE_NVML_NO_ENERGY", "1", 1);
+    energy_case("energy.nvml.no_counter", &gpu, 0, "has no energy counter");
+    unsetenv("FAKE_NVML_NO_ENERGY");
+    setenv("FAKE_NVML_INIT_FAILS", "1", 1);
+    energy_case("energy.nvml.init_fails", &gpu, 0, "nvmlInit failed");
+    unsetenv("FAKE_NVML_INIT_FAILS");
+    setenv("FAKE_NVML_STEP_MJ", "50", 1);
+    energy_case("energy.nvml.under_100_steps", &gpu, 0, "under 100 of its "
+                "steps");
+    setenv("HISTO_ENERGY_MIN_S", "1000", 1);
+    setenv("FAKE_NVML_STEP_MJ", "500", 1);
+    energy_case("energy.nvml.too_short", &gpu, 0, "shorter than the "
+                "1000.0 s this counter needs");
+    setenv("HISTO_ENERGY_MIN_S", "0", 1);
+    setenv("HISTO_NVML_LIB", path_in_workdir("no-such-libnvml.so"), 1);
+    energy_case("energy.nvml.library_missing", &gpu, 0, "cannot be loaded");
+
+    /* powercap: two packages, and a sub-domain that must not count */
+    struct device_info cpu = {.name = "Fake CPU", .type = CL_DEVICE_TYPE_CPU};
+    const char *dir = path_in_workdir("powercap");
+    char path[1200];
+    const char *const made[] = {"", "/intel-rapl:0", "/intel-rapl:1",
+                                "/intel-rapl:0:0"};
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; ++i) {
+        snprintf(path, sizeof path, "%s%s", dir, made[i]);
+        mkdir(path, 0755);
+    }
+    for (int k = 0; k < 3; ++k) {
+        const char *sub = k == 0 ? "0" : k == 1 ? "1" : "0:0";
+        snprintf(path, sizeof path, "%s/intel-rapl:%s/energy_uj", dir, sub);
+        write_text(path, "1000\n");
+        snprintf(path, sizeof path, "%s/intel-rapl:%s/max_energy_range_uj",
+                 dir, sub);
+        write_text(path, "262143328850\n");
+    }
+    setenv("HISTO_POWERCAP_DIR", dir, 1);
+    energy_open(&e, (const struct device_info *[]){&cpu}, 1);
+    energy_start(&e);
+    snprintf(path, sizeof path, "%s/intel-rapl:0/energy_uj", dir);
+    write_text(path, "251000\n");         /* 0.25 J */
+    snprintf(path, sizeof path, "%s/intel-rapl:1/energy_uj", dir);
+    write_text(path, "262143328000\n");   /* wrapped: 0.00085 + ... */
+    snprintf(path, sizeof path, "%s/intel-rapl:0:0/energy_uj", dir);
+    write_text(path, "999999000\n");      /* a sub-domain: not counted */
+    energy_stop(&e, 10);
+    double joules = -1;
+    /* package 1 went from 1000 to 262143328000 uJ: forward, no wrap */
+    check(e.dev[0].source == ENERGY_RAPL && e.dev[0].ndomains == 2
+              && energy_total(&e, &joules)
+              && joules > 0.25 + 262143.327 - 1e-6
+              && joules < 0.25 + 262143.327 + 1e-6,
+          "energy.rapl.packages_summed", "source %d, %zu domains, %.6f J, "
+          "'%s'", (int)e.dev[0].source, e.dev[0].ndomains, joules,
+          e.dev[0].reason);
+    energy_start(&e);
+    write_text(path, "1000\n");
+    snprintf(path, sizeof path, "%s/intel-rapl:1/energy_uj", dir);
+    write_text(path, "1000\n");           /* wraps past 262143328850 */
+    snprintf(path, sizeof path, "%s/intel-rapl:0/energy_uj", dir);
+    write_text(path, "251000\n");         /* unchanged */
+    energy_stop(&e, 10);
+    check(energy_total(&e, &joules) && joules > 0.00185 - 1e-9
+              && joules < 0.00185 + 1e-9,
+          "energy.rapl.wraps", "%.9f J, '%s'", joules, e.dev[0].reason);
+    energy_close(&e);
+    setenv("HISTO_POWERCAP_DIR", path_in_workdir("no-powercap"), 1);
+    energy_case("energy.rapl.missing", &cpu, 0, "no RAPL package counter");
+    setenv("HISTO_POWERCAP_DIR", dir, 1);
+    snprintf(path, sizeof path, "%s/intel-rapl:1/energy_uj", dir);
+    remove(path);
+    mkdir(path, 0755);                      /* unreadable as a number */
+    energy_case("energy.rapl.unreadable", &cpu, 0, "cannot be read");
+    rmdir(path);
+
+    struct device_info other = {.name = "Fake accelerator",
+                                .type = CL_DEVICE_TYPE_ACCELERATOR};
+    energy_case("energy.none.no_pci_not_cpu", &other, 0, "no PCI address");
+    unsetenv("HISTO_POWERCAP_DIR");
+    unsetenv("HISTO_NVML_LIB");
+    unsetenv("HISTO_ENERGY_MIN_S");
 }
 
 static void test_tune_cache_path(void)
@@ -1649,6 +1795,7 @@ static const struct {
     {"tune_values_log2", test_tune_values_log2},
     {"tune_parse", test_tune_parse},
     {"knobs", test_knobs},
+    {"energy", test_energy},
     {"tune_cache_path", test_tune_cache_path},
     {"tune_cache_file", test_tune_cache_file},
     {"tune_cache_concurrent", test_tune_cache_concurrent},

@@ -1,0 +1,446 @@
+/* energy.c - the devices' energy counters (see energy.h). */
+#include "energy.h"
+
+#include "timer.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* NVML's counter is in millijoules but follows the driver's power
+ * sampling, so a figure needs about a second of iterations; RAPL's is in
+ * microjoules and updated about every millisecond. */
+#define NVML_MIN_S 1.0
+#define RAPL_MIN_S 0.1
+/* RAPL has no instant power reading: idle power is its counter over this
+ * long before the run. */
+#define ENERGY_IDLE_S 0.05
+
+/* The part of NVML's C API histo calls, by the types its header gives
+ * (nvml.h is not needed to build: the library is opened at run time). */
+typedef int nvml_return;
+typedef void *nvml_device;
+static struct {
+    void *lib;
+    int users;
+    nvml_return (*init)(void);
+    nvml_return (*shutdown)(void);
+    nvml_return (*by_pci)(const char *bus, nvml_device *device);
+    nvml_return (*energy)(nvml_device device, unsigned long long *mj);
+    nvml_return (*power)(nvml_device device, unsigned int *mw);
+    const char *(*error)(nvml_return r);
+} nvml;
+
+static const char *nvml_error(nvml_return r)
+{
+    const char *s = nvml.error != NULL ? nvml.error(r) : NULL;
+    return s != NULL ? s : "unknown NVML error";
+}
+
+/* Loads and initialises NVML once; reason set when it cannot. */
+static bool nvml_load(char *reason, size_t len)
+{
+    if (nvml.users > 0) {
+        ++nvml.users;
+        return true;
+    }
+    const char *path = getenv("HISTO_NVML_LIB");
+    if (path == NULL || *path == '\0')
+        path = "libnvidia-ml.so.1";
+    if ((nvml.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+        snprintf(reason, len, "NVML (%s) cannot be loaded: %s", path,
+                 dlerror());
+        return false;
+    }
+    /* POSIX: a function pointer is read through a void * */
+    *(void **)&nvml.init = dlsym(nvml.lib, "nvmlInit_v2");
+    *(void **)&nvml.shutdown = dlsym(nvml.lib, "nvmlShutdown");
+    *(void **)&nvml.by_pci = dlsym(nvml.lib, "nvmlDeviceGetHandleByPciBusId_v2");
+    *(void **)&nvml.energy = dlsym(nvml.lib,
+                                   "nvmlDeviceGetTotalEnergyConsumption");
+    *(void **)&nvml.power = dlsym(nvml.lib, "nvmlDeviceGetPowerUsage");
+    *(void **)&nvml.error = dlsym(nvml.lib, "nvmlErrorString");
+    nvml_return r;
+    if (nvml.init == NULL || nvml.shutdown == NULL || nvml.by_pci == NULL
+        || nvml.energy == NULL) {
+        snprintf(reason, len, "NVML (%s) lacks the functions histo needs",
+                 path);
+    } else if ((r = nvml.init()) != 0) {
+        snprintf(reason, len, "nvmlInit failed: %s", nvml_error(r));
+    } else {
+        nvml.users = 1;
+        return true;
+    }
+    dlclose(nvml.lib);
+    memset(&nvml, 0, sizeof nvml);
+    return false;
+}
+
+static void nvml_release(void)
+{
+    if (nvml.users == 0 || --nvml.users > 0)
+        return;
+    nvml.shutdown();
+    dlclose(nvml.lib);
+    memset(&nvml, 0, sizeof nvml);
+}
+
+/* An NVIDIA GPU: its NVML device by PCI bus id, its counter and its
+ * power now. */
+static void open_nvml(struct energy_device *d)
+{
+    const struct device_info *dev = d->device;
+    char bus[32];
+    snprintf(bus, sizeof bus, "%08x:%02x:%02x.%x", (unsigned)dev->pci_domain,
+             (unsigned)dev->pci_bus, (unsigned)dev->pci_device,
+             (unsigned)dev->pci_function);
+    if (!nvml_load(d->reason, sizeof d->reason))
+        return;
+    nvml_device h = NULL;
+    unsigned long long mj;
+    nvml_return r = nvml.by_pci(bus, &h);
+    if (r != 0) {
+        snprintf(d->reason, sizeof d->reason, "NVML has no GPU at the "
+                 "device's PCI address %s: %s", bus, nvml_error(r));
+    } else if ((r = nvml.energy(h, &mj)) != 0) {
+        snprintf(d->reason, sizeof d->reason, "the GPU at %s has no energy "
+                 "counter: %s", bus, nvml_error(r));
+    } else {
+        d->source = ENERGY_NVML;
+        d->nvml_device = h;
+        d->resolution_j = 1e-3;
+        d->min_s = NVML_MIN_S;
+        snprintf(d->counter, sizeof d->counter, "NVML total energy of the "
+                 "GPU at PCI %s (the board: GPU and its memory)", bus);
+        unsigned int mw;
+        if (nvml.power != NULL && nvml.power(h, &mw) == 0)
+            d->idle_watts = mw / 1000.0;
+        return;
+    }
+    nvml_release();
+}
+
+/* A whole file's first line as a number; false when unreadable. */
+static bool read_number(const char *path, uint64_t *v)
+{
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return false;
+    char buf[64];
+    const bool got = fgets(buf, sizeof buf, f) != NULL;
+    fclose(f);
+    if (!got)
+        return false;
+    char *end;
+    errno = 0;
+    const unsigned long long n = strtoull(buf, &end, 10);
+    if (end == buf || errno != 0 || (*end != '\n' && *end != '\0'))
+        return false;
+    *v = n;
+    return true;
+}
+
+/* The package domains (intel-rapl:N, no sub-domain :N:M) under dir. */
+static size_t rapl_domains(const char *dir, char names[][ENERGY_PATH_MAX],
+                           size_t most)
+{
+    DIR *dp = opendir(dir);
+    if (dp == NULL)
+        return 0;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL && n < most) {
+        const char *s = de->d_name;
+        if (strncmp(s, "intel-rapl:", 11) != 0 || strchr(s + 11, ':') != NULL)
+            continue;
+        snprintf(names[n++], ENERGY_PATH_MAX, "%s/%s", dir, s);
+    }
+    closedir(dp);
+    /* readdir's order is the file system's: sorted, reports repeat */
+    qsort(names, n, ENERGY_PATH_MAX,
+          (int (*)(const void *, const void *))strcmp);
+    return n;
+}
+
+/* Reads domain k's counter of d into *uj. */
+static bool rapl_read(const struct energy_device *d, size_t k, uint64_t *uj)
+{
+    char path[ENERGY_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/energy_uj", d->domain[k]);
+    return read_number(path, uj);
+}
+
+/* The sum of d's counters' moves since `start` (each may wrap once). */
+static uint64_t rapl_since(const struct energy_device *d,
+                           const uint64_t *start, bool *ok)
+{
+    uint64_t total = 0, now;
+    *ok = true;
+    for (size_t k = 0; k < d->ndomains; ++k) {
+        if (!rapl_read(d, k, &now)) {
+            *ok = false;
+            return 0;
+        }
+        total += energy_counter_delta(start[k], now, d->max_range[k]);
+    }
+    return total;
+}
+
+/* A CPU device: the host's package counters. */
+static void open_rapl(struct energy_device *d)
+{
+    const char *dir = getenv("HISTO_POWERCAP_DIR");
+    if (dir == NULL || *dir == '\0')
+        dir = "/sys/class/powercap";
+    d->ndomains = rapl_domains(dir, d->domain, ENERGY_MAX_DOMAINS);
+    if (d->ndomains == 0) {
+        snprintf(d->reason, sizeof d->reason, "no RAPL package counter "
+                 "under %s (none on this host, or a virtual machine's)",
+                 dir);
+        return;
+    }
+    uint64_t start[ENERGY_MAX_DOMAINS];
+    for (size_t k = 0; k < d->ndomains; ++k) {
+        char path[ENERGY_PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/max_energy_range_uj", d->domain[k]);
+        if (!rapl_read(d, k, &start[k]) || !read_number(path, &d->max_range[k])) {
+            snprintf(d->reason, sizeof d->reason, "%s/energy_uj or "
+                     "max_energy_range_uj cannot be read (root only on "
+                     "many kernels)", d->domain[k]);
+            d->ndomains = 0;
+            return;
+        }
+    }
+    d->source = ENERGY_RAPL;
+    d->resolution_j = 1e-6;
+    d->min_s = RAPL_MIN_S;
+    snprintf(d->counter, sizeof d->counter, "RAPL, %zu CPU package%s under "
+             "%s (the whole package, not the OpenCL device alone)",
+             d->ndomains, d->ndomains == 1 ? "" : "s", dir);
+    const double t0 = timer_now();
+    const struct timespec pause = {0, (long)(ENERGY_IDLE_S * 1e9)};
+    nanosleep(&pause, NULL);
+    bool ok;
+    const uint64_t uj = rapl_since(d, start, &ok);
+    const double s = timer_now() - t0;
+    if (ok && s > 0)
+        d->idle_watts = (double)uj * 1e-6 / s;
+}
+
+uint64_t energy_counter_delta(uint64_t start, uint64_t end,
+                              uint64_t max_range)
+{
+    if (end >= start)
+        return end - start;
+    return max_range >= start ? max_range - start + end : end;
+}
+
+void energy_open(struct energy *e, const struct device_info *const *devices,
+                 size_t ndevices)
+{
+    memset(e, 0, sizeof *e);
+    for (size_t i = 0; i < ndevices && e->ndevices < ENERGY_MAX_DEVICES;
+         ++i) {
+        bool seen = false;
+        for (size_t j = 0; j < e->ndevices; ++j)
+            seen = seen || e->dev[j].device == devices[i];
+        if (seen)
+            continue;
+        struct energy_device *d = &e->dev[e->ndevices++];
+        d->device = devices[i];
+        d->idle_watts = -1;
+        if (d->device->pci_known)
+            open_nvml(d);
+        else if (d->device->type & CL_DEVICE_TYPE_CPU)
+            open_rapl(d);
+        else
+            snprintf(d->reason, sizeof d->reason, "the OpenCL device "
+                     "reports no PCI address (cl_khr_pci_bus_info) and is "
+                     "not a CPU: no counter of its own is known");
+        const char *min = getenv("HISTO_ENERGY_MIN_S");
+        if (d->source != ENERGY_NONE && min != NULL && *min != '\0')
+            d->min_s = strtod(min, NULL);
+    }
+}
+
+/* The counter's reading now (nvml: mJ, rapl: per domain, in start). */
+static bool read_counter(struct energy_device *d, uint64_t *v)
+{
+    if (d->source == ENERGY_NVML) {
+        unsigned long long mj;
+        if (nvml.energy(d->nvml_device, &mj) != 0)
+            return false;
+        v[0] = mj;
+        return true;
+    }
+    for (size_t k = 0; k < d->ndomains; ++k)
+        if (!rapl_read(d, k, &v[k]))
+            return false;
+    return true;
+}
+
+void energy_start(struct energy *e)
+{
+    for (size_t i = 0; i < e->ndevices; ++i) {
+        struct energy_device *d = &e->dev[i];
+        d->started = d->source != ENERGY_NONE && read_counter(d, d->start);
+        d->measured = false;
+        if (d->source != ENERGY_NONE && !d->started)
+            snprintf(d->reason, sizeof d->reason, "the counter could not be"
+                     " read at the start of the timed iterations");
+    }
+    e->start_s = timer_now();
+}
+
+void energy_stop(struct energy *e, unsigned long iterations)
+{
+    e->seconds = timer_now() - e->start_s;
+    e->iterations = iterations;
+    for (size_t i = 0; i < e->ndevices; ++i) {
+        struct energy_device *d = &e->dev[i];
+        if (!d->started)
+            continue;
+        uint64_t now[ENERGY_MAX_DOMAINS];
+        bool ok = read_counter(d, now);
+        double joules = 0;
+        if (ok && d->source == ENERGY_NVML)
+            joules = (double)energy_counter_delta(d->start[0], now[0], 0)
+                     * 1e-3;
+        else if (ok)
+            joules = (double)rapl_since(d, d->start, &ok) * 1e-6;
+        if (!ok) {
+            snprintf(d->reason, sizeof d->reason, "the counter could not be"
+                     " read at the end of the timed iterations");
+        } else if (e->seconds < d->min_s) {
+            snprintf(d->reason, sizeof d->reason, "the timed iterations "
+                     "took %.3f s, shorter than the %.1f s this counter "
+                     "needs for a figure: run more iterations", e->seconds,
+                     d->min_s);
+        } else if (joules < 100 * d->resolution_j) {
+            snprintf(d->reason, sizeof d->reason, "the counter moved %.6f J"
+                     " in %.3f s, under 100 of its steps of %g J: no "
+                     "figure", joules, e->seconds, d->resolution_j);
+        } else {
+            d->joules = joules;
+            d->measured = true;
+            d->reason[0] = '\0';
+        }
+    }
+}
+
+bool energy_total(const struct energy *e, double *joules)
+{
+    *joules = 0;
+    for (size_t i = 0; i < e->ndevices; ++i) {
+        if (!e->dev[i].measured)
+            return false;
+        *joules += e->dev[i].joules;
+    }
+    return e->ndevices > 0 && e->iterations > 0;
+}
+
+static const char *source_name(enum energy_source s)
+{
+    return s == ENERGY_NVML ? "nvml" : s == ENERGY_RAPL ? "rapl" : "none";
+}
+
+/* The sources of all devices: one name, "mixed", or "none" when any
+ * has none; the sum of their idle powers (false when one is unknown). */
+static const char *overall_source(const struct energy *e)
+{
+    const char *name = e->ndevices > 0 ? source_name(e->dev[0].source)
+                                       : "none";
+    for (size_t i = 0; i < e->ndevices; ++i) {
+        if (e->dev[i].source == ENERGY_NONE)
+            return "none";
+        if (strcmp(source_name(e->dev[i].source), name) != 0)
+            name = "mixed";
+    }
+    return name;
+}
+
+static bool total_idle(const struct energy *e, double *watts)
+{
+    *watts = 0;
+    for (size_t i = 0; i < e->ndevices; ++i) {
+        if (e->dev[i].idle_watts < 0)
+            return false;
+        *watts += e->dev[i].idle_watts;
+    }
+    return e->ndevices > 0;
+}
+
+void energy_report(const struct energy *e, FILE *f)
+{
+    double total, idle;
+    fprintf(f, "energy.source = %s\n", overall_source(e));
+    if (energy_total(e, &total)) {
+        fprintf(f, "energy.joules = %.6f\n", total);
+        fprintf(f, "energy.joules_per_iteration = %.9f\n",
+                total / (double)e->iterations);
+        fprintf(f, "energy.mean_watts = %.3f\n", total / e->seconds);
+        fprintf(f, "energy.seconds = %.6f\n", e->seconds);
+    } else {
+        for (size_t i = 0; i < e->ndevices; ++i)
+            if (!e->dev[i].measured) {
+                fprintf(f, "energy.reason = %s%s%s\n",
+                        e->ndevices > 1 ? e->dev[i].device->name : "",
+                        e->ndevices > 1 ? ": " : "", e->dev[i].reason);
+                break;
+            }
+    }
+    if (total_idle(e, &idle))
+        fprintf(f, "energy.idle_watts = %.3f\n", idle);
+    fprintf(f, "energy.devices = %zu\n", e->ndevices);
+    for (size_t i = 0; i < e->ndevices; ++i) {
+        const struct energy_device *d = &e->dev[i];
+        fprintf(f, "energy.device.%zu.name = %s\n", i, d->device->name);
+        fprintf(f, "energy.device.%zu.source = %s\n", i,
+                source_name(d->source));
+        if (d->source != ENERGY_NONE) {
+            fprintf(f, "energy.device.%zu.counter = %s\n", i, d->counter);
+            fprintf(f, "energy.device.%zu.resolution_j = %g\n", i,
+                    d->resolution_j);
+            if (d->idle_watts >= 0)
+                fprintf(f, "energy.device.%zu.idle_watts = %.3f\n", i,
+                        d->idle_watts);
+        }
+        if (d->measured)
+            fprintf(f, "energy.device.%zu.joules = %.6f\n", i, d->joules);
+        else
+            fprintf(f, "energy.device.%zu.reason = %s\n", i, d->reason);
+    }
+}
+
+void energy_summary(const struct energy *e, FILE *f)
+{
+    double total;
+    if (!energy_total(e, &total))
+        return;
+    fprintf(f, "histo: energy %.3f mJ an iteration, %.1f W mean over the "
+               "timed iterations", total * 1e3 / (double)e->iterations,
+            total / e->seconds);
+    double idle = 0;
+    bool known = true;
+    for (size_t i = 0; i < e->ndevices; ++i) {
+        known = known && e->dev[i].idle_watts >= 0;
+        idle += e->dev[i].idle_watts;
+    }
+    if (known)
+        fprintf(f, " (%.1f W before them)", idle);
+    fprintf(f, "; %s\n", e->dev[0].source == ENERGY_NVML
+                         ? "the GPU's own counter (NVML)"
+                         : "the CPU package's counter (RAPL)");
+}
+
+void energy_close(struct energy *e)
+{
+    for (size_t i = 0; i < e->ndevices; ++i)
+        if (e->dev[i].source == ENERGY_NVML)
+            nvml_release();
+    memset(e, 0, sizeof *e);
+}
