@@ -163,6 +163,12 @@ for name in $INPUTS; do
             printf '"probe_%s_median_us":%s,' "$k" \
                 "$(key "$W/$tag.probe" "${k}_median_us" | grep . || echo null)"
         done
+        # energy from the device's own counter (histo.out's energy.*), null
+        # where it has none or the run was too short for it
+        printf '"energy_source":"%s","energy_j_per_iteration":%s,"energy_mean_watts":%s,' \
+            "$(key "$out" energy.source)" \
+            "$(key "$out" energy.joules_per_iteration | grep . || echo null)" \
+            "$(key "$out" energy.mean_watts | grep . || echo null)"
         printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
     } | sh validate/append-line.sh results/bench.jsonl || status=1
     echo "$name $(key "$out" strategy) $iter $check $values" >>"$W/compare"

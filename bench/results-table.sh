@@ -9,8 +9,9 @@
 # below): the rows of that file, of STRATEGY only where given. A cell is
 # the median device time per iteration and, in brackets, the sequential C
 # reference's median on the same host in the same run divided by it (> 1:
-# histo is faster), and where the rows have one, histo's time over the
-# floor make bench measured (bench/bench.sh). The caption names each
+# histo is faster), where the rows have one, histo's time over the
+# floor make bench measured (bench/bench.sh), and where they have it the
+# energy of an iteration from the device's own counter (mJ). The caption names each
 # column's device, platform, strategy, date and commit (the rows' "commit", else the part of the file
 # name after its last '-' where that is a commit id). A column with
 # several rows of one input gives the first. docs-check compares the
@@ -53,6 +54,8 @@ done | awk -F '\t' "$(cat validate/jsonl.awk)"'
     ok[in_, c] = field(line, "check")
     floor[in_, c] = field(line, "floor_us")
     if (floor[in_, c] + 0 > 0) floors = 1
+    energy[in_, c] = field(line, "energy_j_per_iteration")
+    if (energy[in_, c] + 0 > 0) energies = 1
 }
 END {
     names["test"] = "test dataset"; names["train"] = "train dataset"
@@ -60,7 +63,8 @@ END {
     names["uniform"] = "uniform"; names["onebin"] = "one bin"
     printf "| input | values |"
     for (c = 1; c <= ncol; c++)
-        printf " (%d) us (x C%s) |", c, floors ? "; x floor" : ""
+        printf " (%d) us (x C%s%s) |", c, floors ? "; x floor" : "",
+               energies ? "; mJ" : ""
     printf "\n| --- | ---: |"
     for (c = 1; c <= ncol; c++) printf " ---: |"
     printf "\n"
@@ -72,6 +76,7 @@ END {
                 fmt = ref[n, c] / us[n, c] < 10 ? " %.1f (%.1fx" : " %.1f (%.0fx"
                 printf fmt, us[n, c], ref[n, c] / us[n, c]
                 if (floor[n, c] + 0 > 0) printf "; %.2fx", us[n, c] / floor[n, c]
+                if (energy[n, c] + 0 > 0) printf "; %.1f mJ", energy[n, c] * 1e3
                 printf ") |"
             } else if ((n, c) in us)
                 printf " %s |", (ok[n, c] == "" ? "-" : ok[n, c])

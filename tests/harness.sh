@@ -715,9 +715,65 @@ if sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
 else
     bad harness.report "$(head -c 400 "$W/report.txt")"
 fi
+# METRIC=energy: millijoules per iteration, a record without a figure
+# (train: energy_j_per_iteration null) left out; the sample's 0.009165733
+# and 0.0757326 J are 9.166 and 75.733 mJ.
+if METRIC=energy sh validate/report.sh -o "$W/report-energy" device \
+        tests/data/report-energy.jsonl >"$W/report-energy.txt" 2>&1 \
+   && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report-energy.txt" \
+      | cmp -s - tests/data/report-energy.txt \
+   && cmp -s "$W/report-energy.csv" tests/data/report-energy.csv; then
+    ok harness.report_energy
+else
+    bad harness.report_energy "$(head -c 400 "$W/report-energy.txt")"
+fi
 if sh validate/report.sh -o "$W/report-bad" nosuch.jsonl >/dev/null 2>&1; then
     bad harness.report_missing_log "a missing log was accepted"
 else
     ok harness.report_missing_log
 fi
 
+
+# Energy in the record and the result line: none, with its reason, where
+# the device has no counter; mJ/iteration on the line and a figure in the
+# record where it has one (a fake powercap folder whose counter a
+# background loop moves 5 mJ every 10 ms; PoCL's CPU device reads it).
+if $MAKE_CMD --no-print-directory run ITERATIONS=3 REPEAT=1 RESULTS_LOG="$W/energy-none.jsonl" \
+        HISTO_POWERCAP_DIR="$W/no-powercap" >"$W/energy-none.log" 2>&1 \
+   && last_record "$W/energy-none.jsonl" \
+   && [ "$(jget "$W/last.json" .energy_source)" = none ] \
+   && [ "$(jget "$W/last.json" .energy_j_per_iteration)" = null ] \
+   && jget "$W/last.json" .energy_reason | grep -q "no RAPL package counter" \
+   && ! grep -q "mJ/iteration" "$W/energy-none.log"; then
+    ok harness.energy_none
+else
+    bad harness.energy_none "$(tail -n 1 "$W/energy-none.log")"
+fi
+if ./histo --list 2>/dev/null | grep -q "^  device 0: .*\[CPU"; then
+    p=$W/powercap
+    mkdir -p "$p/intel-rapl:0"
+    echo 1000 >"$p/intel-rapl:0/energy_uj"
+    echo 262143328850 >"$p/intel-rapl:0/max_energy_range_uj"
+    ( while [ -d "$p" ]; do
+          v=$(cat "$p/intel-rapl:0/energy_uj")
+          echo $((v + 5000)) >"$p/next"
+          mv "$p/next" "$p/intel-rapl:0/energy_uj"
+          sleep 0.01
+      done ) &
+    ticker=$!
+    if HISTO_POWERCAP_DIR=$p HISTO_ENERGY_MIN_S=0.05 $MAKE_CMD --no-print-directory run \
+            ITERATIONS=300 REPEAT=1 RESULTS_LOG="$W/energy.jsonl" >"$W/energy.log" 2>&1 \
+       && last_record "$W/energy.jsonl" \
+       && [ "$(jget "$W/last.json" .energy_source)" = rapl ] \
+       && awk -v j="$(jget "$W/last.json" .energy_j_per_iteration)" 'BEGIN { exit !(j > 0) }' \
+       && grep -q "^116.histo test | .* | ratio [0-9.]* | [0-9.]* mJ/iteration (rapl) | base | PASS" "$W/energy.log" \
+       && [ "$(jget "$W/last.json" .env.HISTO_POWERCAP_DIR)" = "$p" ]; then
+        ok harness.energy_measured
+    else
+        bad harness.energy_measured "$(tail -n 1 "$W/energy.log")"
+    fi
+    rm -rf "$p"
+    wait "$ticker" 2>/dev/null
+else
+    echo "harness.energy_measured: skipped: device 0 of platform 0 is not a CPU" >&2
+fi

@@ -32,21 +32,7 @@ HISTO=$(pwd)/histo
 [ "$B" = build ] || HISTO=$(pwd)/$B/histo
 PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
 DEVICE=${HISTO_TEST_DEVICE:-}
-# Under the sanitizers (make test-asan) every histo run loads each library
-# the ICD loader lists, and Mesa's (rusticl, Clover: registered in
-# /etc/OpenCL/vendors by Debian's mesa-opencl-icd) leak at load, which
-# LeakSanitizer reports as histo's. The suite there sees the system's
-# other implementations through a vendors folder of its own; impl.sh
-# still tries each implementation alone.
-if [ "$B" != build ] && [ -z "${OCL_ICD_VENDORS:-}" ] && [ -d /etc/OpenCL/vendors ]; then
-    mkdir -p "$ROOT/asan-vendors"
-    for f in /etc/OpenCL/vendors/*.icd; do
-        case $(cat "$f") in *Rusticl*|*MesaOpenCL*) continue ;; esac
-        cp "$f" "$ROOT/asan-vendors/"
-    done
-    OCL_ICD_VENDORS=$ROOT/asan-vendors
-    export OCL_ICD_VENDORS
-fi
+. tests/asan-vendors.sh
 # every strategy histo has, by the list its error message gives
 STRATEGIES=${HISTO_TEST_STRATEGIES:-$($HISTO --strategy none-such 2>&1 \
     | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,)}

@@ -56,6 +56,7 @@ fi
 filter=""
 [ "$selected" = "$T" ] || filter=$T
 mkdir -p "$ROOT"
+. tests/asan-vendors.sh
 
 pass=0
 fail=0

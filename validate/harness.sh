@@ -634,6 +634,12 @@ run() {
         ratio_text="ratio ${ratio:--}"
         ratio_against="the Spec's reference machine: $ref_label"
     fi
+    # energy per iteration where the device has a counter (histo.out's
+    # energy.*, the median run's)
+    ej=$(timing energy.joules_per_iteration)
+    if [ -n "$ej" ] && [ -n "$median" ]; then
+        ratio_text="$ratio_text | $(awk -v j="$ej" 'BEGIN { printf "%.3f", j * 1e3 }') mJ/iteration ($(timing energy.source))"
+    fi
     if [ "$reportable" = true ]; then
         report_text=reportable
     else
@@ -688,6 +694,11 @@ run() {
     add ratio_against "$(json_str "$ratio_against")"
     add iteration_device_median_us "$(json_num "$(timing iteration.device.median_us)")"
     add iteration_host_median_us "$(json_num "$(timing iteration.host.median_us)")"
+    add energy_source "$(json_strn "$(timing energy.source)")"
+    add energy_j_per_iteration "$(json_num "$(timing energy.joules_per_iteration)")"
+    add energy_mean_watts "$(json_num "$(timing energy.mean_watts)")"
+    add energy_idle_watts "$(json_num "$(timing energy.idle_watts)")"
+    add energy_reason "$(json_strn "$(timing energy.reason)")"
     add timed_by "$(json_strn "$(timing iteration.timed_by)")"
     add total_s "$(json_num "$(timing time.total_s)")"
     add iterations_wall_s "$(json_num "$(timing time.iterations_wall_s)")"

@@ -2,7 +2,7 @@
 # validate/report.sh - make report: the results log (make run's records)
 # and the bench log (make bench's rows) as a table, a CSV and a plot.
 #
-#   [METRIC=all|wall|device] sh validate/report.sh [-o PREFIX] [BY] LOG...
+#   [METRIC=all|wall|device|energy] sh validate/report.sh [-o PREFIX] [BY] LOG...
 #
 # Like is compared with like: a column holds one value of BY (device,
 # the default, commit or strategy), one strategy and one metric, each
@@ -10,7 +10,10 @@
 # runs of the host clock over the timed iterations, per iteration) and
 # device (make bench: the median device time of one iteration, from
 # OpenCL profiling events; make run's own with METRIC=device). METRIC=all
-# (the default) takes each record's own metric. Rows are datasets (make
+# (the default) takes each record's own metric; energy: millijoules per
+# iteration from the device's own counter (histo.out's
+# energy.joules_per_iteration; a record without one has no cell). Rows
+# are datasets (make
 # run: "dataset") or inputs (make bench: "input"). A cell is the latest
 # record of its row and column: microseconds per iteration, the ratio (x:
 # against the Spec's reference machine; host x: sequential C on the same
@@ -32,10 +35,10 @@ case ${1:-} in
 esac
 metric=${METRIC:-all}
 case $metric in
-    all | wall | device) ;;
-    *) echo "report: METRIC must be all, wall or device, not '$metric'" >&2; exit 2 ;;
+    all | wall | device | energy) ;;
+    *) echo "report: METRIC must be all, wall, device or energy, not '$metric'" >&2; exit 2 ;;
 esac
-[ $# -gt 0 ] || { echo "usage: [METRIC=all|wall|device] report.sh [-o PREFIX] [device|commit|strategy] LOG..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: [METRIC=all|wall|device|energy] report.sh [-o PREFIX] [device|commit|strategy] LOG..." >&2; exit 2; }
 for f in "$@"; do
     [ -r "$f" ] || { echo "report: cannot read $f" >&2; exit 1; }
 done
@@ -67,6 +70,12 @@ awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" 
         host = 1
         result = field($0, "check") == "byte-exact" ? "PASS" : "FAIL"
     }
+    if (metric == "energy") {
+        kind = "energy"
+        e = field($0, "energy_j_per_iteration")
+        us = e == "" || e == "null" ? "" : sprintf("%.3f", e * 1e3)
+        ratio = ""
+    }
     if (ratio == "null") ratio = ""
     # a failed record has no time and no ratio
     if (result != "PASS") { us = ""; ratio = "" }
@@ -82,7 +91,7 @@ awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" 
     if (!(col in seen_col)) {
         seen_col[col] = 1; cols[++nc] = col
         head1[nc] = c1; head2[nc] = c2
-        head3[nc] = kind " us/iteration, ratio, result"
+        head3[nc] = kind (kind == "energy" ? " mJ" : " us") "/iteration, ratio, result"
     }
     cell_us[row, col] = us; cell_ratio[row, col] = ratio == "" ? "" : (host ? "host x" : "x") ratio
     cell_result[row, col] = result; has[row, col] = 1
@@ -95,7 +104,7 @@ function hline(label, h,    line, c) {
 }
 function esc(x) { gsub(/&/, "\\&amp;", x); gsub(/</, "\\&lt;", x); gsub(/>/, "\\&gt;", x); return x }
 END {
-    if (nr == 0) { print "report: no records" > "/dev/stderr"; exit 1 }
+    if (nr == 0) { print "report: no record has a figure for METRIC=" metric > "/dev/stderr"; exit 1 }
     w = 27
     for (c = 1; c <= nc; c++) {
         if (length(head1[c]) > w) w = length(head1[c])
@@ -109,7 +118,7 @@ END {
     for (c = 1; c <= nc; c++) {
         t = head1[c] " " head2[c] " " substr(head3[c], 1, index(head3[c], " ") - 1)
         gsub(/,/, "", t)
-        printf "%s us per iteration,%s ratio,%s result%s", t, t, t, c < nc ? "," : "\n" > csv
+        printf "%s %s per iteration,%s ratio,%s result%s", t, metric == "energy" ? "mJ" : "us", t, t, c < nc ? "," : "\n" > csv
     }
     print "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>histo: make report</title>" > html
     print "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #999;padding:2px 8px;text-align:left}th{background:#eee}</style>\n</head>\n<body>\n<h1>histo: make report</h1>\n<table>" > html
@@ -134,7 +143,8 @@ END {
             k = rows[r] SUBSEP cols[c]
             if (!(k in has)) cell = "-"
             else if (cell_result[k] != "PASS") cell = cell_result[k]
-            else cell = sprintf("%s us, %s, %s", cell_us[k] == "" ? "-" : cell_us[k],
+            else cell = sprintf("%s %s, %s, %s", cell_us[k] == "" ? "-" : cell_us[k],
+                                metric == "energy" ? "mJ" : "us",
                                 cell_ratio[k] == "" ? "-" : cell_ratio[k], cell_result[k])
             line = line sprintf(" | %-*s", w, cell)
             printf "<td>%s</td>", esc(cell) > html
@@ -146,7 +156,7 @@ END {
         printf "\n" > dat
         print "</tr>" > html
     }
-    print "</table>\n<p>wall: make run, the median over its runs of the host clock over the timed iterations; device: the median device time of one iteration (OpenCL profiling events). x: the ratio to the Spec reference machine; host x: to sequential C on the same host. A failed record shows no time.</p>\n</body>\n</html>" > html
+    print "</table>\n<p>wall: make run, the median over its runs of the host clock over the timed iterations; device: the median device time of one iteration (OpenCL profiling events); energy: millijoules per iteration from the device\047s own counter (NVML, RAPL). x: the ratio to the Spec reference machine; host x: to sequential C on the same host. A failed record shows no time.</p>\n</body>\n</html>" > html
 }' "$@" || exit 1
 echo "CSV: $prefix.csv"
 echo "HTML: $prefix.html"
@@ -155,8 +165,8 @@ if command -v gnuplot >/dev/null 2>&1; then
     gnuplot <<GP || exit 1
 set terminal pngcairo size 1200,700 noenhanced
 set output "$prefix.png"
-set title "histo: microseconds per iteration, by dataset and $by (wall: make run, device: device time)"
-set ylabel "microseconds per iteration"
+set title "histo: $([ "$metric" = energy ] && echo millijoules || echo microseconds) per iteration, by dataset and $by"
+set ylabel "$([ "$metric" = energy ] && echo millijoules || echo microseconds) per iteration"
 set logscale y
 set style data histograms
 set style histogram clustered gap 1

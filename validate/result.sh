@@ -85,6 +85,11 @@ END {
     row("iteration, device", unit(get("iteration_device_median_us"), "us median (OpenCL profiling events)"))
     row("iteration, host", unit(get("iteration_host_median_us"), "us median (host clock, each iteration waited for)"))
     row("timed by", orna(get("timed_by")))
+    row("energy", get("energy_j_per_iteration") != "null" && get("energy_j_per_iteration") != "" \
+        ? sprintf("%.3f mJ/iteration, %s W mean (%s W before the run), %s: the device'"'"'s own counter", \
+                  get("energy_j_per_iteration") * 1e3, orna(get("energy_mean_watts")), \
+                  orna(get("energy_idle_watts")), get("energy_source")) \
+        : "not measured: " orna(get("energy_reason")))
     row("validation", get("validation"))
     row("digest", orna(get("digest")))
     row("histo exit status", get("histo_status"))
