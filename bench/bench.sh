@@ -20,7 +20,7 @@
 # wide (rows Gaussian around the centre, sigma 205 rows, columns
 # sigma 16, 0.5% uniform), uniform (every bin equally likely), onebin (all
 # values equal). Each input is run for enough iterations to give at least
-# MIN_SECONDS of work, after a short run that sizes the count.
+# MIN_SECONDS of work, after a short run (200 iterations) that sizes the count.
 #
 # Columns: device median us per iteration (start of the first kernel to end
 # of the last, from profiling events), each kernel's median, wall-clock mean
@@ -97,8 +97,10 @@ for name in $INPUTS; do
     ref_us=$($B/ref-bench "$in" "$MIN_SECONDS" | sed -n 's/^reference.median_us = //p')
     for strategy in $STRATEGIES; do
     tag=$name.$strategy
-    # size the run: ten iterations first, then enough for MIN_SECONDS
-    ./histo "$@" --strategy "$strategy" -i "$in" -o "$W/$tag.bmp" --timing "$W/$tag.probe.out" -- 10 \
+    # size the run: 200 iterations first (ten left the first one's cost in
+    # the mean, and a 26 us input ran 0.25 s where 2 were asked for: too
+    # short for an energy counter), then enough for MIN_SECONDS
+    ./histo "$@" --strategy "$strategy" -i "$in" -o "$W/$tag.bmp" --timing "$W/$tag.probe.out" -- 200 \
         >/dev/null 2>"$W/$tag.err" \
         || { cat "$W/$tag.err" >&2; echo "$name $strategy - FAILED" >>"$W/compare"; status=1; continue; }
     per=$(key "$W/$tag.probe.out" iteration.wall_mean_us)
