@@ -18,7 +18,7 @@
 # tables in README.md and docs/ with this output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-[ $# -gt 0 ] || set -- docs/bench/h100-b03c675-floors.jsonl \
+[ $# -gt 0 ] || set -- docs/bench/h100-550b3db-energy.jsonl \
     docs/bench/h200-b03c675-floors.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
 col=0
 for arg in "$@"; do
@@ -55,7 +55,7 @@ done | awk -F '\t' "$(cat validate/jsonl.awk)"'
     floor[in_, c] = field(line, "floor_us")
     if (floor[in_, c] + 0 > 0) floors = 1
     energy[in_, c] = field(line, "energy_j_per_iteration")
-    if (energy[in_, c] + 0 > 0) energies = 1
+    if (energy[in_, c] + 0 > 0) energies[c] = 1
 }
 END {
     names["test"] = "test dataset"; names["train"] = "train dataset"
@@ -64,7 +64,7 @@ END {
     printf "| input | values |"
     for (c = 1; c <= ncol; c++)
         printf " (%d) us (x C%s%s) |", c, floors ? "; x floor" : "",
-               energies ? "; mJ" : ""
+               (c in energies) ? "; mJ" : ""
     printf "\n| --- | ---: |"
     for (c = 1; c <= ncol; c++) printf " ---: |"
     printf "\n"
