@@ -26,17 +26,20 @@
 # of the last, from profiling events), each kernel's median, wall-clock mean
 # per iteration of the loop, effective GB/s (input bytes / device median),
 # the reference's median us and ref/iteration (> 1: histo is faster), the
-# floor on this device and x floor (the iteration / the floor).
+# two floors on this device with x floor (the iteration / the floor), and
+# x_read (the iteration / reading the values alone, HBM on a GPU).
 #
-# The floor is measured for every input by build/atomic-probe in the same
-# run, on the same device, for the input's number of values: the fastest
-# iteration of two kernels (enqueued back to back, as histo's are) whose
-# first reads every value once and counts it once, by a local atomic
-# where histo's eye found a window (eye.tiles_used > 0), by a global
-# atomic where it found none or the strategy is global (no tile holds
-# those values), not at all for the cpu strategy (private histograms, no
-# atomics); the second kernel is empty, as histo's iterations end with a
-# kernel that reads little.
+# The floors are measured for every input by build/atomic-probe in the
+# same run, on the same device, for the input's number of values, each
+# counting every value the way histo's run did: by a local atomic where
+# histo's eye found a window (eye.tiles_used > 0), by a global atomic
+# where it found none or the strategy is global (no tile holds those
+# values), not at all for the cpu strategy (private histograms, no
+# atomics). floor1 is the hardware's: one kernel that reads every value
+# once and counts it (global: the atomics alone). floor is histo's
+# shape: an iteration of two kernels enqueued back to back, the first
+# reading and counting every value, the second empty, as histo's
+# iterations end with a kernel that reads little.
 # Rows are appended to results/bench.jsonl; with gnuplot installed,
 # results/bench.png draws per-kernel times per input and device.
 set -u
@@ -85,8 +88,8 @@ input_file() {
 }
 
 stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-printf '%-8s %9s %-26s %-5s %5s %5s %10s %10s %10s %8s %10s %8s %8s %7s %s\n' \
-    input values device strat B w iter_us kernels_us wall_us GB/s ref_us ref/it floor_us x_floor check
+printf '%-8s %9s %-26s %-5s %5s %5s %10s %10s %10s %8s %10s %8s %8s %7s %8s %7s %7s %s\n' \
+    input values device strat B w iter_us kernels_us wall_us GB/s ref_us ref/it floor1_us x_floor1 floor_us x_floor x_read check
 status=0
 rm -f "$W/compare"
 for name in $INPUTS; do
@@ -127,12 +130,24 @@ for name in $INPUTS; do
     [ "$(key "$out" strategy)" = global ] || [ "$(key "$out" eye.tiles_used)" = 0 ] \
         && count_by=global
     [ "$(key "$out" strategy)" = cpu ] && count_by=none
+    # floor: an iteration of two kernels counting the same way (histo's
+    # shape); floor1: one kernel alone (the hardware's, issue of the third
+    # GPU round); read: reading the values and nothing else
     case $count_by in
-        local) floor=$(key "$W/$tag.probe" iteration_local_median_us) ;;
-        global) floor=$(key "$W/$tag.probe" iteration_global_median_us) ;;
-        none) floor=$(key "$W/$tag.probe" iteration_read_median_us) ;;
+        local) floor=$(key "$W/$tag.probe" iteration_local_median_us)
+               floor1=$(key "$W/$tag.probe" kernel_read_local_median_us) ;;
+        global) floor=$(key "$W/$tag.probe" iteration_global_median_us)
+                floor1=$(key "$W/$tag.probe" atomics_median_us) ;;
+        # no atomics: reading the values, the faster of the two shapes
+        # measured (on a CPU the global strategy's launch shape is slower)
+        none) floor=$(key "$W/$tag.probe" iteration_read_median_us)
+              floor1=$(awk -v a="$(key "$W/$tag.probe" read_median_us)" -v b="$floor" \
+                       'BEGIN { print (a + 0 > 0 && (a < b || b + 0 == 0)) ? a : b }') ;;
     esac
     floor=${floor:-0}
+    floor1=${floor1:-0}
+    read_us=$(key "$W/$tag.probe" read_median_us)
+    read_us=${read_us:-0}
     kernels=""
     for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
         kernels="$kernels${kernels:+/}$(key "$out" "kernel.$k.median_us" | cut -d. -f1)"
@@ -141,11 +156,12 @@ for name in $INPUTS; do
         -v strat="$(key "$out" strategy)" -v b="$(key "$out" config.batches)" \
         -v w="$(key "$out" config.tile_rows)" -v iter="$iter" -v kernels="$kernels" \
         -v wall="$(key "$out" iteration.wall_mean_us)" -v ref="$ref_us" \
-        -v check="$check" -v floor="$floor" 'BEGIN {
-        printf "%-8s %9d %-26.26s %-5s %5s %5s %10.1f %10s %10.1f %8.1f %10.1f %8.2f %8.1f %7.2f %s\n",
+        -v check="$check" -v floor="$floor" -v floor1="$floor1" -v rd="$read_us" 'BEGIN {
+        printf "%-8s %9d %-26.26s %-5s %5s %5s %10.1f %10s %10.1f %8.1f %10.1f %8.2f %8.1f %7.2f %8.1f %7.2f %7.2f %s\n",
             name, values, dev, strat, b, w, iter, kernels, wall,
-            values * 4 / (iter * 1e3), ref, ref / iter, floor,
-            (floor > 0 ? iter / floor : 0), check }'
+            values * 4 / (iter * 1e3), ref, ref / iter, floor1,
+            (floor1 > 0 ? iter / floor1 : 0), floor,
+            (floor > 0 ? iter / floor : 0), (rd > 0 ? iter / rd : 0), check }'
     # one JSON line per row, composed whole, then appended under a lock
     # (concurrent benches never interleave); every number from histo.out
     {
@@ -159,7 +175,8 @@ for name in $INPUTS; do
         for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
             printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
         done
-        printf '"floor_us":%s,"floor_count_by":"%s",' "$floor" "$count_by"
+        printf '"floor_us":%s,"floor1_us":%s,"read_us":%s,"floor_count_by":"%s",' \
+            "$floor" "$floor1" "$read_us" "$count_by"
         for k in launch2 read local_atomics atomics kernel_empty \
                  kernel_read_local iteration_cas kernel_one_group_pass; do
             printf '"probe_%s_median_us":%s,' "$k" \

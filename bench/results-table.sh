@@ -9,9 +9,12 @@
 # below): the rows of that file, of STRATEGY only where given. A cell is
 # the median device time per iteration and, in brackets, the sequential C
 # reference's median on the same host in the same run divided by it (> 1:
-# histo is faster), where the rows have one, histo's time over the
-# floor make bench measured (bench/bench.sh), and where they have it the
-# energy of an iteration from the device's own counter (mJ). The caption names each
+# histo is faster), where the rows have them, histo's time over the
+# floors make bench measured (bench/bench.sh): first one kernel that
+# reads and counts every value (locally, or by global atomics where the
+# eye found no window), the hardware's floor; then an iteration of two
+# kernels, histo's own shape; and where they have it the energy of an
+# iteration from the device's own counter (mJ). The caption names each
 # column's device, platform, strategy, date and commit (the rows' "commit", else the part of the file
 # name after its last '-' where that is a commit id). A column with
 # several rows of one input gives the first. docs-check compares the
@@ -53,7 +56,16 @@ done | awk -F '\t' "$(cat validate/jsonl.awk)"'
     ref[in_, c] = field(line, "reference_median_us")
     ok[in_, c] = field(line, "check")
     floor[in_, c] = field(line, "floor_us")
-    if (floor[in_, c] + 0 > 0) floors = 1
+    if (floor[in_, c] + 0 > 0) floors[c] = 1
+    # the one-kernel floor: the row field, else from its probe fields
+    f1 = field(line, "floor1_us")
+    if (f1 == "" || f1 == "null") {
+        by = field(line, "floor_count_by")
+        f1 = field(line, by == "global" ? "probe_atomics_median_us" \
+                      : by == "local" ? "probe_kernel_read_local_median_us" \
+                      : "probe_read_median_us")
+    }
+    floor1[in_, c] = f1
     energy[in_, c] = field(line, "energy_j_per_iteration")
     if (energy[in_, c] + 0 > 0) energies[c] = 1
 }
@@ -63,7 +75,8 @@ END {
     names["uniform"] = "uniform"; names["onebin"] = "one bin"
     printf "| input | values |"
     for (c = 1; c <= ncol; c++)
-        printf " (%d) us (x C%s%s) |", c, floors ? "; x floor" : "",
+        printf " (%d) us (x C%s%s) |", c,
+               (c in floors) ? "; x 1-kernel floor; x 2-kernel floor" : "",
                (c in energies) ? "; mJ" : ""
     printf "\n| --- | ---: |"
     for (c = 1; c <= ncol; c++) printf " ---: |"
@@ -75,6 +88,7 @@ END {
             if ((n, c) in us && us[n, c] != "" && ok[n, c] == "byte-exact") {
                 fmt = ref[n, c] / us[n, c] < 10 ? " %.1f (%.1fx" : " %.1f (%.0fx"
                 printf fmt, us[n, c], ref[n, c] / us[n, c]
+                if (floor1[n, c] + 0 > 0) printf "; %.2fx", us[n, c] / floor1[n, c]
                 if (floor[n, c] + 0 > 0) printf "; %.2fx", us[n, c] / floor[n, c]
                 if (energy[n, c] + 0 > 0) printf "; %.1f mJ", energy[n, c] * 1e3
                 printf ") |"
