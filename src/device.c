@@ -154,20 +154,54 @@ struct pci_bus_info_khr {
 #define HISTO_CL_DEVICE_PCI_SLOT_ID_NV 0x4009
 #define HISTO_CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
 
+/* Whether the device lists extension `name` (CL_DEVICE_EXTENSIONS):
+ * asked before any query of an extension's, which an implementation
+ * without it rightly calls invalid (Oclgrind reports it as an API
+ * error). */
+static bool has_extension(const struct device_cl_api *api, cl_device_id id,
+                          const char *name)
+{
+    size_t len = 0;
+    if (api->get_device_info(id, CL_DEVICE_EXTENSIONS, 0, NULL, &len)
+            != CL_SUCCESS || len == 0)
+        return false;
+    char *list = malloc(len + 1);
+    if (list == NULL)
+        return false;
+    bool found = false;
+    if (api->get_device_info(id, CL_DEVICE_EXTENSIONS, len, list, NULL)
+            == CL_SUCCESS) {
+        list[len] = '\0';
+        const size_t n = strlen(name);
+        for (const char *p = strstr(list, name); p != NULL && !found;
+             p = strstr(p + 1, name))
+            found = (p == list || p[-1] == ' ')
+                    && (p[n] == ' ' || p[n] == '\0');
+    }
+    free(list);
+    return found;
+}
+
 /* d's PCI address where the implementation tells it; silent otherwise. */
 static void query_pci(const struct device_cl_api *api, struct device_info *d)
 {
     struct pci_bus_info_khr khr;
     cl_uint bus, slot, domain = 0;
-    if (api->get_device_info(d->id, HISTO_CL_DEVICE_PCI_BUS_INFO_KHR,
-                             sizeof khr, &khr, NULL) == CL_SUCCESS) {
+    const bool khr_ext = has_extension(api, d->id, "cl_khr_pci_bus_info");
+    const bool nv_ext = !khr_ext
+        && has_extension(api, d->id, "cl_nv_device_attribute_query");
+    if (khr_ext && api->get_device_info(d->id,
+                                        HISTO_CL_DEVICE_PCI_BUS_INFO_KHR,
+                                        sizeof khr, &khr, NULL)
+                       == CL_SUCCESS) {
         d->pci_domain = khr.domain;
         d->pci_bus = khr.bus;
         d->pci_device = khr.device;
         d->pci_function = khr.function;
         d->pci_known = true;
-    } else if (api->get_device_info(d->id, HISTO_CL_DEVICE_PCI_BUS_ID_NV,
-                                    sizeof bus, &bus, NULL) == CL_SUCCESS
+    } else if (nv_ext
+               && api->get_device_info(d->id, HISTO_CL_DEVICE_PCI_BUS_ID_NV,
+                                       sizeof bus, &bus, NULL) == CL_SUCCESS
                && api->get_device_info(d->id, HISTO_CL_DEVICE_PCI_SLOT_ID_NV,
                                        sizeof slot, &slot, NULL)
                       == CL_SUCCESS) {
