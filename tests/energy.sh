@@ -13,8 +13,10 @@ SUBJECT=energy
 need_case gauss || exit 0
 in=$INPUTS/gauss.bin
 ref=$INPUTS/gauss.ref.raw
+# the test device's type, from a run on it
 cpu=no
-run_histo --list 2>/dev/null | grep -q "\[CPU" && cpu=yes
+run_histo -i "$in" --no-bmp --raw "$W/type.raw" --timing "$W/type.out" -- 1 \
+    >/dev/null 2>&1 && grep -q "^selected.type = .*CPU" "$W/type.out" && cpu=yes
 
 # key FILE KEY: its value in a histo.out
 key() { sed -n "s/^$2 = //p" "$1"; }
