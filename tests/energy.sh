@@ -103,12 +103,7 @@ fi
 # a counter that moves 5 mJ every 10 ms while histo runs for more than
 # 0.05 s: a figure, its keys and the console line
 fake_rapl moving
-( while [ -d "$W/moving" ]; do
-      v=$(cat "$W/moving/intel-rapl:0/energy_uj")
-      echo $((v + 5000)) >"$W/moving/next"
-      mv "$W/moving/next" "$W/moving/intel-rapl:0/energy_uj"
-      sleep 0.01
-  done ) &
+sh tests/fake-rapl.sh "$W/moving" --tick &
 ticker=$!
 if HISTO_POWERCAP_DIR=$W/moving HISTO_ENERGY_MIN_S=0.05 energy_run energy.moving 1000; then
     o=$W/energy.moving.out

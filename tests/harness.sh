@@ -751,15 +751,8 @@ else
 fi
 if ./histo --list 2>/dev/null | grep -q "^  device 0: .*\[CPU"; then
     p=$W/powercap
-    mkdir -p "$p/intel-rapl:0"
-    echo 1000 >"$p/intel-rapl:0/energy_uj"
-    echo 262143328850 >"$p/intel-rapl:0/max_energy_range_uj"
-    ( while [ -d "$p" ]; do
-          v=$(cat "$p/intel-rapl:0/energy_uj")
-          echo $((v + 5000)) >"$p/next"
-          mv "$p/next" "$p/intel-rapl:0/energy_uj"
-          sleep 0.01
-      done ) &
+    sh tests/fake-rapl.sh "$p"
+    sh tests/fake-rapl.sh "$p" --tick &
     ticker=$!
     if HISTO_POWERCAP_DIR=$p HISTO_ENERGY_MIN_S=0.05 $MAKE_CMD --no-print-directory run \
             ITERATIONS=300 REPEAT=1 RESULTS_LOG="$W/energy.jsonl" >"$W/energy.log" 2>&1 \

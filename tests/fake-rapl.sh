@@ -1,0 +1,19 @@
+#!/bin/sh
+# tests/fake-rapl.sh DIR [--tick] - a powercap folder for the energy tests
+# (tests/energy.sh, tests/harness.sh), read by histo through
+# $HISTO_POWERCAP_DIR: DIR/intel-rapl:0, one package whose energy_uj
+# starts at 1000 and whose max_energy_range_uj is a real one's. With
+# --tick it then moves the counter 5 mJ every 10 ms, each value written
+# whole (a rename), until DIR is removed: run it in the background.
+set -u
+dir=$1
+mkdir -p "$dir/intel-rapl:0" || exit 1
+[ -f "$dir/intel-rapl:0/energy_uj" ] || echo 1000 >"$dir/intel-rapl:0/energy_uj"
+echo 262143328850 >"$dir/intel-rapl:0/max_energy_range_uj"
+[ "${2:-}" = --tick ] || exit 0
+while [ -d "$dir" ]; do
+    v=$(cat "$dir/intel-rapl:0/energy_uj" 2>/dev/null) || exit 0
+    echo $((v + 5000)) >"$dir/next" 2>/dev/null || exit 0
+    mv "$dir/next" "$dir/intel-rapl:0/energy_uj" 2>/dev/null || exit 0
+    sleep 0.01
+done
