@@ -100,9 +100,9 @@ for name in $INPUTS; do
     ref_us=$($B/ref-bench "$in" "$MIN_SECONDS" | sed -n 's/^reference.median_us = //p')
     for strategy in $STRATEGIES; do
     tag=$name.$strategy
-    # size the run: 200 iterations first (ten left the first one's cost in
-    # the mean, and a 26 us input ran 0.25 s where 2 were asked for: too
-    # short for an energy counter), then enough for MIN_SECONDS
+    # size the run: 200 iterations first (with fewer, the first one's cost
+    # inflates the mean and the run comes out too short, for an energy
+    # counter too), then enough for MIN_SECONDS
     ./histo "$@" --strategy "$strategy" -i "$in" -o "$W/$tag.bmp" --timing "$W/$tag.probe.out" -- 200 \
         >/dev/null 2>"$W/$tag.err" \
         || { cat "$W/$tag.err" >&2; echo "$name $strategy - FAILED" >>"$W/compare"; status=1; continue; }
@@ -131,8 +131,8 @@ for name in $INPUTS; do
         && count_by=global
     [ "$(key "$out" strategy)" = cpu ] && count_by=none
     # floor: an iteration of two kernels counting the same way (histo's
-    # shape); floor1: one kernel alone (the hardware's, issue of the third
-    # GPU round); read: reading the values and nothing else
+    # shape); floor1: one kernel alone (the hardware's); read: reading the
+    # values and nothing else
     case $count_by in
         local) floor=$(key "$W/$tag.probe" iteration_local_median_us)
                floor1=$(key "$W/$tag.probe" kernel_read_local_median_us) ;;
