@@ -30,10 +30,11 @@ static const struct histo_options defaults = {
 };
 
 /* The text is written in pieces: C11 promises string literals of 4095
- * characters only. The knobs' entries (knobs.c) follow piece KNOBS_AFTER. Its layout is what tools/man.sh turns into the man
- * page: a one-line summary, the usage lines, untitled paragraphs (the
- * description), then titled sections whose entries start two spaces in
- * with the term, the text at column 22, and continue at column 22. */
+ * characters only; the knobs' entries (knobs.c) follow piece KNOBS_AFTER.
+ * Its layout is what tools/man.sh turns into the man page: a one-line
+ * summary, the usage lines, untitled paragraphs (the description), then
+ * titled sections whose entries start two spaces in with the term, the
+ * text at column 22, and continue at column 22. */
 static const char *const usage_text[] = {
 "histo - the 116.histo saturating 2-D histogram, on an OpenCL device\n"
 "\n"
@@ -261,12 +262,15 @@ static const char *option_value(int argc, char **argv, int *i)
     return argv[++*i];
 }
 
-/* Options without a value: the flag each sets. --help, -h and --version
- * end the parsing (cli_parse). */
-static const struct {
+/* An option that sets one field of struct histo_options. */
+struct field_option {
     const char *name;
     size_t offset;
-} flags[] = {
+};
+
+/* Options without a value: the flag each sets. --help, -h and --version
+ * end the parsing (cli_parse). */
+static const struct field_option flags[] = {
     {"--list", offsetof(struct histo_options, list)},
     {"--tune", offsetof(struct histo_options, tune)},
     {"--no-tune-cache", offsetof(struct histo_options, no_tune_cache)},
@@ -276,10 +280,7 @@ static const struct {
 };
 
 /* Options whose value is kept as given: the field each sets. */
-static const struct {
-    const char *name;
-    size_t offset;
-} paths[] = {
+static const struct field_option paths[] = {
     {"-i", offsetof(struct histo_options, input)},
     {"-o", offsetof(struct histo_options, output)},
     {"--timing", offsetof(struct histo_options, timing)},
@@ -288,6 +289,18 @@ static const struct {
     {"--device", offsetof(struct histo_options, device)},
     {"--kernels", offsetof(struct histo_options, kernel_dir)},
 };
+
+#define COUNT_OF(a) (sizeof (a) / sizeof (a)[0])
+
+/* The entry of `table` named `arg`, or NULL. */
+static const struct field_option *find_option(const struct field_option *table,
+                                              size_t n, const char *arg)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (strcmp(arg, table[i].name) == 0)
+            return &table[i];
+    return NULL;
+}
 
 /* The defaults the environment gives (cli.h). */
 static void from_environment(struct histo_options *opt)
@@ -327,14 +340,12 @@ static int parse_valued(int argc, char **argv, int *i,
 {
     const char *arg = argv[*i];
     const struct knob *knob = knob_by_option(arg);
-    size_t path = 0;
-    while (path < sizeof paths / sizeof paths[0]
-           && strcmp(arg, paths[path].name) != 0)
-        ++path;
-    if (knob == NULL && path == sizeof paths / sizeof paths[0]
-        && strcmp(arg, "--device-budget") != 0
-        && strcmp(arg, "--chunk-values") != 0
-        && strcmp(arg, "--strategy") != 0)
+    const struct field_option *path = find_option(paths, COUNT_OF(paths),
+                                                  arg);
+    const bool budget = strcmp(arg, "--device-budget") == 0;
+    const bool chunk = strcmp(arg, "--chunk-values") == 0;
+    const bool strategy = strcmp(arg, "--strategy") == 0;
+    if (knob == NULL && path == NULL && !budget && !chunk && !strategy)
         return 1;
     const char *v = option_value(argc, argv, i);
     if (v == NULL)
@@ -344,11 +355,11 @@ static int parse_valued(int argc, char **argv, int *i,
         if (parse_count(arg, v, 1, knob->max, &n) != HISTO_OK)
             return HISTO_EXIT_USAGE;
         opt->knobs.v[knob - knob_table] = (unsigned)n;
-    } else if (path < sizeof paths / sizeof paths[0]) {
-        *(const char **)((char *)opt + paths[path].offset) = v;
-    } else if (strcmp(arg, "--device-budget") == 0) {
+    } else if (path != NULL) {
+        *(const char **)((char *)opt + path->offset) = v;
+    } else if (budget) {
         return parse_bytes(arg, v, &opt->device_budget);
-    } else if (strcmp(arg, "--chunk-values") == 0) {
+    } else if (chunk) {
         if (parse_count(arg, v, 1, CLI_MAX_CHUNK_VALUES, &n) != HISTO_OK)
             return HISTO_EXIT_USAGE;
         opt->chunk_values = n;
@@ -412,12 +423,10 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
             opt->version = true;
             return HISTO_OK;
         }
-        size_t f = 0;
-        while (f < sizeof flags / sizeof flags[0]
-               && strcmp(arg, flags[f].name) != 0)
-            ++f;
-        if (f < sizeof flags / sizeof flags[0]) {
-            *(bool *)((char *)opt + flags[f].offset) = true;
+        const struct field_option *flag = find_option(flags, COUNT_OF(flags),
+                                                      arg);
+        if (flag != NULL) {
+            *(bool *)((char *)opt + flag->offset) = true;
             continue;
         }
         const int st = parse_valued(argc, argv, &i, opt);
