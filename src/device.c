@@ -154,42 +154,35 @@ struct pci_bus_info_khr {
 #define HISTO_CL_DEVICE_PCI_SLOT_ID_NV 0x4009
 #define HISTO_CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
 
-/* Whether the device lists extension `name` (CL_DEVICE_EXTENSIONS):
- * asked before any query of an extension's, which an implementation
- * without it rightly calls invalid (Oclgrind reports it as an API
- * error). */
-static bool has_extension(const struct device_cl_api *api, cl_device_id id,
-                          const char *name)
+/* Whether the space-separated `list` names extension `name`. */
+static bool lists_extension(const char *list, const char *name)
 {
-    size_t len = 0;
-    if (api->get_device_info(id, CL_DEVICE_EXTENSIONS, 0, NULL, &len)
-            != CL_SUCCESS || len == 0)
-        return false;
-    char *list = malloc(len + 1);
-    if (list == NULL)
-        return false;
-    bool found = false;
-    if (api->get_device_info(id, CL_DEVICE_EXTENSIONS, len, list, NULL)
-            == CL_SUCCESS) {
-        list[len] = '\0';
-        const size_t n = strlen(name);
-        for (const char *p = strstr(list, name); p != NULL && !found;
-             p = strstr(p + 1, name))
-            found = (p == list || p[-1] == ' ')
-                    && (p[n] == ' ' || p[n] == '\0');
-    }
-    free(list);
-    return found;
+    const size_t n = strlen(name);
+    for (const char *p = strstr(list, name); p != NULL;
+         p = strstr(p + 1, name))
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
 }
 
-/* d's PCI address where the implementation tells it; silent otherwise. */
+/* d's PCI address where the implementation tells it; silent otherwise.
+ * An extension's query is made only where CL_DEVICE_EXTENSIONS lists
+ * it: an implementation without it rightly calls the query invalid
+ * (Oclgrind reports it as an API error). The extensions are read through
+ * a reader of its own, so that a failure here skips nothing. */
 static void query_pci(const struct device_cl_api *api, struct device_info *d)
 {
+    char why[DEVICE_SKIP_TEXT] = "";
+    struct info_reader r = {.api = api, .of_device = true, .device = d->id,
+                            .why = why};
+    char *list = ASK_STRING(&r, CL_DEVICE_EXTENSIONS);
+    if (list == NULL)
+        return;
+    const bool khr_ext = lists_extension(list, "cl_khr_pci_bus_info");
+    const bool nv_ext = lists_extension(list, "cl_nv_device_attribute_query");
+    free(list);
     struct pci_bus_info_khr khr;
     cl_uint bus, slot, domain = 0;
-    const bool khr_ext = has_extension(api, d->id, "cl_khr_pci_bus_info");
-    const bool nv_ext = !khr_ext
-        && has_extension(api, d->id, "cl_nv_device_attribute_query");
     if (khr_ext && api->get_device_info(d->id,
                                         HISTO_CL_DEVICE_PCI_BUS_INFO_KHR,
                                         sizeof khr, &khr, NULL)
