@@ -112,6 +112,8 @@ static void open_nvml(struct energy_device *d)
     } else {
         d->source = ENERGY_NVML;
         d->nvml_device = h;
+        d->ndomains = 1; /* one counter, 64 bits: it does not wrap */
+        d->max_range[0] = 0;
         d->resolution_j = 1e-3;
         d->min_s = NVML_MIN_S;
         snprintf(d->counter, sizeof d->counter, "NVML total energy of the "
@@ -144,6 +146,11 @@ static bool read_number(const char *path, uint64_t *v)
     return true;
 }
 
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
 /* The package domains (intel-rapl:N, no sub-domain :N:M) under dir. */
 static size_t rapl_domains(const char *dir, char names[][ENERGY_PATH_MAX],
                            size_t most)
@@ -161,8 +168,7 @@ static size_t rapl_domains(const char *dir, char names[][ENERGY_PATH_MAX],
     }
     closedir(dp);
     /* readdir's order is the file system's: sorted, reports repeat */
-    qsort(names, n, ENERGY_PATH_MAX,
-          (int (*)(const void *, const void *))strcmp);
+    qsort(names, n, ENERGY_PATH_MAX, compare_names);
     return n;
 }
 
@@ -174,20 +180,31 @@ static bool rapl_read(const struct energy_device *d, size_t k, uint64_t *uj)
     return read_number(path, uj);
 }
 
-/* The sum of d's counters' moves since `start` (each may wrap once). */
-static uint64_t rapl_since(const struct energy_device *d,
-                           const uint64_t *start, bool *ok)
+/* d's counters now, one a domain, in the counter's unit (resolution_j). */
+static bool read_counter(const struct energy_device *d, uint64_t *v)
 {
-    uint64_t total = 0, now;
-    *ok = true;
-    for (size_t k = 0; k < d->ndomains; ++k) {
-        if (!rapl_read(d, k, &now)) {
-            *ok = false;
-            return 0;
-        }
-        total += energy_counter_delta(start[k], now, d->max_range[k]);
+    if (d->source == ENERGY_NVML) {
+        unsigned long long mj;
+        if (nvml.energy(d->nvml_device, &mj) != 0)
+            return false;
+        v[0] = mj;
+        return true;
     }
-    return total;
+    for (size_t k = 0; k < d->ndomains; ++k)
+        if (!rapl_read(d, k, &v[k]))
+            return false;
+    return true;
+}
+
+/* The joules d's counters moved from `start` to `now` (each may wrap
+ * once, at its max_range). */
+static double joules_since(const struct energy_device *d,
+                           const uint64_t *start, const uint64_t *now)
+{
+    uint64_t moved = 0;
+    for (size_t k = 0; k < d->ndomains; ++k)
+        moved += energy_counter_delta(start[k], now[k], d->max_range[k]);
+    return (double)moved * d->resolution_j;
 }
 
 /* A CPU device: the host's package counters. */
@@ -224,11 +241,11 @@ static void open_rapl(struct energy_device *d)
     const double t0 = timer_now();
     const struct timespec pause = {0, (long)(ENERGY_IDLE_S * 1e9)};
     nanosleep(&pause, NULL);
-    bool ok;
-    const uint64_t uj = rapl_since(d, start, &ok);
+    uint64_t now[ENERGY_MAX_DOMAINS];
+    const bool ok = read_counter(d, now);
     const double s = timer_now() - t0;
     if (ok && s > 0)
-        d->idle_watts = (double)uj * 1e-6 / s;
+        d->idle_watts = joules_since(d, start, now) / s;
 }
 
 uint64_t energy_counter_delta(uint64_t start, uint64_t end,
@@ -267,22 +284,6 @@ void energy_open(struct energy *e, const struct device_info *const *devices,
     }
 }
 
-/* The counter's reading now (nvml: mJ, rapl: per domain, in start). */
-static bool read_counter(struct energy_device *d, uint64_t *v)
-{
-    if (d->source == ENERGY_NVML) {
-        unsigned long long mj;
-        if (nvml.energy(d->nvml_device, &mj) != 0)
-            return false;
-        v[0] = mj;
-        return true;
-    }
-    for (size_t k = 0; k < d->ndomains; ++k)
-        if (!rapl_read(d, k, &v[k]))
-            return false;
-    return true;
-}
-
 void energy_start(struct energy *e)
 {
     for (size_t i = 0; i < e->ndevices; ++i) {
@@ -305,13 +306,8 @@ void energy_stop(struct energy *e, unsigned long iterations)
         if (!d->started)
             continue;
         uint64_t now[ENERGY_MAX_DOMAINS];
-        bool ok = read_counter(d, now);
-        double joules = 0;
-        if (ok && d->source == ENERGY_NVML)
-            joules = (double)energy_counter_delta(d->start[0], now[0], 0)
-                     * 1e-3;
-        else if (ok)
-            joules = (double)rapl_since(d, d->start, &ok) * 1e-6;
+        const bool ok = read_counter(d, now);
+        const double joules = ok ? joules_since(d, d->start, now) : 0;
         if (!ok) {
             snprintf(d->reason, sizeof d->reason, "the counter could not be"
                      " read at the end of the timed iterations");
@@ -349,7 +345,7 @@ static const char *source_name(enum energy_source s)
 }
 
 /* The sources of all devices: one name, "mixed", or "none" when any
- * has none; the sum of their idle powers (false when one is unknown). */
+ * has none. */
 static const char *overall_source(const struct energy *e)
 {
     const char *name = e->ndevices > 0 ? source_name(e->dev[0].source)
@@ -363,6 +359,7 @@ static const char *overall_source(const struct energy *e)
     return name;
 }
 
+/* The sum of the devices' idle powers; false when one is unknown. */
 static bool total_idle(const struct energy *e, double *watts)
 {
     *watts = 0;

@@ -44,9 +44,9 @@ struct energy_device {
     double min_s;              /* shortest span it gives a figure for    */
     double idle_watts;         /* before the run; < 0: unknown           */
     void *nvml_device;         /* nvml: the handle                       */
-    size_t ndomains;           /* rapl: package counters read            */
-    char domain[ENERGY_MAX_DOMAINS][ENERGY_PATH_MAX];
-    uint64_t max_range[ENERGY_MAX_DOMAINS]; /* rapl: where it wraps, uJ */
+    size_t ndomains;           /* counters read: rapl's packages, nvml 1 */
+    char domain[ENERGY_MAX_DOMAINS][ENERGY_PATH_MAX]; /* rapl: folders   */
+    uint64_t max_range[ENERGY_MAX_DOMAINS]; /* where each wraps, 0: never */
     uint64_t start[ENERGY_MAX_DOMAINS];     /* counter at energy_start  */
     bool started;
     bool measured;             /* joules holds a figure                  */
