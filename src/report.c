@@ -132,22 +132,21 @@ static void print_work(FILE *f, const struct work *w,
     fprintf(f, "shares = %zu\n", nshares);
     fprintf(f, "shares.split = compute units\n");
     for (size_t s = 0; s < nshares; ++s) {
-        const struct work_share_info info = work_share_info(w, s);
-        const struct work_share_info *sh = &info;
+        const struct work_share_info sh = work_share_info(w, s);
         char key[64];
-        fprintf(f, "share.%zu.device = %s\n", s, sh->device->name);
+        fprintf(f, "share.%zu.device = %s\n", s, sh.device->name);
         fprintf(f, "share.%zu.compute_units = %u\n", s,
-                sh->device->compute_units);
-        fprintf(f, "share.%zu.first_value = %zu\n", s, sh->first);
-        fprintf(f, "share.%zu.values = %zu\n", s, sh->count);
+                sh.device->compute_units);
+        fprintf(f, "share.%zu.first_value = %zu\n", s, sh.first);
+        fprintf(f, "share.%zu.values = %zu\n", s, sh.count);
         fprintf(f, "share.%zu.residency = %s\n", s,
-                sh->streamed ? "streamed" : "device");
-        fprintf(f, "share.%zu.chunks = %zu\n", s, sh->nchunks);
-        fprintf(f, "share.%zu.chunk_values = %zu\n", s, sh->chunk_values);
+                sh.streamed ? "streamed" : "device");
+        fprintf(f, "share.%zu.chunks = %zu\n", s, sh.nchunks);
+        fprintf(f, "share.%zu.chunk_values = %zu\n", s, sh.chunk_values);
         /* kernels/probe.cl: 0 is "none seen", written as such */
-        if (sh->loop_limit != 0)
+        if (sh.loop_limit != 0)
             fprintf(f, "share.%zu.loop_limit = %" PRIu32 "\n", s,
-                    sh->loop_limit);
+                    sh.loop_limit);
         else
             fprintf(f, "share.%zu.loop_limit = none\n", s);
         if (!profiled)

@@ -1,13 +1,14 @@
 /*
  * tune.c - histo --tune: measuring candidate knobs (see tune.h).
  *
- * histo --tune times every candidate (a value of each knob) with the same program, input
- * and iteration count, one strategy setup each on the input values
- * uploaded once for all of them and the run after, and keeps the lowest
- * median device time per iteration: medians, because the first iterations
- * of a setup and the odd preempted one on a shared CPU device would skew a
- * mean. Every candidate must give the same bytes; one that does not is a
- * bug in the strategy, reported as such, and nothing is stored.
+ * histo --tune times every candidate (a value of each knob) with the same
+ * program, input and iteration count, one strategy setup each on the
+ * input values uploaded once for all of them and the run after, and keeps
+ * the lowest median device time per iteration: medians, because the
+ * first iterations of a setup and the odd preempted one on a shared CPU
+ * device would skew a mean. Every candidate must give the same bytes; one
+ * that does not is a bug in the strategy, reported as such, and nothing
+ * is stored.
  */
 #include "tune.h"
 
@@ -167,12 +168,12 @@ static size_t knob_lists(const struct strategy *strategy,
                          unsigned lists[][KNOB_MAX_CANDIDATES], size_t *n)
 {
     size_t total = 1;
+    struct knob_tune_context ctx = {
+        .compute_units = device_units(base->device),
+        .values = base->input->nvalues,
+    };
     for (size_t k = 0; k < KNOB_COUNT; ++k) {
-        const struct knob_tune_context ctx = {
-            .compute_units = device_units(base->device),
-            .values = base->input->nvalues,
-            .first_used = first->v[k],
-        };
+        ctx.first_used = first->v[k];
         lists[k][0] = 0;
         n[k] = strategy->knobs & KNOB_BIT(k)
                ? knob_table[k].candidates(&ctx, lists[k]) : 1;
