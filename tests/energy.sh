@@ -40,11 +40,7 @@ energy_run() {
 # a fake powercap folder: one package, a sub-domain, counters at 1000 uJ
 fake_rapl() {
     rm -rf "$W/$1"
-    mkdir -p "$W/$1/intel-rapl:0/intel-rapl:0:0" "$W/$1/intel-rapl:0:0"
-    for d in intel-rapl:0 intel-rapl:0:0; do
-        echo 1000 >"$W/$1/$d/energy_uj"
-        echo 262143328850 >"$W/$1/$d/max_energy_range_uj"
-    done
+    sh tests/fake-rapl.sh "$W/$1"
 }
 
 if [ "$cpu" = no ]; then

@@ -2,14 +2,18 @@
 # tests/fake-rapl.sh DIR [--tick] - a powercap folder for the energy tests
 # (tests/energy.sh, tests/harness.sh), read by histo through
 # $HISTO_POWERCAP_DIR: DIR/intel-rapl:0, one package whose energy_uj
-# starts at 1000 and whose max_energy_range_uj is a real one's. With
-# --tick it then moves the counter 5 mJ every 10 ms, each value written
-# whole (a rename), until DIR is removed: run it in the background.
+# starts at 1000 and whose max_energy_range_uj is a real one's, and its
+# sub-domain intel-rapl:0:0 (a package's core, which histo must not add
+# to the package). With --tick it then moves the package's counter 5 mJ
+# every 10 ms, each value written whole (a rename), until DIR is removed:
+# run it in the background.
 set -u
 dir=$1
-mkdir -p "$dir/intel-rapl:0" || exit 1
-[ -f "$dir/intel-rapl:0/energy_uj" ] || echo 1000 >"$dir/intel-rapl:0/energy_uj"
-echo 262143328850 >"$dir/intel-rapl:0/max_energy_range_uj"
+for d in intel-rapl:0 intel-rapl:0:0; do
+    mkdir -p "$dir/$d" || exit 1
+    [ -f "$dir/$d/energy_uj" ] || echo 1000 >"$dir/$d/energy_uj"
+    echo 262143328850 >"$dir/$d/max_energy_range_uj"
+done
 [ "${2:-}" = --tick ] || exit 0
 while [ -d "$dir" ]; do
     v=$(cat "$dir/intel-rapl:0/energy_uj" 2>/dev/null) || exit 0
