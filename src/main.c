@@ -209,6 +209,16 @@ static int set_up(struct histo_run *r)
     return HISTO_OK;
 }
 
+/* One timed run of the iterations, the devices' energy counters read
+ * around it. */
+static int timed_run(struct histo_run *r, const struct run_plan *plan)
+{
+    energy_start(&r->energy);
+    const int status = run_plan(plan, r->opt.iterations, &r->times);
+    energy_stop(&r->energy, r->opt.iterations);
+    return status;
+}
+
 /* The timed iterations. Device time is reported only where the device's
  * clock can be believed; otherwise the iterations run again, timed on
  * the host. */
@@ -219,9 +229,7 @@ static int iterate(struct histo_run *r)
     plan.progress = &r->progress;
     energy_open(&r->energy, r->devs, r->ndevs);
     progress_begin(&r->progress, "iteration", "", r->opt.iterations, 0);
-    energy_start(&r->energy);
-    int status = run_plan(&plan, r->opt.iterations, &r->times);
-    energy_stop(&r->energy, r->opt.iterations);
+    int status = timed_run(r, &plan);
     if (status != HISTO_OK)
         return status;
     const char *unusable = run_device_clock_check(&r->times);
@@ -234,10 +242,7 @@ static int iterate(struct histo_run *r)
     plan.synced = true;
     progress_begin(&r->progress, "iteration", " of the host-timed run",
                    r->opt.iterations, 0);
-    energy_start(&r->energy);
-    status = run_plan(&plan, r->opt.iterations, &r->times);
-    energy_stop(&r->energy, r->opt.iterations);
-    if (status != HISTO_OK)
+    if ((status = timed_run(r, &plan)) != HISTO_OK)
         return status;
     r->times.host_reason = unusable;
     return HISTO_OK;
