@@ -33,10 +33,10 @@
 
 /* The histogram's last bins when nbins is not a multiple of 4 (only whole
  * rows then: a 2-D window needs the width a multiple of 4). */
-static void tail_bins(global uint *restrict outer,
-                      global const uchar *restrict partial, uint first,
+static void tail_bins(global uint *outer,
+                      global const uchar *partial, uint first,
                       uint nbins, uint lo, uint hi, uint batches,
-                      ulong stride, global uchar *restrict hist)
+                      ulong stride, global uchar *hist)
 {
     /* nbins <= 2^32 - 1: bin ends at nbins without wrapping */
     for (uint bin = first; bin < nbins; ++bin) {
@@ -53,7 +53,7 @@ static void tail_bins(global uint *restrict outer,
 
 /* A window quad at offset `off`, where part A adds it: c plus the
  * partials of every batch, eight loads in flight. */
-static uint4 add_partials(uint4 c, global const uchar *restrict partial,
+static uint4 add_partials(uint4 c, global const uchar *partial,
                           uint off, uint batches, ulong stride)
 {
     const global uchar *p = partial + off;
@@ -72,7 +72,7 @@ static uint4 add_partials(uint4 c, global const uchar *restrict partial,
 }
 
 /* One lane's share of a window quad: batches lane, lane + L, ... */
-static uint4 lane_sum(global const uchar *restrict p, uint lane,
+static uint4 lane_sum(global const uchar *p, uint lane,
                       uint batches, ulong stride)
 {
     uint4 c = (uint4)(0);
@@ -99,26 +99,24 @@ struct window {
     ulong stride;
 };
 
-static struct window read_window(global const uint *restrict eye)
+static void read_window(global const uint *eye, struct window *w)
 {
-    struct window w;
     const uint tiles = eye[HISTO_EYE_TILES];
-    w.lo = eye[HISTO_EYE_LO];
-    w.hi = eye[HISTO_EYE_HI];
-    w.batches = tiles ? eye[HISTO_EYE_BATCHES] : 0;
-    w.cols = eye[HISTO_EYE_COLS];
-    w.rows = eye[HISTO_EYE_ROWS];
-    w.stride = (ulong)tiles * eye[HISTO_EYE_STRIDE];
-    return w;
+    w->lo = eye[HISTO_EYE_LO];
+    w->hi = eye[HISTO_EYE_HI];
+    w->batches = tiles ? eye[HISTO_EYE_BATCHES] : 0;
+    w->cols = eye[HISTO_EYE_COLS];
+    w->rows = eye[HISTO_EYE_ROWS];
+    w->stride = (ulong)tiles * eye[HISTO_EYE_STRIDE];
 }
 
 /* Part A: work-item gid of part_a clears `outer` and writes every quad
  * outside the window (and, without part B, inside it too, adding the
  * partials), then work-item 0 the bins past the last whole quad. */
-static void reduce_outer(global uint *restrict outer,
-                         global const uchar *restrict partial,
+static void reduce_outer(global uint *outer,
+                         global const uchar *partial,
                          const struct window *w, uint nbins,
-                         global uchar *restrict hist, uint gid, uint part_a,
+                         global uchar *hist, uint gid, uint part_a,
                          bool has_part_b)
 {
     const uint lo = w->lo, hi = w->hi, cols = w->cols;
@@ -156,15 +154,16 @@ static void reduce_outer(global uint *restrict outer,
 }
 
 /* Part B: the window's quads, HISTO_REDUCE_LANES work-items each, their
- * lanes' sums added in `lanes` (a word per work-item). Whole rows: the
+ * lanes' sums added in `lanes` (four words per work-item). Whole rows: the
  * window's quads wholly inside the histogram (lo is a multiple of 4 and
  * lo <= 4 * full; a last partial quad is tail_bins()'s), at offset
  * 4 * wq in a batch's tiles. 2-D: rows of cols / 4 quads, at
- * r * cols + 4 * cq. */
-static void reduce_window(global const uchar *restrict partial,
+ * r * cols + 4 * cq. This is group `group` of `groups` part B
+ * groups. */
+static void reduce_window(global const uchar *partial,
                           const struct window *w, uint nbins,
-                          global uchar *restrict hist, uint part_a,
-                          local uint4 *lanes)
+                          global uchar *hist, uint group,
+                          uint groups, local uint *lanes)
 {
     const uint cols = w->cols, lo = w->lo;
     const uint size = (uint)get_local_size(0);
@@ -179,8 +178,6 @@ static void reduce_window(global const uchar *restrict partial,
      * it) get lane >= HISTO_REDUCE_LANES and add nothing. */
     const uint lane = lid / per_group;
     const uint slot = lid - lane * per_group;
-    const uint group = ((uint)get_global_id(0) - part_a) / size;
-    const uint groups = ((uint)get_global_size(0) - part_a) / size;
     /* the loop's bounds are the same for every work-item of a group */
     for (uint base = group * per_group; base < win_quads;
          base += groups * per_group) {
@@ -192,14 +189,16 @@ static void reduce_window(global const uchar *restrict partial,
             off = r * cols + 4 * cq;
             q = (lo + r * HISTO_WIDTH) / 4 + cq;
         }
-        lanes[lid] = wq < win_quads && lane < HISTO_REDUCE_LANES
-                   ? lane_sum(partial + off, lane, w->batches, w->stride)
-                   : (uint4)(0);
+        vstore4(wq < win_quads && lane < HISTO_REDUCE_LANES
+                    ? lane_sum(partial + off, lane, w->batches, w->stride)
+                    : (uint4)(0),
+                lid, lanes);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lane == 0 && wq < win_quads) {
-            uint4 c = lanes[lid];
+            uint4 c = vload4(lid, lanes);
             for (uint k = 1; k < HISTO_REDUCE_LANES; ++k)
-                c += min(lanes[lid + k * per_group], (uint4)(HISTO_SATURATE));
+                c += min(vload4(lid + k * per_group, lanes),
+                         (uint4)(HISTO_SATURATE));
             vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q, hist);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -214,8 +213,9 @@ kernel void eye_reduce(global uint *restrict outer,
                        global const uint *restrict eye, uint nbins,
                        global uchar *restrict hist, uint part_a_groups)
 {
-    local uint4 lanes[HISTO_WORK_GROUP];
-    const struct window w = read_window(eye);
+    local uint lanes[4 * HISTO_WORK_GROUP];
+    struct window w;
+    read_window(eye, &w);
     const uint gid = (uint)get_global_id(0);
     const uint size = (uint)get_local_size(0);
     const uint part_a = part_a_groups * size;
@@ -226,5 +226,6 @@ kernel void eye_reduce(global uint *restrict outer,
         reduce_outer(outer, partial, &w, nbins, hist, gid, part_a,
                      has_part_b);
     else if (w.batches != 0 && has_part_b) /* uniform: whole groups */
-        reduce_window(partial, &w, nbins, hist, part_a, lanes);
+        reduce_window(partial, &w, nbins, hist, (gid - part_a) / size,
+                      ((uint)get_global_size(0) - part_a) / size, lanes);
 }

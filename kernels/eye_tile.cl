@@ -704,54 +704,65 @@ static void flush_tile(local const uint *tile, uint tile_len,
     }
 }
 
-/* The kernel's body, in phases: find the eye, deal the groups over
- * batches and tiles, count this group's slice into its tile (and its
- * share of the values outside the window into `outer`), flush the tile.
- * allow_2d (a constant at each entry point below) adds the 2-D window:
- * the host runs eye_tile_2d only for inputs large enough for it
- * (HISTO_EYE_2D_MIN_VALUES values, eye.c). */
-static inline void eye_tile_body(global const uint *restrict in,
-                                 const struct eye_args *a, local uint *tile,
-                                 global uchar *restrict partial,
-                                 global uint *restrict outer,
-                                 global uint *restrict eye,
-                                 local struct eye_small *sm,
-                                 const bool allow_2d)
+/* Where an iteration's groups count, once the eye is found: the window
+ * and its tiles, B batches of per_batch groups (group g counting tile
+ * g % per_batch of batch g / per_batch), and the layout of `partial`. */
+struct grid {
+    struct place pl;
+    uint tiles, per_batch, batches, win_rows, tile_stride, cell_rows;
+};
+
+/* The eye, then the grid for `groups` groups. More batches mean more
+ * partial tiles to write and add up: at most HISTO_MAX_BATCHES. Without
+ * tiles there are no partials and every group works. */
+static void find_grid(global const uint *restrict in,
+                      const struct eye_args *a, local uint *tile,
+                      local struct eye_small *sm, uint groups,
+                      const bool allow_2d, struct grid *g)
+{
+    g->tiles = find_eye(in, a, tile, sm, allow_2d, &g->pl, &g->win_rows,
+                        &g->tile_stride, &g->cell_rows);
+    g->per_batch = max(g->tiles, 1u);
+    g->batches = a->forced_batches ? a->forced_batches
+                                   : groups / g->per_batch;
+    if (!a->forced_batches && g->tiles != 0)
+        g->batches = min(g->batches, (uint)HISTO_MAX_BATCHES);
+}
+
+/* The window in eye[] (layout in params.h), for the reduction and the
+ * host; `ran` is the number of groups that counted. */
+static void publish(global uint *restrict eye, const struct grid *g,
+                    uint ran)
+{
+    eye[HISTO_EYE_LO] = g->pl.lo;
+    eye[HISTO_EYE_HI] = g->pl.lo + g->pl.len;
+    eye[HISTO_EYE_TILES] = g->tiles;
+    eye[HISTO_EYE_BATCHES] = g->batches;
+    eye[HISTO_EYE_COLS] = g->pl.cols;
+    eye[HISTO_EYE_ROWS] = g->win_rows;
+    eye[HISTO_EYE_STRIDE] = g->tile_stride;
+    eye[HISTO_EYE_RAN] = ran;
+}
+
+/* Group `group` of the grid (below batches * per_batch): its slice into
+ * its tile (and its share of the values outside the window into
+ * `outer`), the tile flushed to `partial`; the tile's memory is free
+ * again once the group has passed a barrier. */
+static void count_group(global const uint *restrict in,
+                        const struct eye_args *a, local uint *tile,
+                        global uchar *restrict partial,
+                        global uint *restrict outer, const struct grid *g,
+                        uint group, const bool allow_2d)
 {
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
-    const uint group = get_group_id(0);
-    const uint groups = get_num_groups(0);
     const uint n = a->n;
     const uint replicas = a->replicas;
-    struct place pl;
-    uint win_rows, tile_stride, cell_rows;
-    const uint tiles = find_eye(in, a, tile, sm, allow_2d, &pl, &win_rows,
-                                &tile_stride, &cell_rows);
-
-    /* The grid: B batches of per_batch groups, group g counting tile
-     * g % per_batch of batch g / per_batch. More batches mean more
-     * partial tiles to write and add up: at most HISTO_MAX_BATCHES.
-     * Without tiles there are no partials and every group works. */
-    const uint per_batch = max(tiles, 1u);
-    uint batches = a->forced_batches ? a->forced_batches : groups / per_batch;
-    if (!a->forced_batches && tiles != 0)
-        batches = min(batches, (uint)HISTO_MAX_BATCHES);
-    if (group == 0 && lid == 0) {
-        eye[HISTO_EYE_LO] = pl.lo;
-        eye[HISTO_EYE_HI] = pl.lo + pl.len;
-        eye[HISTO_EYE_TILES] = tiles;
-        eye[HISTO_EYE_BATCHES] = batches;
-        eye[HISTO_EYE_COLS] = pl.cols;
-        eye[HISTO_EYE_ROWS] = win_rows;
-        eye[HISTO_EYE_STRIDE] = tile_stride;
-    }
+    const uint per_batch = g->per_batch, tiles = g->tiles;
     const uint batch = group / per_batch;
     const uint t = group % per_batch;
-    if (batch >= batches)
-        return; /* uniform across the group: no barrier is skipped unevenly */
-
-    place_tile(&pl, t, tiles, a->tile_bins, cell_rows, win_rows);
+    struct place pl = g->pl;
+    place_tile(&pl, t, tiles, a->tile_bins, g->cell_rows, g->win_rows);
     const uint copy_words = a->tile_bins / 2;
     zero_tile(tile, pl.tile_len, copy_words, replicas, lid, size);
     local uint *my_copy = tile + (lid % COPIES) * copy_words;
@@ -759,7 +770,7 @@ static inline void eye_tile_body(global const uint *restrict in,
     /* Slices are whole multiples of 4 values except the last. n <= 2^31,
      * so these uint indexes cannot wrap. */
     const uint quads = (n + 3) / 4;
-    const uint slice_q = (quads + batches - 1) / batches;
+    const uint slice_q = (quads + g->batches - 1) / g->batches;
     const uint start_q = min(batch * slice_q, quads);
     const uint end_q = min(start_q + slice_q, quads);
     /* the part of the slice whose out-of-window values are ours */
@@ -778,8 +789,32 @@ static inline void eye_tile_body(global const uint *restrict in,
     barrier(CLK_LOCAL_MEM_FENCE);
 
     flush_tile(tile, pl.tile_len, copy_words, replicas,
-               partial + ((ulong)batch * per_batch + t) * tile_stride, lid,
-               size);
+               partial + ((ulong)batch * per_batch + t) * g->tile_stride,
+               lid, size);
+}
+
+/* The kernel's body, in phases: find the eye and deal the groups over
+ * batches and tiles, group 0 publishes the window, then this group counts
+ * its part. allow_2d (a constant at each entry point below) adds the 2-D
+ * window: the host runs eye_tile_2d only for inputs large enough for it
+ * (HISTO_EYE_2D_MIN_VALUES values, eye.c). */
+static inline void eye_tile_body(global const uint *restrict in,
+                                 const struct eye_args *a, local uint *tile,
+                                 global uchar *restrict partial,
+                                 global uint *restrict outer,
+                                 global uint *restrict eye,
+                                 local struct eye_small *sm,
+                                 const bool allow_2d)
+{
+    const uint group = get_group_id(0);
+    const uint groups = get_num_groups(0);
+    struct grid g;
+    find_grid(in, a, tile, sm, groups, allow_2d, &g);
+    if (group == 0 && get_local_id(0) == 0)
+        publish(eye, &g, min(groups, g.batches * g.per_batch));
+    if (group / g.per_batch >= g.batches)
+        return; /* uniform across the group: no barrier is skipped unevenly */
+    count_group(in, a, tile, partial, outer, &g, group, allow_2d);
 }
 
 /* The host builds the tile kernels for the one work-group size it

@@ -19,9 +19,14 @@
 #include <string.h>
 
 static const char *const sources[] = {"eye_tile.cl", "eye_reduce.cl"};
+static const char *const fused_sources[] = {"eye_tile.cl", "eye_reduce.cl",
+                                            "eye_fused.cl"};
 /* The timing names; where the input may take a 2-D window eye_tile_2d is
- * launched in eye_tile's place (tile_name()). */
+ * launched in eye_tile's place (tile_name()). The fused strategy launches
+ * eye_fused (or eye_fused_2d) alone, in K_TILE's place: the reduction's
+ * kernel is created for its plan only. */
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
+static const char *const fused_names[] = {"eye_fused"};
 enum { K_TILE, K_REDUCE, K_COUNT };
 
 struct eye_plan {
@@ -56,9 +61,12 @@ struct eye_state {
                                 launch (tile_rebuild()), else NULL      */
     char rebuilt_why[96];    /* what was refused, "" if nothing         */
     cl_mem values, eye, partial, outer, histo;
+    cl_mem control;          /* fused: eye_fused.cl's two control blocks */
+    cl_uint parity;          /* fused: the block the next launch uses    */
     struct eye_plan plan;
     struct strategy_env env;
     bool replicated;         /* the replicated strategy (R from env)    */
+    bool fused;              /* one launch an iteration (eye_fused.cl)  */
     const struct histo_input *input;
     cl_uint eye_words[HISTO_EYE_WORDS]; /* read back with the histogram */
 };
@@ -69,7 +77,7 @@ static void eye_release(void *opaque)
     if (s == NULL)
         return;
     const cl_mem mems[] = {s->values, s->eye, s->partial, s->outer,
-                           s->histo};
+                           s->histo, s->control};
     strategy_release_objects(s->kernel, K_COUNT, mems,
                              sizeof mems / sizeof mems[0]);
     if (s->rebuilt != NULL)
@@ -79,8 +87,11 @@ static void eye_release(void *opaque)
 
 static const char *tile_name(const struct eye_state *s)
 {
+    if (s->fused)
+        return s->plan.two_d ? "eye_fused_2d" : "eye_fused";
     return s->plan.two_d ? "eye_tile_2d" : "eye_tile";
 }
+
 
 static size_t min_size(size_t a, size_t b)
 {
@@ -179,7 +190,7 @@ static int tile_group(struct eye_state *s, size_t target)
      * where it built it with one; a launch it then refuses rebuilds the
      * program for a size it reports (launch). */
     size_t accepted = 0;
-    if (compiled[0] == 0 && s->plan.two_d) {
+    if (compiled[0] == 0 && (s->plan.two_d || s->fused)) {
         cl_kernel one_d = NULL;
         size_t c1[3] = {0, 0, 0};
         CL_CREATE(one_d, clCreateKernel(s->env.program, "eye_tile",
@@ -487,6 +498,11 @@ static int set_tile_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
+    if (s->fused) {
+        CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
+        CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->control));
+        CL_CALL(clSetKernelArg(k, a++, sizeof s->parity, &s->parity));
+    }
 fail:
     return status;
 }
@@ -509,7 +525,7 @@ fail:
 }
 
 static int setup(const struct strategy_env *env, bool replicated,
-                 void **opaque)
+                 bool fused, void **opaque)
 {
     int status = HISTO_OK;
     struct eye_state *s = NULL;
@@ -518,6 +534,7 @@ static int setup(const struct strategy_env *env, bool replicated,
     s->input = in;
     s->env = *env;
     s->replicated = replicated;
+    s->fused = fused;
     CL_CREATE(s->kernel[K_REDUCE], clCreateKernel(env->program,
                                                   kernel_names[K_REDUCE],
                                                   &cl_err_));
@@ -555,6 +572,11 @@ static int setup(const struct strategy_env *env, bool replicated,
                                        &cl_err_));
     CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                        quad_bins, NULL, &cl_err_));
+    if (fused)
+        CL_CREATE(s->control,
+                  clCreateBuffer(env->context, CL_MEM_READ_WRITE,
+                                 2 * HISTO_FUSED_CTL_WORDS * sizeof(cl_uint),
+                                 NULL, &cl_err_));
 
     /* The reduction leaves `outer` zeroed for the next iteration; only the
      * first needs this fill. */
@@ -564,6 +586,13 @@ static int setup(const struct strategy_env *env, bool replicated,
     CL_CALL(clEnqueueFillBuffer(env->queue, s->eye, &zero, sizeof zero, 0,
                                 HISTO_EYE_WORDS * sizeof(cl_uint), 0, NULL,
                                 NULL));
+    /* each launch zeroes the other block for the next (eye_fused.cl) */
+    if (fused)
+        CL_CALL(clEnqueueFillBuffer(env->queue, s->control, &zero,
+                                    sizeof zero, 0,
+                                    2 * HISTO_FUSED_CTL_WORDS
+                                        * sizeof(cl_uint),
+                                    0, NULL, NULL));
     if ((status = set_tile_args(s)) != HISTO_OK
         || (status = set_reduce_args(s)) != HISTO_OK)
         goto fail;
@@ -577,12 +606,17 @@ fail:
 
 static int eye_setup(const struct strategy_env *env, void **opaque)
 {
-    return setup(env, false, opaque);
+    return setup(env, false, false, opaque);
 }
 
 static int replicated_setup(const struct strategy_env *env, void **opaque)
 {
-    return setup(env, true, opaque);
+    return setup(env, true, false, opaque);
+}
+
+static int fused_setup(const struct strategy_env *env, void **opaque)
+{
+    return setup(env, false, true, opaque);
 }
 
 /* Work-items of each kernel for a work-group size. */
@@ -609,8 +643,11 @@ static int tile_rebuild(struct eye_state *s, size_t size)
     cl_program program = NULL;
     tile_defines(size, s->replicated, &defines);
     if ((status = program_build(s->env.context, s->env.device->id,
-                                s->env.kernel_dir, sources,
-                                sizeof sources / sizeof sources[0],
+                                s->env.kernel_dir,
+                                s->fused ? fused_sources : sources,
+                                s->fused ? sizeof fused_sources
+                                               / sizeof fused_sources[0]
+                                         : sizeof sources / sizeof sources[0],
                                 s->input->histo_width, &defines, &program))
         != HISTO_OK)
         return status;
@@ -688,6 +725,20 @@ static int eye_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
         != HISTO_OK)
         return status;
     return launch(s, queue, K_REDUCE, reduce_items, &ev[K_REDUCE]);
+}
+
+/* The fused kernel alone, on the control block after the last launch's. */
+static int fused_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
+{
+    int status = HISTO_OK;
+    struct eye_state *s = opaque;
+    CL_CALL(clSetKernelArg(s->kernel[K_TILE], 18, sizeof s->parity,
+                           &s->parity));
+    if ((status = launch(s, queue, K_TILE, tile_items, &ev[0])) != HISTO_OK)
+        return status;
+    s->parity ^= 1;
+fail:
+    return status;
 }
 
 /* Counts another chunk of the same length from now on. */
@@ -791,6 +842,7 @@ static void eye_report(const void *opaque, FILE *f)
             p->reduce_groups[1]);
     fprintf(f, "config.partial_bytes = %zu\n", p->partial_bytes);
     fprintf(f, "config.batches = %u\n", s->eye_words[HISTO_EYE_BATCHES]);
+    fprintf(f, "eye.groups_counted = %u\n", s->eye_words[HISTO_EYE_RAN]);
     fprintf(f, "eye.tiles_used = %u\n", s->eye_words[HISTO_EYE_TILES]);
     fprintf(f, "eye.first_bin = %u\n", s->eye_words[HISTO_EYE_LO]);
     fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
@@ -832,6 +884,25 @@ const struct strategy eye_strategy = {
     .defines = eye_defines,
     .setup = eye_setup,
     .enqueue = eye_enqueue,
+    .download = eye_download,
+    .output = eye_output,
+    .bind = eye_bind,
+    .report = eye_report,
+    .used = eye_used,
+    .summary = eye_summary,
+    .release = eye_release,
+};
+
+const struct strategy fused_strategy = {
+    .name = "fused",
+    .knobs = KNOB_BIT(KNOB_BATCHES) | KNOB_BIT(KNOB_TILE_ROWS),
+    .sources = fused_sources,
+    .nsources = sizeof fused_sources / sizeof fused_sources[0],
+    .kernels = fused_names,
+    .nkernels = 1,
+    .defines = eye_defines,
+    .setup = fused_setup,
+    .enqueue = fused_enqueue,
     .download = eye_download,
     .output = eye_output,
     .bind = eye_bind,

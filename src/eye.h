@@ -12,5 +12,7 @@ extern const struct strategy eye_strategy;
 /* The eye design with R copies of each tile per work-group, each counted
  * by 1/R of the group's work-items (replicated sub-histograms). */
 extern const struct strategy replicated_strategy;
+/* The eye strategy in one launch an iteration (eye_fused.cl). */
+extern const struct strategy fused_strategy;
 
 #endif

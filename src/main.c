@@ -44,12 +44,14 @@ static const struct strategy *choose_strategy(const char *name,
         return strategy_find(name);
     const struct work_share *sh = w->shares;
     const uint64_t nbins = w->input->nbins;
+    const uint64_t nvalues = w->input->nvalues;
     const struct strategy *st = strategy_default(sh[0].device,
-                                                 sh[0].loop_limit, nbins);
+                                                 sh[0].loop_limit, nbins,
+                                                 nvalues);
     for (size_t i = 1; i < w->nshares; ++i) {
         const struct strategy *other = strategy_default(sh[i].device,
                                                         sh[i].loop_limit,
-                                                        nbins);
+                                                        nbins, nvalues);
         if (other != st) {
             histo_error("'%s' and '%s' default to different strategies (%s"
                         " and %s): name one with --strategy",

@@ -55,7 +55,22 @@
 #define HISTO_EYE_COLS 4      /* 2-D window: columns (0: whole rows)  */
 #define HISTO_EYE_ROWS 5      /* 2-D window: rows                     */
 #define HISTO_EYE_STRIDE 6    /* bins from one tile to the next       */
+#define HISTO_EYE_RAN 7       /* groups that counted                  */
 #define HISTO_EYE_WORDS 8
+
+/* Layout of each of the two blocks of control words of eye_fused.cl
+ * (all uint; zero before a launch uses its block). */
+#define HISTO_FUSED_TICKETS 0      /* tickets taken; top bit: poll closed */
+#define HISTO_FUSED_PARTICIPANTS 1 /* groups that took part, once closed  */
+#define HISTO_FUSED_ARRIVED 2      /* groups at the grid barrier          */
+#define HISTO_FUSED_CTL_WORDS 4
+/* The default for devices with dedicated local memory runs the eye design
+ * in one launch an iteration (eye_fused.cl) below this many values, in
+ * two (eye_tile.cl, eye_reduce.cl) from it on: on an H100 one launch took
+ * 1M values from 25 to 19 us and 4M from 41 to 39, but the barrier across
+ * groups cost 16.7M values up to 73 us where every value is a global
+ * atomic (docs/design.md, "One launch an iteration"). */
+#define HISTO_FUSED_MAX_VALUES 8388608u
 
 /* 2-D eye window: the samples' columns are counted in
  * HISTO_EYE_COL_BUCKETS buckets, and the window keeps the buckets left

@@ -4,12 +4,14 @@
 #include "cpu.h"
 #include "eye.h"
 #include "global.h"
+#include "params.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const struct strategy *const table[] = {
     &eye_strategy,
+    &fused_strategy,
     &cpu_strategy,
     &global_strategy,
     &replicated_strategy,
@@ -17,7 +19,8 @@ static const struct strategy *const table[] = {
 #define NSTRATEGIES (sizeof table / sizeof table[0])
 
 const struct strategy *strategy_default(const struct device_info *device,
-                                        uint32_t loop_limit, uint64_t nbins)
+                                        uint32_t loop_limit, uint64_t nbins,
+                                        uint64_t nvalues)
 {
     /* The published eye design targets scratchpad memories: dedicated
      * local memory (CL_LOCAL) whose tiles save global atomics. Where local
@@ -27,7 +30,8 @@ const struct strategy *strategy_default(const struct device_info *device,
      * (CL_NONE) the eye cannot run at all. The memory, not the device
      * type, decides: a device may report several types. */
     if (device->local_mem_type == CL_LOCAL)
-        return &eye_strategy;
+        return nvalues < HISTO_FUSED_MAX_VALUES ? &fused_strategy
+                                                : &eye_strategy;
     /* cpu's output is cleared by one work-item; global's every loop is
      * one the planner can spread over more work-items. */
     if (!cpu_fits_loop_limit(nbins, loop_limit))

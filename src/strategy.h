@@ -129,12 +129,15 @@ uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
                               uint32_t limit);
 
 /* The strategy for a device when none is asked for, by its local memory
- * type: eye for dedicated local memory (CL_LOCAL, a scratchpad), cpu for
+ * type: for dedicated local memory (CL_LOCAL, a scratchpad) the eye
+ * design, in one launch an iteration (fused) for inputs of fewer than
+ * HISTO_FUSED_MAX_VALUES values, in two (eye) for larger ones; cpu for
  * local memory in cached global memory (CL_GLOBAL) or none (CL_NONE);
  * global instead of cpu where the device's loop limit (loop_limit, 0:
  * none) is too short for cpu to clear an output of nbins counters. */
 const struct strategy *strategy_default(const struct device_info *device,
-                                        uint32_t loop_limit, uint64_t nbins);
+                                        uint32_t loop_limit, uint64_t nbins,
+                                        uint64_t nvalues);
 
 /* The strategy of that name, or NULL. */
 const struct strategy *strategy_find(const char *name);

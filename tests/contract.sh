@@ -127,7 +127,7 @@ for v in 0 17 x; do
     expect "cli.bad_replicas_$v" 2 "replicas must be a whole number" \
         $HISTO --replicas "$v" -i "$IN" -o "$W/x.bmp" -- 1
 done
-expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, cpu, global, replicated)" \
+expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, fused, cpu, global, replicated)" \
     $HISTO --strategy gpu -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect input.missing_file 3 "cannot open input" \
     run_histo -i "$W/nope.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1

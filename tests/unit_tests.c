@@ -14,6 +14,7 @@
 #include "energy.h"
 #include "error.h"
 #include "input.h"
+#include "params.h"
 #include "progress.h"
 #include "reference.h"
 #include "strategy.h"
@@ -1198,7 +1199,7 @@ static void test_strategy_table(void)
               && strcmp(cpu->name, "cpu") == 0 && strategy_find("") == NULL
               && strategy_find("ey") == NULL,
           "strategy.find", "lookup by name wrong");
-    check(strcmp(strategy_names(), "eye, cpu, global, replicated") == 0,
+    check(strcmp(strategy_names(), "eye, fused, cpu, global, replicated") == 0,
           "strategy.names",
           "'%s'", strategy_names());
     /* by local memory, whatever the type: a scratchpad gets eye */
@@ -1222,11 +1223,26 @@ static void test_strategy_table(void)
         memset(&dev, 0, sizeof dev);
         dev.type = cases[i].type;
         dev.local_mem_type = cases[i].mem;
-        if (strcmp(strategy_default(&dev, 0, 2097152)->name, cases[i].want)
+        if (strcmp(strategy_default(&dev, 0, 2097152, 16777216)->name,
+                   cases[i].want)
             != 0)
             bad = (int)i;
     }
     check(bad < 0, "strategy.default_by_local_mem", "case %d", bad);
+    /* scratchpad memory: one launch an iteration below
+     * HISTO_FUSED_MAX_VALUES values, two from it on */
+    {
+        struct device_info dev;
+        memset(&dev, 0, sizeof dev);
+        dev.type = CL_DEVICE_TYPE_GPU;
+        dev.local_mem_type = CL_LOCAL;
+        const char *below = strategy_default(&dev, 0, 2097152,
+                                             HISTO_FUSED_MAX_VALUES - 1)->name;
+        const char *at = strategy_default(&dev, 0, 2097152,
+                                          HISTO_FUSED_MAX_VALUES)->name;
+        check(strcmp(below, "fused") == 0 && strcmp(at, "eye") == 0,
+              "strategy.default_fused_by_size", "%s, %s", below, at);
+    }
     /* a device that ends loops after 65535 iterations (Mesa's llvmpipe):
      * cpu while one work-item can clear the output, else global */
     {
@@ -1234,10 +1250,13 @@ static void test_strategy_table(void)
         memset(&dev, 0, sizeof dev);
         dev.type = CL_DEVICE_TYPE_CPU;
         dev.local_mem_type = CL_GLOBAL;
-        const char *small = strategy_default(&dev, 65535, 2097152)->name;
-        const char *large = strategy_default(&dev, 65535, 16777216)->name;
+        const char *small = strategy_default(&dev, 65535, 2097152,
+                                             16777216)->name;
+        const char *large = strategy_default(&dev, 65535, 16777216,
+                                             16777216)->name;
         const char *gpu = (dev.local_mem_type = CL_LOCAL,
-                           strategy_default(&dev, 65535, 16777216)->name);
+                           strategy_default(&dev, 65535, 16777216,
+                                            16777216)->name);
         check(strcmp(small, "cpu") == 0 && strcmp(large, "global") == 0
                   && strcmp(gpu, "eye") == 0,
               "strategy.default_loop_limit", "%s, %s, %s", small, large, gpu);

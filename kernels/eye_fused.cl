@@ -1,0 +1,202 @@
+/*
+ * eye_fused.cl - a whole iteration of the eye strategy in one launch:
+ * eye_tile.cl's counting, a barrier across the groups that run together,
+ * then eye_reduce.cl's reduction by those same groups.
+ *
+ * OpenCL 1.2 promises no forward progress between work-groups: a group
+ * may wait for another only if both are known to run at the same time.
+ * The groups that do are found when the kernel starts (occupancy
+ * discovery, after Sorensen et al., "Portable Inter-workgroup Barrier
+ * Synchronisation for GPUs", OOPSLA 2016): each group takes a ticket
+ * from a counter whose top bit is the closed poll; a group that finds
+ * it closed leaves at once and does nothing. A group holding a ticket is
+ * running, and every group closes the poll once it has sampled the eye
+ * (a few microseconds, time for the groups of the first wave to take
+ * their tickets). The first close fixes the participants, P, and
+ * publishes P; the others wait for it. The participants then deal the
+ * planned groups among them (participant p counts groups p, p + P, ...,
+ * so the counts are the same whatever P), and meet at an arrival counter
+ * before the reduction, which they share out the same way. A runtime
+ * that runs one group at a time (Oclgrind) gets P = 1: the first group
+ * does everything and the barrier waits for no one; no path waits for a
+ * group that has not taken a ticket, so the kernel ends on any
+ * scheduler that keeps running a group once it has started.
+ *
+ * Memory: every work-item fences its global writes (partial tiles, the
+ * out-of-eye atomics) before its group arrives; a group reads the others'
+ * partials and `outer` only after the arrival counter shows all P, read
+ * atomically, and a fence. Those buffers are never read before the
+ * barrier in the same launch, so no stale cached copy can be read. Only
+ * the input is a restrict pointer: it alone is read-only for the whole
+ * launch (and may take the read-only cache path, which keeps its loads
+ * in flight past the atomics); partial, outer and hist are written by
+ * some groups and read by others.
+ *
+ * Control words: two blocks of HISTO_FUSED_CTL_WORDS, used by alternate
+ * launches (`parity`, set by the host for each launch). The first close
+ * zeroes the other block for the next launch; nothing of this launch
+ * touches it, and the launch before has ended (an in-order queue), so
+ * no late group of either can meet the zeroing. The host zeroes both
+ * once. Nothing computed from the input is carried to the next launch:
+ * `outer` is left zero by the reduction, as with two launches.
+ */
+
+/* The poll's closed bit, on the ticket counter. */
+#define CLOSED 0x80000000u
+
+/* An atomic read of a control word. */
+static uint ctl_read(volatile global uint *w)
+{
+    return atomic_or(w, 0u);
+}
+
+/* Takes a ticket: this group's participant number, or CLOSED when the
+ * poll was closed (the group takes no part). lid 0 takes it; every
+ * work-item gets it through `shared`. */
+static uint take_ticket(volatile global uint *ctl, local uint *shared)
+{
+    if (get_local_id(0) == 0)
+        shared[0] = atomic_inc(&ctl[HISTO_FUSED_TICKETS]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint t = shared[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return (t & CLOSED) ? CLOSED : t;
+}
+
+/* Closes the poll (if no other group has) and returns the number of
+ * participants. The first close publishes it and zeroes the next
+ * launch's control block `next`. */
+static uint close_poll(volatile global uint *ctl, volatile global uint *next,
+                       local uint *shared)
+{
+    if (get_local_id(0) == 0) {
+        const uint old = atomic_or(&ctl[HISTO_FUSED_TICKETS], CLOSED);
+        if (!(old & CLOSED)) {
+            for (uint i = 0; i < HISTO_FUSED_CTL_WORDS; ++i)
+                atomic_xchg(&next[i], 0u);
+            atomic_xchg(&ctl[HISTO_FUSED_PARTICIPANTS], old);
+        }
+        uint p;
+        while ((p = ctl_read(&ctl[HISTO_FUSED_PARTICIPANTS])) == 0)
+            ;
+        shared[1] = p;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return shared[1];
+}
+
+/* Waits until all `participants` groups have arrived; every work-item's
+ * global writes before it are seen by every group after it. */
+static void grid_barrier(volatile global uint *ctl, uint participants)
+{
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        atomic_inc(&ctl[HISTO_FUSED_ARRIVED]);
+        while (ctl_read(&ctl[HISTO_FUSED_ARRIVED]) < participants)
+            ;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+}
+
+/* The reduction's view of the grid (eye_reduce.cl's struct window). */
+static void window_of(const struct grid *g, struct window *w)
+{
+    w->lo = g->pl.lo;
+    w->hi = g->pl.lo + g->pl.len;
+    w->batches = g->tiles ? g->batches : 0;
+    w->cols = g->pl.cols;
+    w->rows = g->win_rows;
+    w->stride = (ulong)g->tiles * g->tile_stride;
+}
+
+/* The body: tickets, the eye, the poll closed, the planned groups
+ * counted, the barrier, the reduction (part A over every participant's
+ * work-items, then part B where the tile's memory holds its lanes). */
+static inline void eye_fused_body(global const uint *restrict in,
+                                  const struct eye_args *a, local uint *tile,
+                                  global uchar *partial,
+                                  global uint *outer,
+                                  global uint *eye,
+                                  global uchar *hist,
+                                  global uint *control, uint parity,
+                                  local struct eye_small *sm,
+                                  local uint *shared, const bool allow_2d)
+{
+    volatile global uint *ctl = control + parity * HISTO_FUSED_CTL_WORDS;
+    volatile global uint *next = control
+                               + (parity ^ 1u) * HISTO_FUSED_CTL_WORDS;
+    const uint me = take_ticket(ctl, shared);
+    if (me == CLOSED)
+        return; /* the whole group: no barrier is skipped unevenly */
+    const uint planned = get_num_groups(0);
+    struct grid g;
+    find_grid(in, a, tile, sm, planned, allow_2d, &g);
+    const uint participants = close_poll(ctl, next, shared);
+    const uint counting = min(planned, g.batches * g.per_batch);
+    if (me == 0 && get_local_id(0) == 0)
+        publish(eye, &g, min(participants, counting));
+    for (uint group = me; group < counting; group += participants) {
+        count_group(in, a, tile, partial, outer, &g, group, allow_2d);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the tile is free again */
+    }
+    grid_barrier(ctl, participants);
+
+    struct window w;
+    window_of(&g, &w);
+    const uint size = get_local_size(0);
+    const uint nbins = a->nbins;
+    /* part B's lanes need four words a work-item in the tile's memory */
+    const bool has_part_b = size >= HISTO_REDUCE_LANES
+                         && a->tile_words / 4 >= size;
+    reduce_outer(outer, partial, &w, nbins, hist, me * size + get_local_id(0),
+                 participants * size, has_part_b);
+    if (w.batches != 0 && has_part_b)
+        reduce_window(partial, &w, nbins, hist, me, participants, tile);
+}
+
+/* Whole rows only. Both fused kernels are built without
+ * reqd_work_group_size, as eye_tile_2d is and for its reason (eye_tile.cl):
+ * given it, NVIDIA's compiler drops the register cap, and a group of 1024
+ * no longer leaves room for a second on a multiprocessor. The host runs
+ * them at the size the runtime built eye_tile for (eye.c, tile_group). */
+kernel void eye_fused(global const uint *restrict in, uint n, uint nbins,
+                      uint tile_bins, uint tile_words, uint ncells,
+                      uint cell_tiles, uint max_tiles, uint min_samples,
+                      uint min_samples_2d, uint forced_batches,
+                      uint replicas, local uint *tile,
+                      global uchar *partial,
+                      global uint *outer, global uint *eye,
+                      global uchar *hist,
+                      global uint *control, uint parity)
+{
+    local struct eye_small small;
+    local uint shared[2];
+    const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
+                               cell_tiles, max_tiles, min_samples,
+                               min_samples_2d, forced_batches, replicas};
+    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, parity,
+                   &small, shared, false);
+}
+
+/* Whole-row or 2-D windows. */
+kernel void eye_fused_2d(global const uint *restrict in, uint n, uint nbins,
+                         uint tile_bins, uint tile_words, uint ncells,
+                         uint cell_tiles, uint max_tiles, uint min_samples,
+                         uint min_samples_2d, uint forced_batches,
+                         uint replicas, local uint *tile,
+                         global uchar *partial,
+                         global uint *outer,
+                         global uint *eye,
+                         global uchar *hist,
+                         global uint *control, uint parity)
+{
+    local struct eye_small small;
+    local uint shared[2];
+    const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
+                               cell_tiles, max_tiles, min_samples,
+                               min_samples_2d, forced_batches, replicas};
+    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, parity,
+                   &small, shared, true);
+}
