@@ -22,19 +22,18 @@
  * group that has not taken a ticket, so the kernel ends on any
  * scheduler that keeps running a group once it has started.
  *
- * Memory: every work-item fences its global writes (partial tiles, the
- * out-of-eye atomics) before its group arrives; a group reads the others'
+ * Memory: a group's global writes (partial tiles, the out-of-eye
+ * atomics) are fenced before it arrives; a group reads the others'
  * partials and `outer` only after the arrival counter shows all P, read
  * atomically, and a fence. Those buffers are never read before the
  * barrier in the same launch, so no stale cached copy can be read. Only
  * the input is a restrict pointer: it alone is read-only for the whole
- * launch (and may take the read-only cache path, which keeps its loads
- * in flight past the atomics); partial, outer and hist are written by
- * some groups and read by others.
+ * launch (and may take the read-only cache path); partial, outer and
+ * hist are written by some groups and read by others.
  *
  * Control words: two blocks of HISTO_FUSED_CTL_WORDS, used by alternate
- * launches (`parity`, set by the host for each launch). The first close
- * zeroes the other block for the next launch; nothing of this launch
+ * launches (`launch`, the host's count of launches, set for each). The
+ * first close zeroes the other block for the next launch; nothing of this launch
  * touches it, and the launch before has ended (an in-order queue), so
  * no late group of either can meet the zeroing. The host zeroes both
  * once. Nothing computed from the input is carried to the next launch:
@@ -86,12 +85,14 @@ static uint close_poll(volatile global uint *ctl, volatile global uint *next,
 }
 
 /* Waits until all `participants` groups have arrived; every work-item's
- * global writes before it are seen by every group after it. */
+ * global writes before it are seen by every group after it (lid 0 fences
+ * after the group's barrier, before its arrival: the writes of the group
+ * are ordered before the fence by the barrier). */
 static void grid_barrier(volatile global uint *ctl, uint participants)
 {
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
         atomic_inc(&ctl[HISTO_FUSED_ARRIVED]);
         while (ctl_read(&ctl[HISTO_FUSED_ARRIVED]) < participants)
             ;
@@ -120,10 +121,11 @@ static inline void eye_fused_body(global const uint *restrict in,
                                   global uint *outer,
                                   global uint *eye,
                                   global uchar *hist,
-                                  global uint *control, uint parity,
+                                  global uint *control, uint launch,
                                   local struct eye_small *sm,
                                   local uint *shared, const bool allow_2d)
 {
+    const uint parity = launch & 1u;
     volatile global uint *ctl = control + parity * HISTO_FUSED_CTL_WORDS;
     volatile global uint *next = control
                                + (parity ^ 1u) * HISTO_FUSED_CTL_WORDS;
@@ -169,14 +171,14 @@ kernel void eye_fused(global const uint *restrict in, uint n, uint nbins,
                       global uchar *partial,
                       global uint *outer, global uint *eye,
                       global uchar *hist,
-                      global uint *control, uint parity)
+                      global uint *control, uint launch)
 {
     local struct eye_small small;
     local uint shared[2];
     const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
                                cell_tiles, max_tiles, min_samples,
                                min_samples_2d, forced_batches, replicas};
-    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, parity,
+    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, launch,
                    &small, shared, false);
 }
 
@@ -190,13 +192,13 @@ kernel void eye_fused_2d(global const uint *restrict in, uint n, uint nbins,
                          global uint *outer,
                          global uint *eye,
                          global uchar *hist,
-                         global uint *control, uint parity)
+                         global uint *control, uint launch)
 {
     local struct eye_small small;
     local uint shared[2];
     const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
                                cell_tiles, max_tiles, min_samples,
                                min_samples_2d, forced_batches, replicas};
-    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, parity,
+    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, launch,
                    &small, shared, true);
 }

@@ -62,7 +62,7 @@ struct eye_state {
     char rebuilt_why[96];    /* what was refused, "" if nothing         */
     cl_mem values, eye, partial, outer, histo;
     cl_mem control;          /* fused: eye_fused.cl's two control blocks */
-    cl_uint parity;          /* fused: the block the next launch uses    */
+    cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
     struct eye_plan plan;
     struct strategy_env env;
     bool replicated;         /* the replicated strategy (R from env)    */
@@ -501,7 +501,7 @@ static int set_tile_args(struct eye_state *s)
     if (s->fused) {
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->control));
-        CL_CALL(clSetKernelArg(k, a++, sizeof s->parity, &s->parity));
+        CL_CALL(clSetKernelArg(k, a++, sizeof s->launch, &s->launch));
     }
 fail:
     return status;
@@ -732,11 +732,11 @@ static int fused_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
 {
     int status = HISTO_OK;
     struct eye_state *s = opaque;
-    CL_CALL(clSetKernelArg(s->kernel[K_TILE], 18, sizeof s->parity,
-                           &s->parity));
+    CL_CALL(clSetKernelArg(s->kernel[K_TILE], 18, sizeof s->launch,
+                           &s->launch));
     if ((status = launch(s, queue, K_TILE, tile_items, &ev[0])) != HISTO_OK)
         return status;
-    s->parity ^= 1;
+    ++s->launch;
 fail:
     return status;
 }
