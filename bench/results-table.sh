@@ -46,10 +46,16 @@ done | awk -F '\t' "$(cat validate/jsonl.awk)"'
                   ? "commit " k : "commit not recorded"
         device[c] = field(line, "device")
         platform[c] = field(line, "platform")
-        strategy[c] = field(line, "strategy")
         date[c] = substr(field(line, "time"), 1, 10)
     }
     in_ = field(line, "input")
+    if (!((in_, c) in us)) {   # the strategies of the rows shown, in order
+        st = field(line, "strategy")
+        if (!((c, st) in has_st)) {
+            has_st[c, st] = 1; nst[c]++
+            strategies[c] = strategies[c] (nst[c] > 1 ? " and " : "") st
+        }
+    }
     if (!(in_ in seen)) { seen[in_] = 1; order[++ninputs] = in_; values[in_] = field(line, "values") }
     if ((in_, c) in us) next   # the first row of each input in the column
     us[in_, c] = field(line, "iteration_device_median_us")
@@ -101,6 +107,7 @@ END {
     }
     printf "\n"
     for (c = 1; c <= ncol; c++)
-        printf "(%d) %s (%s), %s strategy, %s, %s (`%s`).\n", c, device[c],
-               platform[c], strategy[c], date[c], commit[c], file[c]
+        printf "(%d) %s (%s), %s %s, %s, %s (`%s`).\n", c, device[c],
+               platform[c], strategies[c], (nst[c] > 1 ? "strategies" : "strategy"),
+               date[c], commit[c], file[c]
 }'

@@ -11,7 +11,8 @@
 # bin, a single value, a histogram smaller than one tile, groups of odd
 # size, the workload's own histogram shape, the cpu strategy's count and
 # merge, the global strategy's count and saturating pass, and the
-# replicated strategy's copies of a tile (2, 3 and 4, whole rows and 2-D).
+# replicated strategy's copies of a tile (2, 3 and 4, whole rows and 2-D),
+# and the fused strategy's one launch, alone and with groups that meet.
 # A case passes when histo succeeds, its raw counters equal the
 # sequential reference's, histo.out shows the path the case is for, and
 # Oclgrind reported nothing but the race the design accepts: a read of a
@@ -230,6 +231,31 @@ check_case cpu.below_one_line "$odd" "$cpu --batches 2" '' \
     '^strategy = cpu$'
 check_case cpu.workload_shape "$shape" "$cpu --batches 2" '' \
     '^input.histogram = 256x8192$'
+
+# The fused kernels: one group at a time (OCLGRIND_NUM_THREADS=1) the
+# first group to take a ticket counts every planned group and the barrier
+# waits for no other; on four threads several groups take part and meet
+# at the barrier, which must end and leave exact counters.
+fus='--strategy fused'
+one=OCLGRIND_NUM_THREADS=1
+check_case fused.tiles_batches "$small" "$fus --tile-rows 4 --batches 3" "$one" \
+    "^config.tile_kernel = eye_fused\$|$many|^config.batches = 3\$|^eye.groups_counted = 1\$"
+check_case fused.window_2d "$wide" "$fus --tile-rows 2" "$one HISTO_TEST_2D_MIN_VALUES=1" \
+    "^config.tile_kernel = eye_fused_2d\$|$many|^eye.cols = [1-9][0-9]\$"
+check_case fused.groups_of_7 "$small" "$fus --tile-rows 4 --batches 2" "$one HISTO_TEST_MAX_GROUP=7" \
+    "^config.work_group.eye_tile = 7\$|$many"
+check_case fused.no_window "--image 200x100 --histo 256x64 --dist uniform" "$fus --tile-rows 2" "$one" \
+    '^eye.tiles_used = 0$'
+check_case fused.one_bin "$onebin" "$fus" "$one" \
+    '^eye.tiles_used = 1$'
+check_case fused.one_value "$single" "$fus" "$one" \
+    '^input.values = 1$'
+check_case fused.workload_shape "$shape" "$fus" "$one" \
+    '^input.histogram = 256x8192$|^eye.tiles_used = [1-9]'
+check_case fused.chunks "$small" "$fus --chunk-values 7000" "$one" \
+    '^input.chunks = 4$|^strategy = fused$'
+check_case fused.groups_together "$small" "$fus --tile-rows 4 --batches 6" OCLGRIND_NUM_THREADS=4 \
+    "^config.tile_kernel = eye_fused\$|$many|^eye.groups_counted = [1-9]"
 
 rep='--strategy replicated'
 check_case replicated.tiles_batches "$small" "$rep --replicas 2 --tile-rows 2 --batches 3" '' \
