@@ -202,8 +202,9 @@ for s in $STRATEGIES; do
     expect "device.$s.build_failure_log" 4 "build log" \
         run_histo --strategy "$s" --kernels "$W/broken-kernels" -i "$IN" \
         -o "$W/x.bmp" --timing "$W/x.out" -- 1
-    # A strategy's kernel files are named after it (cpu_*.cl, eye_*.cl),
-    # but for the replicated strategy, which runs the eye kernels.
+    # A strategy's kernel files are named after it (cpu_*.cl, global_*.cl),
+    # but for the eye design's: eye and replicated build eye_tile.cl and
+    # eye_reduce.cl, fused those and eye_fused.cl.
     # Compilers that honour #line name them (PoCL, Intel's); NVIDIA's
     # reports "<kernel>:LINE" of the joined sources whatever #line says.
     if grep -q "<kernel>:[0-9]" "$W/device.$s.build_failure_log.stderr"; then
@@ -211,9 +212,13 @@ for s in $STRATEGIES; do
         continue
     fi
     missing=""
-    files=$s
-    [ "$s" = replicated ] && files=eye
-    for f in "$W/broken-kernels/${files}"_*.cl; do
+    case $s in
+        eye | replicated) files="eye_tile.cl eye_reduce.cl" ;;
+        fused) files="eye_tile.cl eye_reduce.cl eye_fused.cl" ;;
+        *) files=$(cd "$W/broken-kernels" && echo "${s}"_*.cl) ;;
+    esac
+    for f in $files; do
+        f=$W/broken-kernels/$f
         at="$f:$(wc -l <"$f" | tr -d ' '):"
         grep -qF -- "$at" "$W/device.$s.build_failure_log.stderr" \
             || missing="$missing $at"
