@@ -22,7 +22,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 [ $# -gt 0 ] || set -- docs/bench/h100-720c502-default.jsonl \
-    docs/bench/h200-b03c675-floors.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
+    docs/bench/h200-340b36a-default.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
 col=0
 for arg in "$@"; do
     col=$((col + 1))

@@ -74,14 +74,17 @@ static const char *const usage_text[] = {
 "  --no-bmp            no BMP and no -o: the counters only (--raw), for\n"
 "                      histograms larger than a BMP can describe\n",
 "  --strategy S        how the device computes it: eye (the published\n"
-"                      local-memory design, for GPUs), replicated (eye\n"
-"                      with several copies of each tile), cpu (private\n"
+"                      local-memory design, for GPUs), fused (eye in\n"
+"                      one launch an iteration), replicated (eye with\n"
+"                      several copies of each tile), cpu (private\n"
 "                      histograms, for implicit caches), global (one\n"
 "                      global atomic per value, the textbook baseline)\n"
-"                      or auto (default: eye where local memory is\n"
-"                      dedicated, CL_LOCAL; cpu where it is global\n"
-"                      memory or none, as on CPUs; global where the\n"
-"                      device's loop limit is too short for cpu)\n",
+"                      or auto (default: where local memory is\n"
+"                      dedicated, CL_LOCAL, fused below 2M values and\n"
+"                      eye from there on or where the device ends loops\n"
+"                      early; cpu where it is global memory or none, as\n"
+"                      on CPUs; global where the device's loop limit is\n"
+"                      too short for cpu)\n",
 /* KNOBS_AFTER: the knobs' entries, from knobs.c's table */
 "  --tune              time candidate values of the knobs above on this\n"
 "                      device and input, print the table, store the best\n"

@@ -530,6 +530,16 @@ static int setup(const struct strategy_env *env, bool replicated,
     int status = HISTO_OK;
     struct eye_state *s = NULL;
     const struct histo_input *in = env->input;
+    /* eye_fused.cl waits for other groups in loops of no fixed length: a
+     * device that ends loops early would let a group past the barrier
+     * before the others have counted (wrong counters, silently). */
+    if (fused && env->loop_limit != 0) {
+        histo_error("the fused strategy waits for other work-groups in "
+                    "loops of no fixed length, and '%s' ends a work-item's "
+                    "loops after %u iterations: use --strategy eye",
+                    env->device->name, env->loop_limit);
+        return HISTO_EXIT_DEVICE;
+    }
     HOST_ALLOC(s, 1);
     s->input = in;
     s->env = *env;

@@ -131,7 +131,8 @@ uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
 /* The strategy for a device when none is asked for, by its local memory
  * type: for dedicated local memory (CL_LOCAL, a scratchpad) the eye
  * design, in one launch an iteration (fused) for inputs of fewer than
- * HISTO_FUSED_MAX_VALUES values, in two (eye) for larger ones; cpu for
+ * HISTO_FUSED_MAX_VALUES values on a device without a loop limit, else
+ * in two (eye); cpu for
  * local memory in cached global memory (CL_GLOBAL) or none (CL_NONE);
  * global instead of cpu where the device's loop limit (loop_limit, 0:
  * none) is too short for cpu to clear an output of nbins counters. */

@@ -74,9 +74,17 @@ for icd in "$vendors"/*.icd; do
             pick="--strategy $s"
             [ "$s" = default ] && pick=""
             # shellcheck disable=SC2086 # pick is no words or two
-            if ! OCL_ICD_VENDORS=$dir $HISTO --platform 0 $pick \
-                    -i "$in" -o "$W/$id.bmp" --raw "$W/$id.raw" \
-                    --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1; then
+            OCL_ICD_VENDORS=$dir $HISTO --platform 0 $pick \
+                -i "$in" -o "$W/$id.bmp" --raw "$W/$id.raw" \
+                --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1
+            st=$?
+            # fused waits for other groups in loops of no fixed length:
+            # where the device ends loops early it must refuse, loudly
+            if [ "$s" = fused ] && [ "$st" -eq 4 ] \
+               && grep -q "ends a work-item's loops after [0-9]* iterations: use --strategy eye" "$W/$id.log" \
+               && [ ! -e "$W/$id.bmp" ] && [ ! -e "$W/$id.raw" ]; then
+                echo "PASS $id (refused: the device's loop limit)"
+            elif [ "$st" -ne 0 ]; then
                 echo "FAIL $id: histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
             elif same_counts "$W/$id.bmp" "$INPUTS/$case_name.ref.bmp"; then
                 echo "PASS $id"

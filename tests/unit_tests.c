@@ -1240,8 +1240,12 @@ static void test_strategy_table(void)
                                              HISTO_FUSED_MAX_VALUES - 1)->name;
         const char *at = strategy_default(&dev, 0, 2097152,
                                           HISTO_FUSED_MAX_VALUES)->name;
-        check(strcmp(below, "fused") == 0 && strcmp(at, "eye") == 0,
-              "strategy.default_fused_by_size", "%s, %s", below, at);
+        const char *limited = strategy_default(&dev, 65535, 2097152,
+                                               1000)->name;
+        check(strcmp(below, "fused") == 0 && strcmp(at, "eye") == 0
+                  && strcmp(limited, "eye") == 0,
+              "strategy.default_fused_by_size", "%s, %s, %s", below, at,
+              limited);
     }
     /* a device that ends loops after 65535 iterations (Mesa's llvmpipe):
      * cpu while one work-item can clear the output, else global */
