@@ -1,6 +1,7 @@
 /*
  * eye.c - host side of the eye strategy: plan the grid from the device's
- * properties, own the buffers, enqueue tile -> reduce. The replicated
+ * properties, own the buffers, enqueue tile -> reduce (or, for the fused
+ * strategy, the one kernel that does both: eye_fused.cl). The replicated
  * strategy is the same with R copies of each tile per work-group (each
  * counted by 1/R of the group's work-items, added up when the tile is
  * written out): less contention on dense bins, 1/R of the rows a tile.
@@ -185,10 +186,11 @@ static int tile_group(struct eye_state *s, size_t target)
     if ((status = strategy_device_group_limit(s->env.device, &limit))
         != HISTO_OK)
         return status;
-    /* eye_tile_2d has no reqd_work_group_size (eye_tile.cl says why): it
-     * runs at the size the runtime built eye_tile for in the same program,
-     * where it built it with one; a launch it then refuses rebuilds the
-     * program for a size it reports (launch). */
+    /* eye_tile_2d and the fused kernels have no reqd_work_group_size
+     * (eye_tile.cl, eye_fused.cl say why): they run at the size the
+     * runtime built eye_tile for in the same program, where it built it
+     * with one; a launch it then refuses rebuilds the program for a size
+     * it reports (launch). */
     size_t accepted = 0;
     if (compiled[0] == 0 && (s->plan.two_d || s->fused)) {
         cl_kernel one_d = NULL;
