@@ -80,8 +80,8 @@ static const char *const usage_text[] = {
 "                      histograms, for implicit caches), global (one\n"
 "                      global atomic per value, the textbook baseline)\n"
 "                      or auto (default: where local memory is\n"
-"                      dedicated, CL_LOCAL, fused below 2M values and\n"
-"                      eye from there on or where the device ends loops\n"
+"                      dedicated, CL_LOCAL, fused up to 2^20 values and\n"
+"                      eye above that or where the device ends loops\n"
 "                      early; cpu where it is global memory or none, as\n"
 "                      on CPUs; global where the device's loop limit is\n"
 "                      too short for cpu)\n",

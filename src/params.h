@@ -65,14 +65,14 @@
 #define HISTO_FUSED_ARRIVED 2      /* groups at the grid barrier          */
 #define HISTO_FUSED_CTL_WORDS 4
 /* The default for devices with dedicated local memory runs the eye design
- * in one launch an iteration (eye_fused.cl) below this many values, in
- * two (eye_tile.cl, eye_reduce.cl) from it on. On an H100 one launch took
- * the test dataset (1M values) from 25 to 19 us and 1M uniform values
- * from 30 to 30; from 4M values on, the barrier across groups costs more
- * than a launch saves where many values are global atomics (4M uniform
- * values 69 -> 83 us, 16.7M 220 -> 294: docs/design.md, "One launch an
- * iteration"). */
-#define HISTO_FUSED_MAX_VALUES 2097152u
+ * in one launch an iteration (eye_fused.cl) for at most this many values,
+ * in two (eye_tile.cl, eye_reduce.cl) above. On an H100 one launch took
+ * the test dataset (1.04M values) from 25 to 19 us and 2^20 uniform
+ * values from 30 to 30; above, the barrier across groups costs more than
+ * a launch saves where many values are global atomics (1.44M uniform
+ * values 38 -> 40 us, 16.7M 220 -> 294: docs/design.md, "Strategy
+ * `fused`"). */
+#define HISTO_FUSED_MAX_VALUES 1048576u
 
 /* 2-D eye window: the samples' columns are counted in
  * HISTO_EYE_COL_BUCKETS buckets, and the window keeps the buckets left

@@ -31,7 +31,7 @@ const struct strategy *strategy_default(const struct device_info *device,
      * type, decides: a device may report several types. */
     /* fused's barrier waits in loops a loop limit would cut short */
     if (device->local_mem_type == CL_LOCAL)
-        return nvalues < HISTO_FUSED_MAX_VALUES && loop_limit == 0
+        return nvalues <= HISTO_FUSED_MAX_VALUES && loop_limit == 0
              ? &fused_strategy : &eye_strategy;
     /* cpu's output is cleared by one work-item; global's every loop is
      * one the planner can spread over more work-items. */

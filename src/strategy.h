@@ -130,7 +130,7 @@ uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
 
 /* The strategy for a device when none is asked for, by its local memory
  * type: for dedicated local memory (CL_LOCAL, a scratchpad) the eye
- * design, in one launch an iteration (fused) for inputs of fewer than
+ * design, in one launch an iteration (fused) for inputs of at most
  * HISTO_FUSED_MAX_VALUES values on a device without a loop limit, else
  * in two (eye); cpu for
  * local memory in cached global memory (CL_GLOBAL) or none (CL_NONE);

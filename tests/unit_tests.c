@@ -1229,17 +1229,17 @@ static void test_strategy_table(void)
             bad = (int)i;
     }
     check(bad < 0, "strategy.default_by_local_mem", "case %d", bad);
-    /* scratchpad memory: one launch an iteration below
-     * HISTO_FUSED_MAX_VALUES values, two from it on */
+    /* scratchpad memory: one launch an iteration up to
+     * HISTO_FUSED_MAX_VALUES values, two above */
     {
         struct device_info dev;
         memset(&dev, 0, sizeof dev);
         dev.type = CL_DEVICE_TYPE_GPU;
         dev.local_mem_type = CL_LOCAL;
         const char *below = strategy_default(&dev, 0, 2097152,
-                                             HISTO_FUSED_MAX_VALUES - 1)->name;
+                                             HISTO_FUSED_MAX_VALUES)->name;
         const char *at = strategy_default(&dev, 0, 2097152,
-                                          HISTO_FUSED_MAX_VALUES)->name;
+                                          HISTO_FUSED_MAX_VALUES + 1)->name;
         const char *limited = strategy_default(&dev, 65535, 2097152,
                                                1000)->name;
         check(strcmp(below, "fused") == 0 && strcmp(at, "eye") == 0
