@@ -36,10 +36,11 @@
 # where it found none or the strategy is global (no tile holds those
 # values), not at all for the cpu strategy (private histograms, no
 # atomics). floor1 is the hardware's: one kernel that reads every value
-# once and counts it (global: the atomics alone). floor is histo's
-# shape: an iteration of two kernels enqueued back to back, the first
-# reading and counting every value, the second empty, as histo's
-# iterations end with a kernel that reads little.
+# once and counts it (global: the atomics alone). floor is the eye
+# strategy's shape: an iteration of two kernels enqueued back to back,
+# the first reading and counting every value, the second empty, as its
+# iterations end with a kernel that reads little (the fused strategy's
+# one launch can go below it).
 # Rows are appended to results/bench.jsonl; with gnuplot installed,
 # results/bench.png draws per-kernel times per input and device.
 set -u
