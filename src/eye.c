@@ -93,7 +93,6 @@ static const char *tile_name(const struct eye_state *s)
     return s->plan.two_d ? "eye_tile_2d" : "eye_tile";
 }
 
-
 static size_t min_size(size_t a, size_t b)
 {
     return a < b ? a : b;
