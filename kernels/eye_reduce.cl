@@ -31,6 +31,10 @@
  * eye_tile.cl.
  */
 
+/* The helpers below take plain pointers, the kernel restrict ones:
+ * eye_fused.cl calls the helpers on partials and counters that other
+ * groups of the same launch wrote. */
+
 /* The histogram's last bins when nbins is not a multiple of 4 (only whole
  * rows then: a 2-D window needs the width a multiple of 4). */
 static void tail_bins(global uint *outer,
@@ -99,6 +103,10 @@ struct window {
     ulong stride;
 };
 
+/* Fills *w rather than returning it, as window_of (eye_fused.cl) and
+ * find_grid (eye_tile.cl) fill theirs: Oclgrind cannot run the noalias
+ * scope markers LLVM leaves where it inlines a function that returns
+ * such a struct. */
 static void read_window(global const uint *eye, struct window *w)
 {
     const uint tiles = eye[HISTO_EYE_TILES];
