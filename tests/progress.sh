@@ -187,10 +187,13 @@ if ! command -v script >/dev/null 2>&1 \
 else
     dev=""
     [ -z "$DEVICE" ] || dev="--device '$DEVICE'"
-    cmd="cd '$W' && exec '$HISTO' --platform '$PLATFORM' $dev -i in.bin -o tty.bmp --timing tty.out -- $N"
+    # twice N: the calibration's 30 iterations include the first, slow
+    # ones, and a run over in under a second shows no line on a terminal
+    NTTY=$((N * 2))
+    cmd="cd '$W' && exec '$HISTO' --platform '$PLATFORM' $dev -i in.bin -o tty.bmp --timing tty.out -- $NTTY"
     if script -qec "$cmd" /dev/null >"$W/tty.typescript" 2>"$W/tty.err"; then
         # Segments between \r and \n; the terminal adds \r before each \n.
-        why=$(tr '\r' '\n' <"$W/tty.typescript" | awk -v total="$N" '
+        why=$(tr '\r' '\n' <"$W/tty.typescript" | awk -v total="$NTTY" '
             /^histo: iteration [0-9]+\/[0-9]+ \([0-9]+%\), .* elapsed(, .* left)? *$/ {
                 if (summary) { print "a progress line after the summary: " $0; bad = 1; exit }
                 split($3, c, "/")
