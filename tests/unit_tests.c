@@ -31,7 +31,8 @@
 #include <zlib.h>
 
 static int failures;
-static const char *workdir = ".";
+/* the folder every test file goes in: argv[1], never the current one */
+static const char *workdir;
 
 static int check(int ok, const char *name, const char *fmt, ...)
 {
@@ -1838,8 +1839,12 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-    if (argc > 1)
-        workdir = argv[1];
+    if (argc < 2) {
+        fprintf(stderr, "usage: unit-tests DIR [NAME...]: the tests write "
+                        "their files in DIR, a folder of their own\n");
+        return 2;
+    }
+    workdir = argv[1];
     size_t ran = 0;
     for (size_t t = 0; t < sizeof tests / sizeof tests[0]; ++t) {
         bool wanted = argc <= 2;
