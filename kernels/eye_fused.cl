@@ -140,7 +140,7 @@ static inline void eye_fused_body(global const uint *restrict in,
     if (me == 0 && get_local_id(0) == 0)
         publish(eye, &g, min(participants, counting));
     for (uint group = me; group < counting; group += participants) {
-        count_group(in, a, tile, partial, outer, &g, group, allow_2d);
+        count_group(in, a, tile, partial, outer, 0, &g, group, allow_2d);
         barrier(CLK_LOCAL_MEM_FENCE); /* the tile is free again */
     }
     grid_barrier(ctl, participants);
@@ -177,7 +177,8 @@ kernel void eye_fused(global const uint *restrict in, uint n, uint nbins,
     local uint shared[2];
     const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
                                cell_tiles, max_tiles, min_samples,
-                               min_samples_2d, forced_batches, replicas};
+                               min_samples_2d, forced_batches, replicas,
+                               0u};
     eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, launch,
                    &small, shared, false);
 }
@@ -198,7 +199,8 @@ kernel void eye_fused_2d(global const uint *restrict in, uint n, uint nbins,
     local uint shared[2];
     const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
                                cell_tiles, max_tiles, min_samples,
-                               min_samples_2d, forced_batches, replicas};
+                               min_samples_2d, forced_batches, replicas,
+                               0u};
     eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, launch,
                    &small, shared, true);
 }

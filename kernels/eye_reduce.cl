@@ -213,15 +213,118 @@ static void reduce_window(global const uchar *partial,
     }
 }
 
-/* The first part_a_groups groups are part A (reduce_outer), the rest
- * part B (reduce_window) where the groups hold HISTO_REDUCE_LANES
- * work-items. */
+/* The buckets' counts (eye_tile.cl, "Buckets"), for an iteration without
+ * a tile that used them: group `group` of `groups` takes buckets group,
+ * group + groups, ...; counts a bucket's entries in `counters` (16-bit,
+ * read before the add: tile_add), then writes its bins, each its count
+ * plus its `outer` count (cleared where non-zero), saturated; the
+ * bucket's cursor is zeroed for the next iteration. Entries are read as 8
+ * ushorts a work-item (the areas start on 16-byte boundaries: eye.c keeps
+ * bucket_cap a multiple of 8), two in flight. */
+static void count_bucket(global const ushort *area, uint count,
+                         local uint *counters, uint lid, uint size)
+{
+    uint sat = ~0u;
+    const uint whole = count / 8;
+    uint i = lid;
+    for (; i + size < whole; i += 2 * size) {
+        const uint4 a = vload4(i, (global const uint *)area);
+        const uint4 b = vload4(i + size, (global const uint *)area);
+        const uint w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+        for (uint j = 0; j < 8; ++j) {
+            tile_add(counters, w[j] & 0xffff, &sat);
+            tile_add(counters, w[j] >> 16, &sat);
+        }
+    }
+    for (; i < whole; i += size) {
+        const uint4 a = vload4(i, (global const uint *)area);
+        const uint w[4] = {a.x, a.y, a.z, a.w};
+        for (uint j = 0; j < 4; ++j) {
+            tile_add(counters, w[j] & 0xffff, &sat);
+            tile_add(counters, w[j] >> 16, &sat);
+        }
+    }
+    for (uint e = 8 * whole + lid; e < count; e += size)
+        tile_add(counters, area[e], &sat);
+}
+
+/* Bins [first, first + len) of the histogram: bucket counters plus
+ * `outer`, saturated, into hist; `outer` left zero. first is a multiple
+ * of 4. */
+static void write_bucket(local const uint *counters, uint first, uint len,
+                         global uint *outer, global uchar *hist, uint lid,
+                         uint size)
+{
+    for (uint j = 4 * lid; j < len; j += 4 * size) {
+        if (j + 4 <= len) {
+            uint4 c = vload4((first + j) / 4, outer);
+            if (c.x | c.y | c.z | c.w)
+                vstore4((uint4)(0), (first + j) / 4, outer);
+            const uint2 w = vload2(j / 4, counters);
+            c = min(c, (uint4)(HISTO_SATURATE))
+              + (uint4)(w.x & 0xffff, w.x >> 16, w.y & 0xffff, w.y >> 16);
+            vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))),
+                    (first + j) / 4, hist);
+        } else {
+            for (uint b = j; b < len; ++b) {
+                uint c = outer[first + b];
+                if (c != 0)
+                    outer[first + b] = 0;
+                c = min(c, (uint)HISTO_SATURATE)
+                  + ((counters[b >> 1] >> ((b & 1) << 4)) & 0xffff);
+                hist[first + b] = (uchar)min(c, (uint)HISTO_SATURATE);
+            }
+        }
+    }
+}
+
+static void reduce_buckets(global uint *outer, global uint *buckets,
+                           uint cap, uint nbins, global uchar *hist,
+                           uint group, uint groups, local uint *counters)
+{
+    const uint lid = get_local_id(0);
+    const uint size = get_local_size(0);
+    const uint nb = bucket_count(nbins);
+    /* the word past the counters: the bucket's entries, read and its
+     * cursor zeroed by one work-item */
+    local uint *entries = counters + HISTO_BUCKET_BINS / 2;
+    for (uint k = group; k < nb; k += groups) {
+        for (uint i = lid; i < HISTO_BUCKET_BINS / 2; i += size)
+            counters[i] = 0;
+        if (lid == 0) {
+            *entries = min(buckets[k], cap);
+            buckets[k] = 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        count_bucket(bucket_area(buckets, nb, k, cap), *entries, counters,
+                     lid, size);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint first = k * HISTO_BUCKET_BINS;
+        write_bucket(counters, first, min((uint)HISTO_BUCKET_BINS,
+                                          nbins - first),
+                     outer, hist, lid, size);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* An iteration without a tile that used the buckets: every group counts
+ * buckets (reduce_buckets). Otherwise the first part_a_groups groups are
+ * part A (reduce_outer), the rest part B (reduce_window) where the groups
+ * hold HISTO_REDUCE_LANES work-items. The local words serve as part B's
+ * lanes or as a bucket's counters and its count of entries (eye.c checks
+ * that they hold either). */
 kernel void eye_reduce(global uint *restrict outer,
                        global const uchar *restrict partial,
                        global const uint *restrict eye, uint nbins,
-                       global uchar *restrict hist, uint part_a_groups)
+                       global uchar *restrict hist, uint part_a_groups,
+                       uint bucket_cap, global uint *restrict buckets)
 {
-    local uint lanes[4 * HISTO_WORK_GROUP];
+    local uint lanes[HISTO_BUCKET_BINS / 2 + 1];
+    if (eye[HISTO_EYE_TILES] == 0 && bucket_cap != 0) {
+        reduce_buckets(outer, buckets, bucket_cap, nbins, hist,
+                       get_group_id(0), get_num_groups(0), lanes);
+        return;
+    }
     struct window w;
     read_window(eye, &w);
     const uint gid = (uint)get_global_id(0);

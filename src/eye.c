@@ -54,6 +54,10 @@ struct eye_plan {
     size_t local_bytes;      /* dynamic local memory of a tile group    */
     cl_uint reduce_groups[2]; /* groups of the reduction's parts A, B  */
     size_t partial_bytes;
+    cl_uint nbuckets;        /* buckets of an iteration without a tile  */
+    cl_uint bucket_cap;      /* entries an area holds, 0: no buckets    */
+    const char *buckets_why; /* why there are none, else NULL           */
+    size_t bucket_bytes;     /* the cursors and the areas               */
 };
 
 struct eye_state {
@@ -62,6 +66,7 @@ struct eye_state {
                                 launch (tile_rebuild()), else NULL      */
     char rebuilt_why[96];    /* what was refused, "" if nothing         */
     cl_mem values, eye, partial, outer, histo;
+    cl_mem buckets;          /* eye_tile.cl's "Buckets": cursors, areas */
     cl_mem control;          /* fused: eye_fused.cl's two control blocks */
     cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
     struct eye_plan plan;
@@ -78,7 +83,7 @@ static void eye_release(void *opaque)
     if (s == NULL)
         return;
     const cl_mem mems[] = {s->values, s->eye, s->partial, s->outer,
-                           s->histo, s->control};
+                           s->histo, s->buckets, s->control};
     strategy_release_objects(s->kernel, K_COUNT, mems,
                              sizeof mems / sizeof mems[0]);
     if (s->rebuilt != NULL)
@@ -251,6 +256,11 @@ _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN ==
                    && HISTO_EYE_SAMPLES >= 2 * HISTO_EYE_RUN,
                "eye_tile.cl packs sample counts in 16 bits and samples whole "
                "runs at two points at least");
+_Static_assert(HISTO_BUCKET_BINS % 4 == 0 && HISTO_BUCKET_BINS <= 65536
+                   && HISTO_BUCKET_BINS / 2 >= 4 * HISTO_WORK_GROUP
+                   && HISTO_BUCKET_MIN_SLOTS % 2 == 0,
+               "buckets: 16-bit offsets, whole quads, and the reduction's "
+               "local words hold a bucket or part B's lanes");
 _Static_assert(HISTO_WORK_GROUP % HISTO_REDUCE_LANES == 0,
                "reduction groups hold whole window quads");
 _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX
@@ -435,6 +445,62 @@ static int plan_samples(struct eye_plan *p, const struct histo_input *in)
     return HISTO_OK;
 }
 
+/* Buckets for iterations without a tile (eye_tile.cl, "Buckets"): the
+ * tile's memory must hold the staging of HISTO_BUCKET_MIN_SLOTS values a
+ * bucket, and each area about twice an even share of the input (values
+ * past an area's end take global atomics), within 1/HISTO_BUCKET_MEM_INV
+ * of the device's memory and one allocation. $HISTO_EYE_BUCKET_CAP sets
+ * the entries an area holds (0: no buckets). The fused kernel takes none:
+ * its reduction would need a bucket's counters in the tile's memory. */
+static int plan_buckets(struct eye_plan *p, const struct strategy_env *env,
+                        bool fused)
+{
+    const uint64_t nb = ((uint64_t)env->input->nbins - 1) / HISTO_BUCKET_BINS
+                      + 1;
+    const uint64_t pad_bytes = (nb + HISTO_BUCKET_PAD - 1) / HISTO_BUCKET_PAD
+                             * HISTO_BUCKET_PAD * sizeof(cl_uint);
+    p->nbuckets = 0;
+    p->bucket_cap = 0;
+    p->bucket_bytes = 0;
+    const char *forced = getenv("HISTO_EYE_BUCKET_CAP");
+    unsigned long cap = 0;
+    if (forced != NULL && strcmp(forced, "0") == 0) {
+        p->buckets_why = "HISTO_EYE_BUCKET_CAP=0";
+        return HISTO_OK;
+    }
+    const int status = strategy_env_number("HISTO_EYE_BUCKET_CAP",
+                                           1ul << 28, &cap);
+    if (status != HISTO_OK)
+        return status;
+    if (fused) {
+        p->buckets_why = "the fused kernel";
+        return HISTO_OK;
+    }
+    if ((uint64_t)p->tile_words < nb * (2 + HISTO_BUCKET_MIN_SLOTS / 2)) {
+        p->buckets_why = "too little local memory for their staging";
+        return HISTO_OK;
+    }
+    const uint64_t n = env->input->nvalues;
+    uint64_t entries = cap != 0 ? cap : 2 * ((n + nb - 1) / nb);
+    entries = (entries + 7) & ~(uint64_t)7; /* areas on 16-byte bounds */
+    uint64_t limit = env->device->global_mem / HISTO_BUCKET_MEM_INV;
+    if (limit > env->device->max_alloc)
+        limit = env->device->max_alloc;
+    const uint64_t room = limit > pad_bytes
+                        ? (limit - pad_bytes) / (2 * nb) & ~(uint64_t)7 : 0;
+    if (cap == 0 && entries > room)
+        entries = room;
+    if (entries < (cap != 0 ? 8 : HISTO_BUCKET_MIN_CAP)) {
+        p->buckets_why = "too little device memory";
+        return HISTO_OK;
+    }
+    p->nbuckets = (cl_uint)nb;
+    p->bucket_cap = (cl_uint)entries;
+    p->bucket_bytes = (size_t)(pad_bytes + 2 * nb * entries);
+    p->buckets_why = NULL;
+    return device_check_alloc(env->device, "bucket", p->bucket_bytes);
+}
+
 /* The plan, in phases: work-group sizes (those of the kernels created,
  * the ones launched), local memory, tiles, cells, groups, sample
  * thresholds, the reduction's groups; then the allocations it needs,
@@ -460,6 +526,8 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     if ((status = plan_samples(p, env->input)) != HISTO_OK)
         return status;
     reduce_groups(s, device_units(dev));
+    if ((status = plan_buckets(p, env, s->fused)) != HISTO_OK)
+        return status;
     const uint64_t all_bins = ((uint64_t)env->input->nbins + 3)
                             & ~(uint64_t)3;
     p->partial_bytes = (size_t)p->groups * p->tile_bins;
@@ -499,7 +567,11 @@ static int set_tile_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
-    if (s->fused) {
+    if (!s->fused) {
+        CL_CALL(clSetKernelArg(k, a++, sizeof p->bucket_cap,
+                               &p->bucket_cap));
+        CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->buckets));
+    } else {
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->control));
         CL_CALL(clSetKernelArg(k, a++, sizeof s->launch, &s->launch));
@@ -521,6 +593,9 @@ static int set_reduce_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_uint),
                            &s->plan.reduce_groups[0]));
+    CL_CALL(clSetKernelArg(k, a++, sizeof s->plan.bucket_cap,
+                           &s->plan.bucket_cap));
+    CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->buckets));
 fail:
     return status;
 }
@@ -583,6 +658,12 @@ static int setup(const struct strategy_env *env, bool replicated,
                                        &cl_err_));
     CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                        quad_bins, NULL, &cl_err_));
+    /* without buckets the kernels take a buffer they never touch */
+    const size_t bucket_bytes = p->bucket_cap != 0
+                              ? p->bucket_bytes
+                              : HISTO_BUCKET_PAD * sizeof(cl_uint);
+    CL_CREATE(s->buckets, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
+                                         bucket_bytes, NULL, &cl_err_));
     if (fused)
         CL_CREATE(s->control,
                   clCreateBuffer(env->context, CL_MEM_READ_WRITE,
@@ -597,6 +678,12 @@ static int setup(const struct strategy_env *env, bool replicated,
     CL_CALL(clEnqueueFillBuffer(env->queue, s->eye, &zero, sizeof zero, 0,
                                 HISTO_EYE_WORDS * sizeof(cl_uint), 0, NULL,
                                 NULL));
+    /* the cursors, which the reduction zeroes after each iteration */
+    if (p->bucket_cap != 0)
+        CL_CALL(clEnqueueFillBuffer(env->queue, s->buckets, &zero,
+                                    sizeof zero, 0,
+                                    (size_t)p->nbuckets * sizeof(cl_uint), 0,
+                                    NULL, NULL));
     /* each launch zeroes the other block for the next (eye_fused.cl) */
     if (fused)
         CL_CALL(clEnqueueFillBuffer(env->queue, s->control, &zero,
@@ -811,6 +898,13 @@ static void eye_used(const void *opaque, struct knob_used *u)
     u->v[KNOB_REPLICAS] = s->replicated ? (long)s->plan.replicas : -1;
 }
 
+/* Whether the last iteration sorted its values into buckets: it had no
+ * tile, and the plan gave them room. */
+static bool used_buckets(const struct eye_state *s)
+{
+    return s->eye_words[HISTO_EYE_TILES] == 0 && s->plan.bucket_cap != 0;
+}
+
 static void eye_report(const void *opaque, FILE *f)
 {
     const struct eye_state *s = opaque;
@@ -852,9 +946,15 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "config.reduce_groups = %u + %u\n", p->reduce_groups[0],
             p->reduce_groups[1]);
     fprintf(f, "config.partial_bytes = %zu\n", p->partial_bytes);
+    fprintf(f, "config.buckets = %u\n", p->nbuckets);
+    fprintf(f, "config.bucket_cap = %u\n", p->bucket_cap);
+    fprintf(f, "config.bucket_bytes = %zu\n", p->bucket_bytes);
+    fprintf(f, "config.buckets_off = %s\n",
+            p->buckets_why != NULL ? p->buckets_why : "no");
     fprintf(f, "config.batches = %u\n", s->eye_words[HISTO_EYE_BATCHES]);
     fprintf(f, "eye.groups_counted = %u\n", s->eye_words[HISTO_EYE_RAN]);
     fprintf(f, "eye.tiles_used = %u\n", s->eye_words[HISTO_EYE_TILES]);
+    fprintf(f, "eye.buckets_used = %s\n", used_buckets(s) ? "yes" : "no");
     fprintf(f, "eye.first_bin = %u\n", s->eye_words[HISTO_EYE_LO]);
     fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
     fprintf(f, "eye.first_row = %u\n", first);
@@ -871,7 +971,10 @@ static void eye_summary(const void *opaque, FILE *f)
     eye_rows(s, &first, &last);
     fprintf(f, "B=%u batches, w=%u rows/tile, ", s->eye_words[HISTO_EYE_BATCHES],
             s->plan.tile_rows);
-    if (s->eye_words[HISTO_EYE_TILES] == 0)
+    if (used_buckets(s))
+        fprintf(f, "no eye window (values sorted into %u buckets)",
+                s->plan.nbuckets);
+    else if (s->eye_words[HISTO_EYE_TILES] == 0)
         fprintf(f, "no eye window (all values through global atomics)");
     else
         fprintf(f, "eye rows %u-%u", first, last);

@@ -136,6 +136,24 @@
  * (docs/design.md). */
 #define HISTO_REDUCE_GROUPS_PER_CU 4u
 
+/* Buckets (eye_tile.cl): an iteration without a tile sorts its values
+ * into buckets of HISTO_BUCKET_BINS bins (16-bit offsets; the reduction
+ * counts a bucket in HISTO_BUCKET_BINS / 2 local words, which also hold
+ * part B's lanes) instead of sending each to a global atomic. Cursors
+ * padded to HISTO_BUCKET_PAD words; the tile's memory stages at least
+ * HISTO_BUCKET_MIN_SLOTS values a bucket, a work-item reads
+ * HISTO_BUCKET_QUADS quads a step, teams of HISTO_BUCKET_TEAM work-items
+ * copy a bucket's run out; the areas take at most 1/HISTO_BUCKET_MEM_INV
+ * of the device's memory and at least HISTO_BUCKET_MIN_CAP entries
+ * each. */
+#define HISTO_BUCKET_BINS 8192u
+#define HISTO_BUCKET_PAD 32u
+#define HISTO_BUCKET_MIN_SLOTS 16u
+#define HISTO_BUCKET_QUADS 2u
+#define HISTO_BUCKET_TEAM 32u
+#define HISTO_BUCKET_MEM_INV 16u
+#define HISTO_BUCKET_MIN_CAP 64u
+
 /* cpu strategy: the merge reads the private histograms in lines of
  * 2^HISTO_CPU_LINE_LOG2 bins, one 64-byte cache line of 8-bit counters,
  * and skips the all-zero ones. */

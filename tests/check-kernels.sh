@@ -7,7 +7,8 @@
 # divergence (always on), misuse of the OpenCL API (OCLGRIND_CHECK_API=1)
 # and data races in global and local memory (OCLGRIND_DATA_RACES=1). The
 # small inputs below reach every path of the kernels: several tiles and
-# batches, a 2-D window, values outside the eye, no window at all, one
+# batches, a 2-D window, values outside the eye, no window at all (its
+# values sorted into buckets, full ones too, or sent to atomics), one
 # bin, a single value, a histogram smaller than one tile, groups of odd
 # size, the workload's own histogram shape, the cpu strategy's count and
 # merge, the global strategy's count and saturating pass, and the
@@ -32,7 +33,7 @@ REF=$B/histo-ref
 HISTO=./histo
 [ "$B" = build ] || HISTO=$B/histo
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_CL_OPTIONS \
-      HISTO_TEST_MAX_GROUP HISTO_TEST_TILE_GROUP HISTO_TEST_2D_MIN_VALUES
+      HISTO_EYE_BUCKET_CAP HISTO_TEST_MAX_GROUP HISTO_TEST_TILE_GROUP HISTO_TEST_2D_MIN_VALUES
 HISTO_NO_TUNE_CACHE=1
 export HISTO_NO_TUNE_CACHE
 
@@ -210,7 +211,12 @@ check_case eye.2d_groups_of_3 "$wide" "$eye --tile-rows 2" \
     'HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_MAX_GROUP=3' \
     "^config.tile_kernel = eye_tile_2d\$|^config.work_group.eye_tile = 3\$|^eye.cols = [1-9][0-9]\$"
 check_case eye.no_window "--image 200x100 --histo 256x64 --dist uniform" "$eye --tile-rows 2" '' \
-    '^eye.tiles_used = 0$'
+    '^eye.tiles_used = 0$|^eye.buckets_used = yes$'
+check_case eye.no_window_atomics "--image 200x100 --histo 256x64 --dist uniform" "$eye --tile-rows 2" \
+    HISTO_EYE_BUCKET_CAP=0 '^eye.tiles_used = 0$|^eye.buckets_used = no$'
+check_case eye.buckets_full "--image 150x101 --histo 203x97 --dist uniform" "$eye --tile-rows 2" \
+    'HISTO_EYE_BUCKET_CAP=8 HISTO_TEST_MAX_GROUP=7' \
+    '^eye.buckets_used = yes$|^config.buckets = 3$|^config.bucket_cap = 8$'
 check_case eye.one_bin "$onebin" "$eye" '' \
     '^eye.tiles_used = 1$'
 check_case eye.one_value "$single" "$eye" '' \

@@ -2,8 +2,9 @@
 # tests/eye.sh - the eye kernels however the input and device shape them:
 # cells over narrow eyes, the 2-D window on odd widths, any work-group
 # size (HISTO_TEST_MAX_GROUP) with the same window, the tile kernel's
-# reqd_work_group_size and a device that refuses it; cpu's groups too.
-# ids: eye_cells eye2d group reqd
+# reqd_work_group_size and a device that refuses it; cpu's groups too;
+# buckets for iterations without a window.
+# ids: eye_cells eye2d group reqd buckets
 SUBJECT=eye
 . "$(dirname "$0")/lib.sh"
 
@@ -143,6 +144,52 @@ if echo "$STRATEGIES" | grep -qw eye; then
                 bad "$id" "ran groups of $tile and $reduce, more than $g"
             elif [ "$(window_of "$W/$id.out")" != "$(window_of "$W/group.$name.gdefault.out")" ]; then
                 bad "$id" "window '$(window_of "$W/$id.out")', with the default groups '$(window_of "$W/group.$name.gdefault.out")'"
+            else
+                ok "$id"
+            fi
+        done
+    done
+fi
+# Buckets: an iteration without a window sorts its values into buckets
+# of 8192 bins (eye_tile.cl). Tiles of 64 rows leave a flat input
+# without a window on any device; a uniform input, one with a third of
+# its values outliers (no_eye) and one of 2,997,999 bins (no multiple of
+# 4 or of a bucket) must come out exact with histo.out saying buckets
+# were used: with the default groups, with groups of 1, 3 and 32
+# work-items, with areas of 8 entries (nearly every value past an area's
+# end goes to a global atomic), in the replicated strategy, and with the
+# buckets off (HISTO_EYE_BUCKET_CAP=0, histo.out saying so).
+if echo "$STRATEGIES" | grep -qw eye; then
+    need_case uniform && need_case no_eye
+    [ -s "$W/odd_bins.ref.raw" ] \
+        || { $GEN -o "$W/odd_bins.bin" --seed 2 --dist uniform --image 1001x333 \
+                 --histo 999x3001 >/dev/null \
+             && ref_counts "$W/odd_bins.bin" "$W/odd_bins.ref.bmp"; }
+    for spec in "uniform:default g1 g3 g32 cap8 replicated off" \
+                "no_eye:default cap8" "odd_bins:default g3 cap8 off"; do
+        name=${spec%%:*}
+        dir=$INPUTS
+        [ "$name" = odd_bins ] && dir=$W
+        for v in ${spec#*:}; do
+            id=buckets.$name.$v
+            strategy=eye want=yes
+            (case $v in
+                 g*) HISTO_TEST_MAX_GROUP=${v#g}; export HISTO_TEST_MAX_GROUP ;;
+                 cap8) HISTO_EYE_BUCKET_CAP=8; export HISTO_EYE_BUCKET_CAP ;;
+                 off) HISTO_EYE_BUCKET_CAP=0; export HISTO_EYE_BUCKET_CAP ;;
+             esac
+             [ "$v" = replicated ] && strategy=replicated
+             run_histo --strategy "$strategy" --tile-rows 64 -i "$dir/$name.bin" \
+                 -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1)
+            st=$?
+            [ "$v" = off ] && want=no
+            used=$(sed -n 's/^eye.buckets_used = //p' "$W/$id.out" 2>/dev/null)
+            if [ "$st" -ne 0 ]; then
+                bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+            elif ! same_counts "$W/$id.bmp" "$dir/$name.ref.bmp"; then
+                bad "$id" "$(cat "$W/last.diff")"
+            elif [ "$used" != "$want" ]; then
+                bad "$id" "eye.buckets_used = '$used', want $want ($(grep -e '^config.buckets' -e '^eye.tiles_used' "$W/$id.out" | tr '\n' ' '))"
             else
                 ok "$id"
             fi
