@@ -215,16 +215,19 @@ static void reduce_window(global const uchar *partial,
 
 /* The buckets' counts (eye_tile.cl, "Buckets"), for an iteration without
  * a tile that used them: group `group` of `groups` takes buckets group,
- * group + groups, ...; counts a bucket's entries in `counters` (16-bit,
- * read before the add: tile_add), then writes its bins, each its count
- * plus its `outer` count (cleared where non-zero), saturated; the
- * bucket's cursor is zeroed for the next iteration. Entries are read as 8
- * ushorts a work-item (the areas start on 16-byte boundaries: eye.c keeps
- * bucket_cap a multiple of 8), two in flight. */
-static void count_bucket(global const ushort *area, uint count,
-                         local uint *counters, uint lid, uint size)
+ * group + groups, ...; the bucket's cursor is zeroed for the next
+ * iteration. A bucket's entries are counted HISTO_BUCKET_CHUNK at a time
+ * into 16-bit local counters, two a word, with plain adds: a chunk holds
+ * fewer than 65536 entries, so no counter carries into its neighbour, and
+ * an add needs no read before it (a third faster than tile_add's on an
+ * H200). After each chunk the counts are added, saturated, into the
+ * bucket's bins of hist, and after the last its `outer` counts too.
+ * Entries are read as 8 ushorts a work-item (the areas and the chunks
+ * start on 16-byte boundaries: eye.c keeps bucket_cap a multiple of 8),
+ * two in flight. */
+static void count_chunk(global const ushort *area, uint count,
+                        local uint *pairs, uint lid, uint size)
 {
-    uint sat = ~0u;
     const uint whole = count / 8;
     uint i = lid;
     for (; i + size < whole; i += 2 * size) {
@@ -232,78 +235,109 @@ static void count_bucket(global const ushort *area, uint count,
         const uint4 b = vload4(i + size, (global const uint *)area);
         const uint w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
         for (uint j = 0; j < 8; ++j) {
-            tile_add(counters, w[j] & 0xffff, &sat);
-            tile_add(counters, w[j] >> 16, &sat);
+            const uint lo = w[j] & 0xffff, hi = w[j] >> 16;
+            atomic_add(&pairs[lo >> 1], 1u << ((lo & 1) << 4));
+            atomic_add(&pairs[hi >> 1], 1u << ((hi & 1) << 4));
         }
     }
     for (; i < whole; i += size) {
         const uint4 a = vload4(i, (global const uint *)area);
         const uint w[4] = {a.x, a.y, a.z, a.w};
         for (uint j = 0; j < 4; ++j) {
-            tile_add(counters, w[j] & 0xffff, &sat);
-            tile_add(counters, w[j] >> 16, &sat);
+            const uint lo = w[j] & 0xffff, hi = w[j] >> 16;
+            atomic_add(&pairs[lo >> 1], 1u << ((lo & 1) << 4));
+            atomic_add(&pairs[hi >> 1], 1u << ((hi & 1) << 4));
         }
     }
-    for (uint e = 8 * whole + lid; e < count; e += size)
-        tile_add(counters, area[e], &sat);
+    for (uint e = 8 * whole + lid; e < count; e += size) {
+        const uint v = area[e];
+        atomic_add(&pairs[v >> 1], 1u << ((v & 1) << 4));
+    }
 }
 
-/* Bins [first, first + len) of the histogram: bucket counters plus
- * `outer`, saturated, into hist; `outer` left zero. first is a multiple
- * of 4. */
-static void write_bucket(local const uint *counters, uint first, uint len,
-                         global uint *outer, global uchar *hist, uint lid,
-                         uint size)
+/* Bins [first, first + len) of the histogram after a chunk: its 16-bit
+ * counts added to what hist holds (nothing before the first chunk) and,
+ * after the last, to the bins' `outer` counts (cleared where non-zero),
+ * saturated into hist; the counters left zero. Each work-item reads back
+ * only the bytes it wrote itself. first is a multiple of 4. */
+static void fold_chunk(local uint *pairs, uint first, uint len,
+                       bool first_chunk, bool last_chunk, global uint *outer,
+                       global uchar *hist, uint lid, uint size)
 {
+    const uint4 top = (uint4)(HISTO_SATURATE);
     for (uint j = 4 * lid; j < len; j += 4 * size) {
+        const uint q = (first + j) / 4;
         if (j + 4 <= len) {
-            uint4 c = vload4((first + j) / 4, outer);
-            if (c.x | c.y | c.z | c.w)
-                vstore4((uint4)(0), (first + j) / 4, outer);
-            const uint2 w = vload2(j / 4, counters);
-            c = min(c, (uint4)(HISTO_SATURATE))
-              + (uint4)(w.x & 0xffff, w.x >> 16, w.y & 0xffff, w.y >> 16);
-            vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))),
-                    (first + j) / 4, hist);
+            const uint2 h = vload2(j / 4, pairs);
+            vstore2((uint2)(0), j / 4, pairs);
+            uint4 c = (uint4)(h.x & 0xffff, h.x >> 16, h.y & 0xffff,
+                              h.y >> 16);
+            if (!first_chunk)
+                c += convert_uint4(vload4(q, hist));
+            if (last_chunk) {
+                const uint4 o = vload4(q, outer);
+                if (o.x | o.y | o.z | o.w)
+                    vstore4((uint4)(0), q, outer);
+                c += min(o, top);
+            }
+            vstore4(convert_uchar4(min(c, top)), q, hist);
         } else {
             for (uint b = j; b < len; ++b) {
-                uint c = outer[first + b];
-                if (c != 0)
-                    outer[first + b] = 0;
-                c = min(c, (uint)HISTO_SATURATE)
-                  + ((counters[b >> 1] >> ((b & 1) << 4)) & 0xffff);
+                uint c = (pairs[b >> 1] >> ((b & 1) << 4)) & 0xffff;
+                if (!first_chunk)
+                    c += hist[first + b];
+                if (last_chunk) {
+                    const uint o = outer[first + b];
+                    if (o != 0)
+                        outer[first + b] = 0;
+                    c += min(o, (uint)HISTO_SATURATE);
+                }
                 hist[first + b] = (uchar)min(c, (uint)HISTO_SATURATE);
             }
+            for (uint w = j / 2; w < (len + 1) / 2; ++w)
+                pairs[w] = 0;
         }
     }
 }
 
+/* `local_words` holds HISTO_BUCKET_LOCAL_WORDS: the 16-bit counters and
+ * a word for the bucket's entries (read, and its cursor zeroed, by one
+ * work-item). Bucket k's bins of hist are this group's alone, so hist
+ * holds the saturated counts between chunks: the local words are those
+ * of part B's lanes, and the reduction's groups fit an SM as many as
+ * without buckets. */
 static void reduce_buckets(global uint *outer, global uint *buckets,
                            uint cap, uint nbins, global uchar *hist,
-                           uint group, uint groups, local uint *counters)
+                           uint group, uint groups, local uint *local_words)
 {
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
     const uint nb = bucket_count(nbins);
-    /* the word past the counters: the bucket's entries, read and its
-     * cursor zeroed by one work-item */
-    local uint *entries = counters + HISTO_BUCKET_BINS / 2;
+    local uint *pairs = local_words;
+    local uint *entries = pairs + HISTO_BUCKET_BINS / 2;
+    for (uint i = lid; i < HISTO_BUCKET_BINS / 2; i += size)
+        pairs[i] = 0;
     for (uint k = group; k < nb; k += groups) {
-        for (uint i = lid; i < HISTO_BUCKET_BINS / 2; i += size)
-            counters[i] = 0;
         if (lid == 0) {
             *entries = min(buckets[k], cap);
             buckets[k] = 0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        count_bucket(bucket_area(buckets, nb, k, cap), *entries, counters,
-                     lid, size);
-        barrier(CLK_LOCAL_MEM_FENCE);
+        global const ushort *area = bucket_area(buckets, nb, k, cap);
+        const uint count = *entries;
         const uint first = k * HISTO_BUCKET_BINS;
-        write_bucket(counters, first, min((uint)HISTO_BUCKET_BINS,
-                                          nbins - first),
-                     outer, hist, lid, size);
-        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint len = min((uint)HISTO_BUCKET_BINS, nbins - first);
+        /* one chunk at least: an empty bucket's bins are written too */
+        uint c0 = 0;
+        do {
+            const uint n = min(count - c0, (uint)HISTO_BUCKET_CHUNK);
+            count_chunk(area + c0, n, pairs, lid, size);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            fold_chunk(pairs, first, len, c0 == 0, c0 + n == count, outer,
+                       hist, lid, size);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            c0 += n;
+        } while (c0 < count);
     }
 }
 
@@ -311,15 +345,15 @@ static void reduce_buckets(global uint *outer, global uint *buckets,
  * buckets (reduce_buckets). Otherwise the first part_a_groups groups are
  * part A (reduce_outer), the rest part B (reduce_window) where the groups
  * hold HISTO_REDUCE_LANES work-items. The local words serve as part B's
- * lanes or as a bucket's counters and its count of entries (eye.c checks
- * that they hold either). */
+ * lanes or as a bucket's counters (eye.c checks that they hold
+ * either). */
 kernel void eye_reduce(global uint *restrict outer,
                        global const uchar *restrict partial,
                        global const uint *restrict eye, uint nbins,
                        global uchar *restrict hist, uint part_a_groups,
                        uint bucket_cap, global uint *restrict buckets)
 {
-    local uint lanes[HISTO_BUCKET_BINS / 2 + 1];
+    local uint lanes[HISTO_BUCKET_LOCAL_WORDS];
     if (eye[HISTO_EYE_TILES] == 0 && bucket_cap != 0) {
         reduce_buckets(outer, buckets, bucket_cap, nbins, hist,
                        get_group_id(0), get_num_groups(0), lanes);

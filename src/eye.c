@@ -256,8 +256,12 @@ _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN ==
                    && HISTO_EYE_SAMPLES >= 2 * HISTO_EYE_RUN,
                "eye_tile.cl packs sample counts in 16 bits and samples whole "
                "runs at two points at least");
-_Static_assert(HISTO_BUCKET_BINS % 4 == 0 && HISTO_BUCKET_BINS <= 65536
-                   && HISTO_BUCKET_BINS / 2 >= 4 * HISTO_WORK_GROUP
+_Static_assert(HISTO_BUCKET_BINS % 8 == 0 && HISTO_BUCKET_BINS <= 65536
+                   && HISTO_BUCKET_LOCAL_WORDS
+                          == HISTO_BUCKET_BINS / 2 + 1
+                   && HISTO_BUCKET_LOCAL_WORDS >= 4 * HISTO_WORK_GROUP
+                   && HISTO_BUCKET_CHUNK % 8 == 0
+                   && HISTO_BUCKET_CHUNK < 65536
                    && HISTO_BUCKET_MIN_SLOTS % 2 == 0,
                "buckets: 16-bit offsets, whole quads, and the reduction's "
                "local words hold a bucket or part B's lanes");

@@ -137,9 +137,11 @@
 #define HISTO_REDUCE_GROUPS_PER_CU 4u
 
 /* Buckets (eye_tile.cl): an iteration without a tile sorts its values
- * into buckets of HISTO_BUCKET_BINS bins (16-bit offsets; the reduction
- * counts a bucket in HISTO_BUCKET_BINS / 2 local words, which also hold
- * part B's lanes) instead of sending each to a global atomic. Cursors
+ * into buckets of HISTO_BUCKET_BINS bins (16-bit offsets) instead of
+ * sending each to a global atomic; the reduction counts a bucket
+ * HISTO_BUCKET_CHUNK entries at a time (a multiple of 8 below 65536) in
+ * HISTO_BUCKET_LOCAL_WORDS local words (16-bit counters and a count,
+ * which also hold part B's lanes). Cursors
  * padded to HISTO_BUCKET_PAD words; the tile's memory stages at least
  * HISTO_BUCKET_MIN_SLOTS values a bucket, a work-item reads
  * HISTO_BUCKET_QUADS quads a step, teams of HISTO_BUCKET_TEAM work-items
@@ -147,6 +149,8 @@
  * of the device's memory and at least HISTO_BUCKET_MIN_CAP entries
  * each. */
 #define HISTO_BUCKET_BINS 8192u
+#define HISTO_BUCKET_CHUNK 65528u
+#define HISTO_BUCKET_LOCAL_WORDS 4097u
 #define HISTO_BUCKET_PAD 32u
 #define HISTO_BUCKET_MIN_SLOTS 16u
 #define HISTO_BUCKET_QUADS 2u

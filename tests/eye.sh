@@ -158,18 +158,26 @@ fi
 # were used: with the default groups, with groups of 1, 3 and 32
 # work-items, with areas of 8 entries (nearly every value past an area's
 # end goes to a global atomic), in the replicated strategy, and with the
-# buckets off (HISTO_EYE_BUCKET_CAP=0, histo.out saying so).
+# buckets off (HISTO_EYE_BUCKET_CAP=0, histo.out saying so). 4.2M values
+# into 256x64 bins (tiles of 1 row) fill each of its two buckets with 32
+# of the reduction's chunks and saturate every bin.
 if echo "$STRATEGIES" | grep -qw eye; then
     need_case uniform && need_case no_eye
     [ -s "$W/odd_bins.ref.raw" ] \
         || { $GEN -o "$W/odd_bins.bin" --seed 2 --dist uniform --image 1001x333 \
                  --histo 999x3001 >/dev/null \
              && ref_counts "$W/odd_bins.bin" "$W/odd_bins.ref.bmp"; }
+    [ -s "$W/full_bins.ref.raw" ] \
+        || { $GEN -o "$W/full_bins.bin" --seed 4 --dist uniform --image 2048x2048 \
+                 --histo 256x64 >/dev/null \
+             && ref_counts "$W/full_bins.bin" "$W/full_bins.ref.bmp"; }
     for spec in "uniform:default g1 g3 g32 cap8 replicated off" \
-                "no_eye:default cap8" "odd_bins:default g3 cap8 off"; do
+                "no_eye:default cap8" "odd_bins:default g3 cap8 off" \
+                "full_bins:default g32"; do
         name=${spec%%:*}
         dir=$INPUTS
-        [ "$name" = odd_bins ] && dir=$W
+        rows=64
+        case $name in odd_bins) dir=$W ;; full_bins) dir=$W rows=1 ;; esac
         for v in ${spec#*:}; do
             id=buckets.$name.$v
             strategy=eye want=yes
@@ -179,7 +187,7 @@ if echo "$STRATEGIES" | grep -qw eye; then
                  off) HISTO_EYE_BUCKET_CAP=0; export HISTO_EYE_BUCKET_CAP ;;
              esac
              [ "$v" = replicated ] && strategy=replicated
-             run_histo --strategy "$strategy" --tile-rows 64 -i "$dir/$name.bin" \
+             run_histo --strategy "$strategy" --tile-rows "$rows" -i "$dir/$name.bin" \
                  -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1)
             st=$?
             [ "$v" = off ] && want=no
