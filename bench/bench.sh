@@ -32,10 +32,11 @@
 # The floors are measured for every input by build/atomic-probe in the
 # same run, on the same device, for the input's number of values, each
 # counting every value the way histo's run did: by a local atomic where
-# histo's eye found a window (eye.tiles_used > 0), by a global atomic
-# where it found none or the strategy is global (no tile holds those
-# values), not at all for the cpu strategy (private histograms, no
-# atomics). floor1 is the hardware's: one kernel that reads every value
+# histo's eye found a window (eye.tiles_used > 0) or, finding none,
+# sorted the values into buckets that are counted in local memory
+# (eye.buckets_used = yes), by a global atomic where it sent them to
+# global atomics or the strategy is global, not at all for the cpu
+# strategy (private histograms, no atomics). floor1 is the hardware's: one kernel that reads every value
 # once and counts it (global: the atomics alone). floor is the eye
 # strategy's shape: an iteration of two kernels enqueued back to back,
 # the first reading and counting every value, the second empty, as its
@@ -128,7 +129,9 @@ for name in $INPUTS; do
     $B/atomic-probe $(key "$out" selected.platform) $(key "$out" selected.device) \
         "$values" "$bins" "${PROBE_RUNS:-50}" >"$W/$tag.probe" 2>&1 || cat "$W/$tag.probe" >&2
     count_by=local
-    [ "$(key "$out" strategy)" = global ] || [ "$(key "$out" eye.tiles_used)" = 0 ] \
+    [ "$(key "$out" strategy)" = global ] \
+        || { [ "$(key "$out" eye.tiles_used)" = 0 ] \
+             && [ "$(key "$out" eye.buckets_used)" != yes ]; } \
         && count_by=global
     [ "$(key "$out" strategy)" = cpu ] && count_by=none
     # floor: an iteration of two kernels counting the same way (histo's

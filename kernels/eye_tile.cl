@@ -794,8 +794,10 @@ static void bucket_flush(local uint *fill, local uint *base,
 }
 
 /* The group's quads [from_q, to_q) of the input into the buckets, a step
- * at a time: HISTO_BUCKET_QUADS quads per work-item at most, their loads
- * issued before the staging atomics. The steps' bounds are the same for
+ * at a time: HISTO_BUCKET_ROUNDS rounds of HISTO_BUCKET_QUADS quads per
+ * work-item at most, each round's loads issued before its staging
+ * atomics (rounds keep the registers of QUADS quads while a step, and
+ * its flush, covers more values). The steps' bounds are the same for
  * every work-item (the barriers are reached by all). */
 static void bucket_slice(global const uint *restrict in, uint n,
                          local uint *tile, uint tile_words, uint nbins,
@@ -810,26 +812,30 @@ static void bucket_slice(global const uint *restrict in, uint n,
     local ushort *slot = (local ushort *)(tile + 2 * nb);
     /* the host leaves room for HISTO_BUCKET_MIN_SLOTS a bucket (eye.c) */
     const uint per = (tile_words - 2 * nb) * 2 / nb;
-    const uint step_q = clamp(per * nb / 8, 1u, size * HISTO_BUCKET_QUADS);
+    const uint round_q = size * HISTO_BUCKET_QUADS;
+    const uint step_q = clamp(per * nb / 8, 1u,
+                              round_q * HISTO_BUCKET_ROUNDS);
     const uint full_q = n / 4;
     for (uint k = lid; k < nb; k += size)
         fill[k] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* q0 + step_q <= 2^29 + 2^16 * 4: no wrap */
+    /* q0 + step_q <= 2^29 + 2^16 * 4 * HISTO_BUCKET_ROUNDS: no wrap */
     for (uint q0 = from_q; q0 < to_q; q0 += step_q) {
         const uint q_end = min(q0 + step_q, to_q);
-        uint4 v[HISTO_BUCKET_QUADS];
-        for (uint j = 0; j < HISTO_BUCKET_QUADS; ++j) {
-            const uint q = q0 + lid + j * size;
-            v[j] = q < q_end && q < full_q ? vload4(q, in) : (uint4)(0);
-        }
-        for (uint j = 0; j < HISTO_BUCKET_QUADS; ++j) {
-            const uint q = q0 + lid + j * size;
-            if (q < q_end && q < full_q) {
-                stage4(fill, slot, per, outer, v[j]);
-            } else if (q < q_end) {
-                for (uint i = 4 * q; i < n; ++i)
-                    stage(fill, slot, per, outer, in[i]);
+        for (uint r = q0; r < q_end; r += round_q) {
+            uint4 v[HISTO_BUCKET_QUADS];
+            for (uint j = 0; j < HISTO_BUCKET_QUADS; ++j) {
+                const uint q = r + lid + j * size;
+                v[j] = q < q_end && q < full_q ? vload4(q, in) : (uint4)(0);
+            }
+            for (uint j = 0; j < HISTO_BUCKET_QUADS; ++j) {
+                const uint q = r + lid + j * size;
+                if (q < q_end && q < full_q) {
+                    stage4(fill, slot, per, outer, v[j]);
+                } else if (q < q_end) {
+                    for (uint i = 4 * q; i < n; ++i)
+                        stage(fill, slot, per, outer, in[i]);
+                }
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -138,22 +138,25 @@
 
 /* Buckets (eye_tile.cl): an iteration without a tile sorts its values
  * into buckets of HISTO_BUCKET_BINS bins (16-bit offsets) instead of
- * sending each to a global atomic; the reduction counts a bucket
- * HISTO_BUCKET_CHUNK entries at a time (a multiple of 8 below 65536) in
- * HISTO_BUCKET_LOCAL_WORDS local words (16-bit counters and a count,
- * which also hold part B's lanes). Cursors
- * padded to HISTO_BUCKET_PAD words; the tile's memory stages at least
- * HISTO_BUCKET_MIN_SLOTS values a bucket, a work-item reads
- * HISTO_BUCKET_QUADS quads a step, teams of HISTO_BUCKET_TEAM work-items
- * copy a bucket's run out; the areas take at most 1/HISTO_BUCKET_MEM_INV
- * of the device's memory and at least HISTO_BUCKET_MIN_CAP entries
- * each. */
+ * sending each to a global atomic. Cursors padded to HISTO_BUCKET_PAD
+ * words; the tile's memory stages at least HISTO_BUCKET_MIN_SLOTS values
+ * a bucket; a work-item reads HISTO_BUCKET_QUADS quads a round and
+ * HISTO_BUCKET_ROUNDS rounds a step (the registers of 2 quads: 4 at once
+ * took eye_tile to 55 registers, one group an SM, and train from 41.7 to
+ * 46.8 us on an H200); teams of HISTO_BUCKET_TEAM work-items copy a
+ * bucket's run out; the areas take at most 1/HISTO_BUCKET_MEM_INV of the
+ * device's memory and at least HISTO_BUCKET_MIN_CAP entries each. The
+ * reduction counts a bucket HISTO_BUCKET_CHUNK entries at a time (a
+ * multiple of 8 below 65536) in HISTO_BUCKET_LOCAL_WORDS local words
+ * (16-bit counters and a count, which also hold part B's lanes).
+ * docs/design.md, "Buckets", has the measurements. */
 #define HISTO_BUCKET_BINS 8192u
 #define HISTO_BUCKET_CHUNK 65528u
 #define HISTO_BUCKET_LOCAL_WORDS 4097u
 #define HISTO_BUCKET_PAD 32u
 #define HISTO_BUCKET_MIN_SLOTS 16u
 #define HISTO_BUCKET_QUADS 2u
+#define HISTO_BUCKET_ROUNDS 2u
 #define HISTO_BUCKET_TEAM 32u
 #define HISTO_BUCKET_MEM_INV 16u
 #define HISTO_BUCKET_MIN_CAP 64u
