@@ -454,8 +454,9 @@ static int plan_samples(struct eye_plan *p, const struct histo_input *in)
  * bucket, and each area about twice an even share of the input (values
  * past an area's end take global atomics), within 1/HISTO_BUCKET_MEM_INV
  * of the device's memory and one allocation. $HISTO_EYE_BUCKET_CAP sets
- * the entries an area holds (0: no buckets). The fused kernel takes none:
- * its reduction would need a bucket's counters in the tile's memory. */
+ * the entries an area holds (0: no buckets). Only eye_tile_2d has them
+ * (eye_tile.cl, count_group). The fused kernels take none: their
+ * reduction would need a bucket's counters in the tile's memory. */
 static int plan_buckets(struct eye_plan *p, const struct strategy_env *env,
                         bool fused)
 {
@@ -478,6 +479,10 @@ static int plan_buckets(struct eye_plan *p, const struct strategy_env *env,
         return status;
     if (fused) {
         p->buckets_why = "the fused kernel";
+        return HISTO_OK;
+    }
+    if (!p->two_d) {
+        p->buckets_why = "eye_tile (inputs below the 2-D window's size)";
         return HISTO_OK;
     }
     if ((uint64_t)p->tile_words < nb * (2 + HISTO_BUCKET_MIN_SLOTS / 2)) {

@@ -211,11 +211,15 @@ check_case eye.2d_groups_of_3 "$wide" "$eye --tile-rows 2" \
     'HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_MAX_GROUP=3' \
     "^config.tile_kernel = eye_tile_2d\$|^config.work_group.eye_tile = 3\$|^eye.cols = [1-9][0-9]\$"
 check_case eye.no_window "--image 200x100 --histo 256x64 --dist uniform" "$eye --tile-rows 2" '' \
-    '^eye.tiles_used = 0$|^eye.buckets_used = yes$'
-check_case eye.no_window_atomics "--image 200x100 --histo 256x64 --dist uniform" "$eye --tile-rows 2" \
-    HISTO_EYE_BUCKET_CAP=0 '^eye.tiles_used = 0$|^eye.buckets_used = no$'
-check_case eye.buckets_full "--image 150x101 --histo 203x97 --dist uniform" "$eye --tile-rows 2" \
-    'HISTO_EYE_BUCKET_CAP=8 HISTO_TEST_MAX_GROUP=7' \
+    '^eye.tiles_used = 0$|^eye.buckets_used = no$'
+check_case eye.no_window_buckets "--image 200x100 --histo 256x64 --dist uniform" "$eye --tile-rows 2" \
+    HISTO_TEST_2D_MIN_VALUES=1 \
+    '^config.tile_kernel = eye_tile_2d$|^eye.tiles_used = 0$|^eye.buckets_used = yes$'
+check_case eye.no_window_2d_atomics "--image 200x100 --histo 256x64 --dist uniform" "$eye --tile-rows 2" \
+    'HISTO_TEST_2D_MIN_VALUES=1 HISTO_EYE_BUCKET_CAP=0' \
+    '^config.tile_kernel = eye_tile_2d$|^eye.tiles_used = 0$|^eye.buckets_used = no$'
+check_case eye.buckets_full "--image 150x101 --histo 204x97 --dist uniform" "$eye --tile-rows 2" \
+    'HISTO_TEST_2D_MIN_VALUES=1 HISTO_EYE_BUCKET_CAP=8 HISTO_TEST_MAX_GROUP=7' \
     '^eye.buckets_used = yes$|^config.buckets = 3$|^config.bucket_cap = 8$'
 check_case eye.one_bin "$onebin" "$eye" '' \
     '^eye.tiles_used = 1$'

@@ -150,28 +150,32 @@ if echo "$STRATEGIES" | grep -qw eye; then
         done
     done
 fi
-# Buckets: an iteration without a window sorts its values into buckets
-# of 8192 bins (eye_tile.cl). Tiles of 64 rows leave a flat input
-# without a window on any device; a uniform input, one with a third of
-# its values outliers (no_eye) and one of 2,997,999 bins (no multiple of
-# 4 or of a bucket) must come out exact with histo.out saying buckets
-# were used: with the default groups, with groups of 1, 3 and 32
-# work-items, with areas of 8 entries (nearly every value past an area's
-# end goes to a global atomic), in the replicated strategy, and with the
-# buckets off (HISTO_EYE_BUCKET_CAP=0, histo.out saying so). 4.2M values
-# into 256x64 bins (tiles of 1 row) fill each of its two buckets with 32
-# of the reduction's chunks and saturate every bin.
+# Buckets: an iteration of eye_tile_2d without a window sorts its values
+# into buckets of 8192 bins (eye_tile.cl); HISTO_TEST_2D_MIN_VALUES=1
+# (test-only) runs eye_tile_2d for inputs of any size where the width is
+# a multiple of 4, and tiles of 64
+# rows leave a flat input without a window on any device. A uniform
+# input, one with a third of its values outliers (no_eye) and one of
+# 2,999,000 bins (no multiple of a bucket) must come out exact
+# with histo.out saying buckets were used: with the default groups, with
+# groups of 1, 3 and 32 work-items, with areas of 8 entries (nearly every
+# value past an area's end goes to a global atomic), in the replicated
+# strategy; and without them, histo.out saying so, with the buckets off
+# (HISTO_EYE_BUCKET_CAP=0) and in eye_tile (eyetile: inputs below the
+# 2-D window's size). 4.2M values into 256x64 bins (tiles of 1 row) fill
+# each of its two buckets with 32 of the reduction's chunks and saturate
+# every bin.
 if echo "$STRATEGIES" | grep -qw eye; then
     need_case uniform && need_case no_eye
     [ -s "$W/odd_bins.ref.raw" ] \
         || { $GEN -o "$W/odd_bins.bin" --seed 2 --dist uniform --image 1001x333 \
-                 --histo 999x3001 >/dev/null \
+                 --histo 1000x2999 >/dev/null \
              && ref_counts "$W/odd_bins.bin" "$W/odd_bins.ref.bmp"; }
     [ -s "$W/full_bins.ref.raw" ] \
         || { $GEN -o "$W/full_bins.bin" --seed 4 --dist uniform --image 2048x2048 \
                  --histo 256x64 >/dev/null \
              && ref_counts "$W/full_bins.bin" "$W/full_bins.ref.bmp"; }
-    for spec in "uniform:default g1 g3 g32 cap8 replicated off" \
+    for spec in "uniform:default g1 g3 g32 cap8 replicated off eyetile" \
                 "no_eye:default cap8" "odd_bins:default g3 cap8 off" \
                 "full_bins:default g32"; do
         name=${spec%%:*}
@@ -181,7 +185,8 @@ if echo "$STRATEGIES" | grep -qw eye; then
         for v in ${spec#*:}; do
             id=buckets.$name.$v
             strategy=eye want=yes
-            (case $v in
+            ([ "$v" = eyetile ] || { HISTO_TEST_2D_MIN_VALUES=1; export HISTO_TEST_2D_MIN_VALUES; }
+             case $v in
                  g*) HISTO_TEST_MAX_GROUP=${v#g}; export HISTO_TEST_MAX_GROUP ;;
                  cap8) HISTO_EYE_BUCKET_CAP=8; export HISTO_EYE_BUCKET_CAP ;;
                  off) HISTO_EYE_BUCKET_CAP=0; export HISTO_EYE_BUCKET_CAP ;;
@@ -190,7 +195,7 @@ if echo "$STRATEGIES" | grep -qw eye; then
              run_histo --strategy "$strategy" --tile-rows "$rows" -i "$dir/$name.bin" \
                  -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1)
             st=$?
-            [ "$v" = off ] && want=no
+            case $v in off | eyetile) want=no ;; esac
             used=$(sed -n 's/^eye.buckets_used = //p' "$W/$id.out" 2>/dev/null)
             if [ "$st" -ne 0 ]; then
                 bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
