@@ -21,8 +21,8 @@
 # tables in README.md and docs/ with this output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-[ $# -gt 0 ] || set -- docs/bench/h100-f231392-default.jsonl \
-    docs/bench/h200-340b36a-default.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
+[ $# -gt 0 ] || set -- docs/bench/h100-ca192a7-default.jsonl \
+    docs/bench/h200-298359d-default.jsonl docs/bench/pocl-2core-7444fcf-all.jsonl:cpu
 col=0
 for arg in "$@"; do
     col=$((col + 1))
