@@ -12,7 +12,8 @@
 # histo is faster), where the rows have them, histo's time over the
 # floors make bench measured (bench/bench.sh): first one kernel that
 # reads and counts every value (locally, or by global atomics where the
-# eye found no window), the hardware's floor; then an iteration of two
+# eye found no window and sent its values to them, not to buckets), the
+# hardware's floor; then an iteration of two
 # kernels, histo's own shape; and where they have it the energy of an
 # iteration from the device's own counter (mJ). The caption names each
 # column's device, platform, strategy, date and commit (the rows' "commit", else the part of the file

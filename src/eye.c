@@ -473,10 +473,11 @@ static int plan_buckets(struct eye_plan *p, const struct strategy_env *env,
         p->buckets_why = "HISTO_EYE_BUCKET_CAP=0";
         return HISTO_OK;
     }
-    const int status = strategy_env_number("HISTO_EYE_BUCKET_CAP",
-                                           1ul << 28, &cap);
-    if (status != HISTO_OK)
-        return status;
+    if (strategy_env_number("HISTO_EYE_BUCKET_CAP", 1ul << 28, &cap)
+        != HISTO_OK) {
+        histo_error("HISTO_EYE_BUCKET_CAP may also be 0: no buckets");
+        return HISTO_EXIT_USAGE;
+    }
     if (fused) {
         p->buckets_why = "the fused kernel";
         return HISTO_OK;

@@ -182,6 +182,11 @@ for v in 0 4294967296 -1 8x; do
         env HISTO_TEST_2D_MIN_VALUES="$v" $HISTO --platform "$PLATFORM" --strategy eye \
         -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 done
+for v in 268435457 -1 8x; do
+    expect "bucket_cap.bad_value_$v" 2 "HISTO_EYE_BUCKET_CAP may also be 0" \
+        env HISTO_EYE_BUCKET_CAP="$v" $HISTO --platform "$PLATFORM" --strategy eye \
+        -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+done
 expect device.unknown_platform 4 "no OpenCL platform matches" \
     $HISTO --platform "no such platform" -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect device.unknown_device 4 "no OpenCL device matches" \
