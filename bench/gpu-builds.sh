@@ -38,11 +38,7 @@ for round in $(seq "${ROUNDS:-2}"); do
                 ${STRATEGY:+--strategy "$STRATEGY"} --kernels "$dir/kernels" \
                 -i "$w/$name.bin" -o "$run.bmp" --raw "$run.raw" \
                 --timing "$run.out" -- "$its" >"$run.log" 2>&1
-            rc=$?
-            check=$(cmp -s "$run.raw" "$w/$name.ref.raw" \
-                    && cmp -s "$run.bmp" "$w/$name.ref.bmp" && echo byte-exact \
-                    || echo "DIFFERS rc=$rc")
-            rm -f "$run.bmp" "$run.raw"
+            check=$(verdict "$run" "$name" $?)
             get() { sed -n "s/^$1 = //p" "$run.out"; }
             printf '%-12s %-8s %-6s %5s %5s %9s %9s %s\n' "$tag" "$name" \
                 "$(get strategy)" "$(get eye.tiles_used)" "$(get eye.buckets_used)" \

@@ -25,11 +25,7 @@ for name in ${INPUTS:-spec test wide uniform onebin}; do
             env $(cat "$dir/ENV" 2>/dev/null) ./histo --platform "$platform" --device "$device" --strategy eye \
                 --kernels "$dir" -i "$w/$name.bin" -o "$w/$tag.bmp" --raw "$w/$tag.raw" \
                 --timing "$out/$tag.out" -- "$its" >"$out/$tag.log" 2>&1
-            rc=$?
-            check=$(cmp -s "$w/$tag.raw" "$w/$name.ref.raw" \
-                    && cmp -s "$w/$tag.bmp" "$w/$name.ref.bmp" && echo byte-exact \
-                    || echo "DIFFERS rc=$rc")
-            rm -f "$w/$tag.bmp" "$w/$tag.raw"
+            check=$(verdict "$w/$tag" "$name" $?)
             get() { sed -n "s/^$1 = //p" "$out/$tag.out"; }
             printf '%-8s %-22s %5s %5s %9s %9s %9s %s\n' "$name" "$(basename "$dir")" \
                 "$(get config.batches)" "$(get eye.tiles_used)" \

@@ -33,3 +33,14 @@ for name in spec test train ref spike wide wide5 uniform onebin; do
         || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" "$w/$name.ref.raw" &
 done
 wait
+# verdict OUT NAME RC: "byte-exact" where OUT.bmp and OUT.raw equal input
+# NAME's reference, else "DIFFERS rc=RC" (histo's exit status); removes
+# both outputs.
+verdict() {
+    if cmp -s "$1.raw" "$w/$2.ref.raw" && cmp -s "$1.bmp" "$w/$2.ref.bmp"; then
+        echo byte-exact
+    else
+        echo "DIFFERS rc=$3"
+    fi
+    rm -f "$1.bmp" "$1.raw"
+}
