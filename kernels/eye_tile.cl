@@ -37,7 +37,8 @@
  * atomics that contend only inside the group. The values outside the
  * window are shared out: tile t sends those of the t-th part of the slice
  * to `outer`, a full-size 32-bit histogram, with global atomics. With no
- * tile (a flat distribution) every group takes its own slice to `outer`.
+ * tile (a flat distribution) every group takes its own slice into the
+ * buckets (below) where the host gave them room, else to `outer`.
  *
  * Counters. Two 16-bit counters per 32-bit word double the rows a tile
  * holds. A work-item reads a counter before adding to it and adds only

@@ -451,10 +451,11 @@ static int plan_samples(struct eye_plan *p, const struct histo_input *in)
 
 /* Buckets for iterations without a tile (eye_tile.cl, "Buckets"): the
  * tile's memory must hold the staging of HISTO_BUCKET_MIN_SLOTS values a
- * bucket, and each area about twice an even share of the input (values
- * past an area's end take global atomics), within 1/HISTO_BUCKET_MEM_INV
- * of the device's memory and one allocation. $HISTO_EYE_BUCKET_CAP sets
- * the entries an area holds (0: no buckets). Only eye_tile_2d has them
+ * bucket, and each area about twice an even share of the input, never
+ * more than the input (values past an area's end take global atomics),
+ * within 1/HISTO_BUCKET_MEM_INV of the device's memory and one
+ * allocation. $HISTO_EYE_BUCKET_CAP sets the entries an area holds (0: no
+ * buckets), checked against one allocation only. Only eye_tile_2d has them
  * (eye_tile.cl, count_group). The fused kernels take none: their
  * reduction would need a bucket's counters in the tile's memory. */
 static int plan_buckets(struct eye_plan *p, const struct strategy_env *env,
@@ -483,7 +484,7 @@ static int plan_buckets(struct eye_plan *p, const struct strategy_env *env,
         return HISTO_OK;
     }
     if (!p->two_d) {
-        p->buckets_why = "eye_tile (inputs below the 2-D window's size)";
+        p->buckets_why = "eye_tile (no 2-D window for this input)";
         return HISTO_OK;
     }
     if ((uint64_t)p->tile_words < nb * (2 + HISTO_BUCKET_MIN_SLOTS / 2)) {
@@ -492,7 +493,10 @@ static int plan_buckets(struct eye_plan *p, const struct strategy_env *env,
     }
     const uint64_t n = env->input->nvalues;
     uint64_t entries = cap != 0 ? cap : 2 * ((n + nb - 1) / nb);
-    entries = (entries + 7) & ~(uint64_t)7; /* areas on 16-byte bounds */
+    if (entries > n)
+        entries = n;
+    /* areas on 16-byte bounds; n <= 2^31: fits cl_uint */
+    entries = (entries + 7) & ~(uint64_t)7;
     uint64_t limit = env->device->global_mem / HISTO_BUCKET_MEM_INV;
     if (limit > env->device->max_alloc)
         limit = env->device->max_alloc;

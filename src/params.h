@@ -145,7 +145,9 @@
  * took eye_tile to 55 registers, one group an SM, and train from 41.7 to
  * 46.8 us on an H200); teams of HISTO_BUCKET_TEAM work-items copy a
  * bucket's run out; the areas take at most 1/HISTO_BUCKET_MEM_INV of the
- * device's memory and at least HISTO_BUCKET_MIN_CAP entries each. The
+ * device's memory (a resident input may take 7/8 of it, work.c, and an
+ * input of two chunk lengths has two states) and at least
+ * HISTO_BUCKET_MIN_CAP entries each. The
  * reduction counts a bucket HISTO_BUCKET_CHUNK entries at a time (a
  * multiple of 8 below 65536) in HISTO_BUCKET_LOCAL_WORDS local words
  * (16-bit counters and a count, which also hold part B's lanes).
@@ -158,7 +160,7 @@
 #define HISTO_BUCKET_QUADS 2u
 #define HISTO_BUCKET_ROUNDS 2u
 #define HISTO_BUCKET_TEAM 32u
-#define HISTO_BUCKET_MEM_INV 16u
+#define HISTO_BUCKET_MEM_INV 32u
 #define HISTO_BUCKET_MIN_CAP 64u
 
 /* cpu strategy: the merge reads the private histograms in lines of
