@@ -140,6 +140,18 @@ static int plan_work(struct histo_run *r)
 
 /* A context and queues, the device's loop limit, the strategy and its
  * kernels. */
+/* histo's signal handlers back in place. An OpenCL implementation may
+ * install its own while it compiles kernels (LLVM's support library can,
+ * for SIGHUP, SIGINT and SIGTERM, where it writes temporary files); one
+ * that returns would let a blocking open or write of an output fail with
+ * EINTR instead of ending the run by the signal. After the build, and
+ * before the outputs are written (--tune builds more programs on the
+ * way). */
+static void restore_signals(void)
+{
+    outfile_handle_signals();
+}
+
 static int build(struct histo_run *r)
 {
     double t = timer_now();
@@ -158,6 +170,7 @@ static int build(struct histo_run *r)
             != HISTO_OK)
         return status;
     r->ph.build_s = timer_now() - t;
+    restore_signals();
     return HISTO_OK;
 }
 
@@ -282,6 +295,7 @@ static int download_and_check(struct histo_run *r)
  * histo.out is written either way and says check = FAIL. */
 static int write_results(struct histo_run *r, double start)
 {
+    restore_signals();
     const struct histo_options *opt = &r->opt;
     const bool wrong = r->check.wrong > 0;
     char digest[COUNTS_DIGEST_CHARS];

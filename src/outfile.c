@@ -145,20 +145,26 @@ static void on_signal(int sig)
 void outfile_handle_signals(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    enum { NSIGS = sizeof sigs / sizeof sigs[0] };
+    /* A signal ignored at start stays ignored (nohup, background jobs of
+     * a non-interactive shell), also where a library has since put a
+     * handler of its own in place: the first call decides. */
+    static bool asked, ignored[NSIGS];
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i)
+    for (size_t i = 0; i < NSIGS; ++i)
         sigaddset(&sa.sa_mask, sigs[i]);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+    for (size_t i = 0; i < NSIGS; ++i) {
         struct sigaction old;
-        /* A signal ignored at start stays ignored (nohup, background
-         * jobs of a non-interactive shell). */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        (void)sigaction(sigs[i], &sa, NULL);
+        if (!asked)
+            ignored[i] = sigaction(sigs[i], NULL, &old) == 0
+                      && old.sa_handler == SIG_IGN;
+        if (!ignored[i])
+            (void)sigaction(sigs[i], &sa, NULL);
     }
+    asked = true;
     signal(SIGPIPE, SIG_IGN);
 }
 
