@@ -140,13 +140,13 @@ static int plan_work(struct histo_run *r)
 
 /* A context and queues, the device's loop limit, the strategy and its
  * kernels. */
-/* histo's signal handlers back in place. An OpenCL implementation may
- * install its own while it compiles kernels (LLVM's support library can,
- * for SIGHUP, SIGINT and SIGTERM, where it writes temporary files); one
- * that returns would let a blocking open or write of an output fail with
- * EINTR instead of ending the run by the signal. After the build, and
- * before the outputs are written (--tune builds more programs on the
- * way). */
+/* histo's signal dispositions back in place. An OpenCL implementation
+ * may install handlers of its own while it compiles kernels (PoCL's LLVM
+ * does); for a signal ignored at start, LLVM's re-raises it into the
+ * ignored disposition and returns, so a hangup under nohup turned a
+ * blocking open of an output into EINTR and a failed run. After the
+ * build, and before the outputs are written (--tune builds more programs
+ * on the way). */
 static void restore_signals(void)
 {
     outfile_handle_signals();

@@ -147,8 +147,11 @@ void outfile_handle_signals(void)
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     enum { NSIGS = sizeof sigs / sizeof sigs[0] };
     /* A signal ignored at start stays ignored (nohup, background jobs of
-     * a non-interactive shell), also where a library has since put a
-     * handler of its own in place: the first call decides. */
+     * a non-interactive shell): the first call decides, and a later one
+     * ignores it again where a library has since put a handler in place
+     * (LLVM's, in PoCL compiling kernels, re-raises the signal into the
+     * ignored disposition and returns: a blocking open failed with
+     * EINTR). */
     static bool asked, ignored[NSIGS];
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -163,6 +166,8 @@ void outfile_handle_signals(void)
                       && old.sa_handler == SIG_IGN;
         if (!ignored[i])
             (void)sigaction(sigs[i], &sa, NULL);
+        else if (asked)
+            (void)signal(sigs[i], SIG_IGN);
     }
     asked = true;
     signal(SIGPIPE, SIG_IGN);

@@ -80,7 +80,8 @@ void outfile_discard_all(void);
  * histo started) that remove temporary and committed outputs, print one
  * line and end the process by the same signal (exit status 128 + N in a
  * shell); SIGPIPE is ignored, so a closed pipe is a write error. Called
- * again, it puts them back where a library replaced them. */
+ * again, it puts them back where a library replaced them, and ignores
+ * again what was ignored at start. */
 void outfile_handle_signals(void);
 
 /* Waits for an exclusive lock on PATH.lock beside the regular file (or
