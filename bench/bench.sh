@@ -36,8 +36,9 @@
 # sorted the values into buckets that are counted in local memory
 # (eye.buckets_used = yes), by a global atomic where it sent them to
 # global atomics or the strategy is global, not at all for the cpu
-# strategy (private histograms, no atomics). floor1 is the hardware's: one kernel that reads every value
-# once and counts it (global: the atomics alone). floor is the eye
+# strategy (private histograms, no atomics). floor1 is the hardware's:
+# one kernel that reads every value once and counts it (global: the
+# atomics alone). floor is the eye
 # strategy's shape: an iteration of two kernels enqueued back to back,
 # the first reading and counting every value, the second empty, as its
 # iterations end with a kernel that reads little (the fused strategy's

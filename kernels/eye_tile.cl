@@ -889,8 +889,8 @@ static void publish(global uint *restrict eye, const struct grid *g,
  * its tile (and its share of the values outside the window into
  * `outer`), the tile flushed to `partial`; without a tile, its share into
  * the buckets where the host gave them room (a->bucket_cap, eye_tile_2d
- * only), else into `outer`. The tile's memory is free again once the group has passed a
- * barrier. */
+ * only), else into `outer`. The tile's memory is free again once the
+ * group has passed a barrier. */
 static void count_group(global const uint *restrict in,
                         const struct eye_args *a, local uint *tile,
                         global uchar *restrict partial,

@@ -140,18 +140,6 @@ static int plan_work(struct histo_run *r)
 
 /* A context and queues, the device's loop limit, the strategy and its
  * kernels. */
-/* histo's signal dispositions back in place. An OpenCL implementation
- * may install handlers of its own while it compiles kernels (PoCL's LLVM
- * does); for a signal ignored at start, LLVM's re-raises it into the
- * ignored disposition and returns, so a hangup under nohup turned a
- * blocking open of an output into EINTR and a failed run. After the
- * build, and before the outputs are written (--tune builds more programs
- * on the way). */
-static void restore_signals(void)
-{
-    outfile_handle_signals();
-}
-
 static int build(struct histo_run *r)
 {
     double t = timer_now();
@@ -170,7 +158,10 @@ static int build(struct histo_run *r)
             != HISTO_OK)
         return status;
     r->ph.build_s = timer_now() - t;
-    restore_signals();
+    /* the implementation may have put signal handlers of its own in place
+     * while it compiled (PoCL's LLVM does): histo's back, as are those
+     * ignored at start (outfile_handle_signals) */
+    outfile_handle_signals();
     return HISTO_OK;
 }
 
@@ -295,7 +286,8 @@ static int download_and_check(struct histo_run *r)
  * histo.out is written either way and says check = FAIL. */
 static int write_results(struct histo_run *r, double start)
 {
-    restore_signals();
+    /* --tune compiled more programs on the way (build() says why) */
+    outfile_handle_signals();
     const struct histo_options *opt = &r->opt;
     const bool wrong = r->check.wrong > 0;
     char digest[COUNTS_DIGEST_CHARS];

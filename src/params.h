@@ -147,11 +147,11 @@
  * bucket's run out; the areas take at most 1/HISTO_BUCKET_MEM_INV of the
  * device's memory (a resident input may take 7/8 of it, work.c, and an
  * input of two chunk lengths has two states) and at least
- * HISTO_BUCKET_MIN_CAP entries each. The
- * reduction counts a bucket HISTO_BUCKET_CHUNK entries at a time (a
- * multiple of 8 below 65536) in HISTO_BUCKET_LOCAL_WORDS local words
- * (16-bit counters and a count, which also hold part B's lanes).
- * docs/design.md, "Buckets", has the measurements. */
+ * HISTO_BUCKET_MIN_CAP entries each. The reduction counts a bucket
+ * HISTO_BUCKET_CHUNK entries at a time (a multiple of 8 below 65536) in
+ * HISTO_BUCKET_LOCAL_WORDS local words (16-bit counters and a count,
+ * which also hold part B's lanes). docs/design.md, "Buckets", has the
+ * measurements. */
 #define HISTO_BUCKET_BINS 8192u
 #define HISTO_BUCKET_CHUNK 65528u
 #define HISTO_BUCKET_LOCAL_WORDS 4097u

@@ -153,11 +153,10 @@ fi
 # Buckets: an iteration of eye_tile_2d without a window sorts its values
 # into buckets of 8192 bins (eye_tile.cl); HISTO_TEST_2D_MIN_VALUES=1
 # (test-only) runs eye_tile_2d for inputs of any size where the width is
-# a multiple of 4, and tiles of 64
-# rows leave a flat input without a window on any device. A uniform
-# input, one with a third of its values outliers (no_eye) and one of
-# 2,999,000 bins (no multiple of a bucket) must come out exact
-# with histo.out saying buckets were used: with the default groups, with
+# a multiple of 4, and tiles of 64 rows leave a flat input without a
+# window on any device. A uniform input, one with a third of its values
+# outliers (no_eye) and one of 2,999,000 bins (no multiple of a bucket)
+# must come out exact with histo.out saying buckets were used: with the default groups, with
 # groups of 1, 3 and 32 work-items, with areas of 8 entries (nearly every
 # value past an area's end goes to a global atomic), in the replicated
 # strategy; and without them, histo.out saying so, with the buckets off
