@@ -50,10 +50,18 @@
  * result is not used, so nothing waits for it; a bin many work-items
  * share costs a broadcast read once saturated, and a work-item remembers
  * the last counter it found saturated, so a run of equal values (one bin
- * hammered) costs a compare each. Values are read as uint4, four quads
- * per step to keep loads in flight. (8-bit counters, four a word, would
- * need a compare-and-swap to stop at 255 without carrying into the
- * neighbour: 3-8x slower on an H100, docs/design.md.)
+ * hammered) costs a compare each. In eye_tile, where no counter can
+ * pass 65535 (a group's slice holds at most HISTO_PLAIN_MAX_VALUES
+ * values), the read is left out and every value is a plain add,
+ * saturated only when the tile is written out, unless the eye's samples
+ * show a bin hammered (at least 1/HISTO_EYE_HOT_INV of them in the same
+ * counter word as the value after them), where adds without the read
+ * would all meet on one word. eye_tile_2d always reads first: the
+ * sampling and the second loop took registers from its other inputs.
+ * Values are read as uint4, four quads per step to keep loads in flight.
+ * (8-bit counters, four a word, would need a compare-and-swap to stop at
+ * 255 without carrying into the neighbour: 3-8x slower on an H100,
+ * docs/design.md.)
  *
  * Copies. The replicated strategy runs these kernels with `replicas` R
  * copies of the tile per group (the eye strategy with 1): copy c holds
@@ -95,7 +103,9 @@ static uint sample_index(uint s, uint stride)
 #error "16-bit tile counters cannot hold 255 plus one increment per work-item of so large a group"
 #endif
 
-/* One value into its tile counter, unless the counter already shows 255:
+/* One value into its tile counter. plain (a constant at each call): an
+ * add, nothing read (the caller knows the counter cannot pass 65535).
+ * Else unless the counter already shows 255:
  * read first (a broadcast when many work-items share a bin, so a
  * saturated bin costs no atomic), then add without using the result.
  * *sat remembers the last offset this work-item found saturated, so a run
@@ -107,12 +117,17 @@ static uint sample_index(uint s, uint stride)
  * keeps the bound above. It is the one access the kernel checker accepts
  * a data race on (tests/check-kernels.sh finds these two lines by their
  * marks; docs/design.md says why it is not an atomic load). */
-static void tile_add(local uint *tile, uint offset, uint *sat)
+static void tile_add(local uint *tile, uint offset, uint *sat,
+                     const bool plain)
 {
-    if (offset == *sat)
-        return;
     const uint shift = (offset & 1) << 4;
     volatile local uint *word = tile + (offset >> 1);
+    if (plain) {
+        atomic_add(word, 1u << shift);
+        return;
+    }
+    if (offset == *sat)
+        return;
     if (((*word >> shift) & 0xffff) < HISTO_SATURATE) /* race: pre-read */
         atomic_add(word, 1u << shift);                 /* race: its add */
     else
@@ -147,20 +162,20 @@ static bool in_cols(uint d, uint cols, uint *offset)
  * nbins <= 2^32 - 1), so one compare tests both sides. */
 static inline void count(local uint *tile, uint *sat, global uint *outer,
                          uint v, const struct place *pl, bool duty,
-                         const bool two_d)
+                         const bool two_d, const bool plain)
 {
     uint offset;
     if (!two_d) {
         offset = v - pl->tile_lo;
         if (offset < pl->tile_len)
-            tile_add(tile, offset, sat);
+            tile_add(tile, offset, sat, plain);
         else if (duty && v - pl->lo >= pl->len)
             atomic_inc(&outer[v]);
         return;
     }
     const uint d = v - pl->tile_lo;
     if (d < pl->tile_span && in_cols(d, pl->cols, &offset)) {
-        tile_add(tile, offset, sat);
+        tile_add(tile, offset, sat, plain);
     } else if (duty) {
         const uint e = v - pl->lo;
         if (!(e < pl->len && in_cols(e, pl->cols, &offset)))
@@ -170,22 +185,23 @@ static inline void count(local uint *tile, uint *sat, global uint *outer,
 
 static inline void count4(local uint *tile, uint *sat, global uint *outer,
                           uint4 v, const struct place *pl, bool duty,
-                          const bool two_d)
+                          const bool two_d, const bool plain)
 {
-    count(tile, sat, outer, v.x, pl, duty, two_d);
-    count(tile, sat, outer, v.y, pl, duty, two_d);
-    count(tile, sat, outer, v.z, pl, duty, two_d);
-    count(tile, sat, outer, v.w, pl, duty, two_d);
+    count(tile, sat, outer, v.x, pl, duty, two_d, plain);
+    count(tile, sat, outer, v.y, pl, duty, two_d, plain);
+    count(tile, sat, outer, v.z, pl, duty, two_d, plain);
+    count(tile, sat, outer, v.w, pl, duty, two_d, plain);
 }
 
 /* The group's quads [from_q, to_q) of the input, four quads a step to
  * keep loads in flight; `duty` for quads [duty_lo, duty_hi). Called with
- * two_d a constant, so each kind of window gets a loop of its own. */
+ * two_d and plain constants, so each kind of window and of add gets a
+ * loop of its own. */
 static inline void count_slice(global const uint *restrict in, uint n,
                                local uint *tile, global uint *outer,
                                const struct place *pl, uint from_q,
                                uint to_q, uint duty_lo, uint duty_hi,
-                               const bool two_d)
+                               const bool two_d, const bool plain)
 {
     const uint size = get_local_size(0);
     /* n <= 2^31 (checked by the host): q stays below 2^29 + 4 * size,
@@ -201,16 +217,16 @@ static inline void count_slice(global const uint *restrict in, uint n,
         for (uint j = 0; j < 4; ++j) {
             const uint qj = q + j * size;
             count4(tile, &sat, outer, v[j], pl, qj >= duty_lo && qj < duty_hi,
-                   two_d);
+                   two_d, plain);
         }
     }
     for (; q < to_q; q += size) {
         const bool duty = q >= duty_lo && q < duty_hi;
         if (q < full_q) {
-            count4(tile, &sat, outer, vload4(q, in), pl, duty, two_d);
+            count4(tile, &sat, outer, vload4(q, in), pl, duty, two_d, plain);
         } else {
             for (uint i = 4 * q; i < n; ++i)
-                count(tile, &sat, outer, in[i], pl, duty, two_d);
+                count(tile, &sat, outer, in[i], pl, duty, two_d, plain);
         }
     }
 }
@@ -354,7 +370,15 @@ struct eye_small {
     uint window2[2]; /* 2-D: first row, tiles (0: no window) */
     uint edges[2];   /* the sampled columns' first and last bucket */
     uint best2[HISTO_EYE_2D_MAX_TILES]; /* slide()'s best run per size */
+    uint equal[HISTO_EYE_COPIES]; /* samples whose next one (in their run)
+                                   * falls in the same counter word */
+    uint hot; /* find_eye: HOT_NO, HOT_YES, HOT_UNSAMPLED (as hammered) */
 };
+
+/* What the samples say of a hammered bin (struct eye_small's hot). */
+#define HOT_NO 0u
+#define HOT_YES 1u
+#define HOT_UNSAMPLED 2u
 
 /* The eye's sampling: HISTO_EYE_SAMPLES values (or all n), in runs of
  * HISTO_EYE_RUN at `stride` apart. */
@@ -401,6 +425,8 @@ static void clear_scratch(local uint *tile, uint words,
     }
     for (uint t = lid; t < HISTO_EYE_2D_MAX_TILES; t += size)
         sm->best2[t] = 0;
+    for (uint c = lid; c < HISTO_EYE_COPIES; c += size)
+        sm->equal[c] = 0;
 }
 
 /* Sample s's value: `mine` for this work-item's first (loaded early),
@@ -411,6 +437,13 @@ static uint sample_value(global const uint *restrict in,
 {
     return s == lid ? mine
          : s < sp->samples ? in[sample_index(s, sp->stride)] : 0;
+}
+
+/* Whether sample s has a next one in its run (the value after it in the
+ * input). */
+static bool has_next(const struct sampling *sp, uint s)
+{
+    return s + 1 < sp->samples && (s + 1) % HISTO_EYE_RUN != 0;
 }
 
 /* Pass 1 (2-D candidates only): samples per column bucket, then the
@@ -488,6 +521,27 @@ static struct scratch scratch_layout(local uint *tile, uint tile_words,
     sc.best_key = sc.cell2 + cells2 * sc.copies;
     sc.run = sc.best_key + 1;
     return sc;
+}
+
+/* The samples laid out in order at xs (past the scratch), for
+ * count_equal after the next barrier. */
+static void post_samples(global const uint *restrict in,
+                         const struct sampling *sp, uint mine,
+                         local uint *xs, uint lid, uint size)
+{
+    for (uint s = lid; s < sp->samples; s += size)
+        xs[s] = sample_value(in, sp, s, lid, mine);
+}
+
+/* The samples whose next value (in their run) falls in the same counter
+ * word, into equal[] (replicas spread a hammered word's atomics), from
+ * post_samples(); read after a later barrier. */
+static void count_equal(const struct sampling *sp, local const uint *xs,
+                        local uint *equal, uint lid, uint size)
+{
+    for (uint s = lid; s < sp->samples; s += size)
+        if (has_next(sp, s) && (xs[s] >> 1) == (xs[s + 1] >> 1))
+            atomic_inc(&equal[lid % HISTO_EYE_COPIES]);
 }
 
 /* Pass 2: samples per whole-row cell and per 2-D row bucket, each
@@ -584,8 +638,9 @@ static uint choose_windows(const struct eye_args *a, const struct scratch *sc,
 
 /* The eye: sampled by every group alike, so every group chooses the same
  * window with no host round trip. Returns its tiles (0: none), the
- * window in *pl (lo, len, cols), *win_rows (2-D) and *tile_stride (bins
- * from one tile to the next in `partial`). */
+ * window in *pl (lo, len, cols), *win_rows (2-D), *tile_stride (bins
+ * from one tile to the next in `partial`); sm->hot whether a bin is
+ * hammered (HISTO_EYE_HOT_INV above). */
 static uint find_eye(global const uint *restrict in, const struct eye_args *a,
                      local uint *tile, local struct eye_small *sm,
                      bool allow_2d, struct place *pl, uint *win_rows,
@@ -613,8 +668,21 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
      * use it) */
     const uint mine = lid < sp.samples ? in[sample_index(lid, sp.stride)]
                                        : 0;
+    /* eye_tile: the samples, in order, at the tile's end where the
+     * scratch at its largest leaves room (else HOT_UNSAMPLED) */
+    const uint cells2_max = can_2d ? HISTO_EYE_ROW_BUCKETS : 0;
+    const uint xs_at = a->tile_words - min(sp.samples, a->tile_words);
+    const bool have_xs = !allow_2d
+                      && xs_at >= HISTO_EYE_COL_BUCKETS
+                                     + (a->ncells + cells2_max)
+                                           * HISTO_EYE_COPIES
+                                     + 1 + cells2_max;
     clear_scratch(tile, words, sm, lid, size);
+    if (have_xs)
+        post_samples(in, &sp, mine, tile + xs_at, lid, size);
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (have_xs)
+        count_equal(&sp, tile + xs_at, sm->equal, lid, size);
     if (can_2d)
         sample_columns(in, &sp, mine, tile, sm, lid, size);
     const struct span2 sq = column_span(sm, a->tile_bins, height, can_2d);
@@ -622,6 +690,15 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
                                              sq.cells2);
     sample_cells(in, &sp, mine, &sc, &sq, a->tile_bins, a->cell_tiles, lid,
                  size);
+    /* in local memory, not a register: read only when the counting
+     * starts (count_group) */
+    if (lid == 0) {
+        uint equal = 0;
+        for (uint c = 0; c < HISTO_EYE_COPIES; ++c)
+            equal += sm->equal[c];
+        sm->hot = !have_xs ? HOT_UNSAMPLED
+                : equal * HISTO_EYE_HOT_INV >= sp.samples ? HOT_YES : HOT_NO;
+    }
     sum_cells(&sc, sq.cells2, lid, size);
     bool use_2d;
     const uint tiles = choose_windows(a, &sc, &sq, height, sm, lid, size,
@@ -870,11 +947,22 @@ static void find_grid(global const uint *restrict in,
         g->batches = min(g->batches, (uint)HISTO_MAX_BATCHES);
 }
 
-/* The window in eye[] (layout in params.h), for the reduction and the
- * host; `ran` is the number of groups that counted. */
-static void publish(global uint *restrict eye, const struct grid *g,
-                    uint ran)
+/* Whether a group whose slice has slice_q quads adds to its tile
+ * without reading the counter first (tile_add): no bin hammered, and at
+ * most HISTO_PLAIN_MAX_VALUES values, so no counter can pass 65535. */
+static bool plain_adds(local const struct eye_small *sm, uint slice_q)
 {
+    return sm->hot == HOT_NO && slice_q <= HISTO_PLAIN_MAX_VALUES / 4;
+}
+
+/* The window in eye[] (layout in params.h), for the reduction and the
+ * host; `ran` is the number of groups that counted. Group 0's slice is
+ * the longest, so its kind of add is every tile group's. */
+static void publish(global uint *restrict eye, const struct grid *g,
+                    local const struct eye_small *sm, uint n, uint ran)
+{
+    const uint quads = (n + 3) / 4;
+    const uint first_q = min((quads + g->batches - 1) / g->batches, quads);
     eye[HISTO_EYE_LO] = g->pl.lo;
     eye[HISTO_EYE_HI] = g->pl.lo + g->pl.len;
     eye[HISTO_EYE_TILES] = g->tiles;
@@ -883,6 +971,9 @@ static void publish(global uint *restrict eye, const struct grid *g,
     eye[HISTO_EYE_ROWS] = g->win_rows;
     eye[HISTO_EYE_STRIDE] = g->tile_stride;
     eye[HISTO_EYE_RAN] = ran;
+    eye[HISTO_EYE_ADDS] = (sm->hot == HOT_YES ? 1u : 0u)
+                        | (g->tiles != 0 && plain_adds(sm, first_q) ? 2u : 0u)
+                        | (sm->hot == HOT_UNSAMPLED ? 4u : 0u);
 }
 
 /* Group `group` of the grid (below batches * per_batch): its slice into
@@ -896,7 +987,8 @@ static void count_group(global const uint *restrict in,
                         global uchar *restrict partial,
                         global uint *restrict outer,
                         global uint *restrict buckets, const struct grid *g,
-                        uint group, const bool allow_2d)
+                        local const struct eye_small *sm, uint group,
+                        const bool allow_2d)
 {
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
@@ -933,12 +1025,19 @@ static void count_group(global const uint *restrict in,
                      a->bucket_cap, from_q, to_q);
         return;
     }
-    if (allow_2d && pl.cols != 0)
+    /* never in eye_tile_2d (HOT_UNSAMPLED there): !allow_2d folds its
+     * plain loop away */
+    const bool plain = !allow_2d && plain_adds(sm, end_q - start_q);
+    if (allow_2d && pl.cols != 0) {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, true);
-    else
+                    duty_hi, true, false);
+    } else if (plain) {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, false);
+                    duty_hi, false, true);
+    } else {
+        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                    duty_hi, false, false);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 
     flush_tile(tile, pl.tile_len, copy_words, replicas,
@@ -965,10 +1064,11 @@ static inline void eye_tile_body(global const uint *restrict in,
     struct grid g;
     find_grid(in, a, tile, sm, groups, allow_2d, &g);
     if (group == 0 && get_local_id(0) == 0)
-        publish(eye, &g, min(groups, g.batches * g.per_batch));
+        publish(eye, &g, sm, a->n, min(groups, g.batches * g.per_batch));
     if (group / g.per_batch >= g.batches)
         return; /* uniform across the group: no barrier is skipped unevenly */
-    count_group(in, a, tile, partial, outer, buckets, &g, group, allow_2d);
+    count_group(in, a, tile, partial, outer, buckets, &g, sm, group,
+                allow_2d);
 }
 
 /* The host builds the tile kernels for the one work-group size it

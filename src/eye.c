@@ -969,6 +969,11 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "eye.groups_counted = %u\n", s->eye_words[HISTO_EYE_RAN]);
     fprintf(f, "eye.tiles_used = %u\n", s->eye_words[HISTO_EYE_TILES]);
     fprintf(f, "eye.buckets_used = %s\n", used_buckets(s) ? "yes" : "no");
+    const cl_uint adds = s->eye_words[HISTO_EYE_ADDS];
+    fprintf(f, "eye.hot_bin = %s\n",
+            adds & 4u ? "not sampled" : adds & 1u ? "yes" : "no");
+    fprintf(f, "eye.plain_adds = %s\n",
+            adds & 2u ? "yes" : "no");
     fprintf(f, "eye.first_bin = %u\n", s->eye_words[HISTO_EYE_LO]);
     fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
     fprintf(f, "eye.first_row = %u\n", first);

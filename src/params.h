@@ -56,7 +56,9 @@
 #define HISTO_EYE_ROWS 5      /* 2-D window: rows                     */
 #define HISTO_EYE_STRIDE 6    /* bins from one tile to the next       */
 #define HISTO_EYE_RAN 7       /* groups that counted                  */
-#define HISTO_EYE_WORDS 8
+#define HISTO_EYE_ADDS 8      /* 1: a bin hammered; 2: plain adds;    */
+                              /* 4: not sampled for hammered bins     */
+#define HISTO_EYE_WORDS 9
 
 /* Layout of each of the two blocks of control words of eye_fused.cl
  * (all uint; zero before a launch uses its block). */
@@ -125,6 +127,16 @@
  * The host never launches more than HISTO_TILE_GROUP_MAX, far inside. */
 #define HISTO_TILE_GROUP_MAX 1024u
 #define HISTO_TILE_GROUP_BOUND 65280u
+/* An eye_tile group whose slice holds at most HISTO_PLAIN_MAX_VALUES
+ * values adds to its 16-bit tile counters without reading them first:
+ * none can pass 65535. Unless 1/HISTO_EYE_HOT_INV or more of the eye's
+ * samples fall in the same counter word as the value after them (a
+ * hammered bin, whose adds would all meet on one word; the read lets a
+ * saturated bin cost a broadcast read instead). On an H100 the train
+ * dataset took 41.0 -> 36.0 us; one bin, added to without the read, 56.7
+ * -> 105 (docs/perf-log.md, "Plain adds"). */
+#define HISTO_PLAIN_MAX_VALUES 65535u
+#define HISTO_EYE_HOT_INV 16u
 
 /* Reduction work-items per window quad, each adding every
  * HISTO_REDUCE_LANES-th batch's partial (eye_reduce.cl). A power of two

@@ -56,7 +56,8 @@ report_keys() {
 for s in $STRATEGIES; do
     case $s in
         eye) report_keys report.keys.eye "$W/gz.eye.out" config.tile_rows \
-                 eye.first_row eye.last_row eye.buckets_used config.bucket_cap \
+                 eye.first_row eye.last_row eye.buckets_used eye.hot_bin \
+                 eye.plain_adds config.bucket_cap \
                  kernel.eye_tile.median_us \
                  kernel.eye_tile.total_us kernel.eye_reduce.median_us ;;
         cpu) report_keys report.keys.cpu "$W/gz.cpu.out" config.line_bins \

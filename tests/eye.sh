@@ -3,8 +3,8 @@
 # cells over narrow eyes, the 2-D window on odd widths, any work-group
 # size (HISTO_TEST_MAX_GROUP) with the same window, the tile kernel's
 # reqd_work_group_size and a device that refuses it; cpu's groups too;
-# buckets for iterations without a window.
-# ids: eye_cells eye2d group reqd buckets
+# buckets for iterations without a window; plain adds and hammered bins.
+# ids: eye_cells eye2d group reqd buckets plain
 SUBJECT=eye
 . "$(dirname "$0")/lib.sh"
 
@@ -206,6 +206,67 @@ if echo "$STRATEGIES" | grep -qw eye; then
                 ok "$id"
             fi
         done
+    done
+fi
+# Plain adds: an eye_tile group whose slice holds at most 65535 values
+# adds to its 16-bit tile counters without reading them first (no
+# counter can pass 65535), unless 1/16 of the eye's samples share a
+# counter word with the value after them (a hammered bin). Values
+# alternating between bins 1001 and 1002 (two words) show the samples
+# nothing hammered, yet put 32766 values on each of two counters of one
+# group: 65532 values in one batch must be counted with plain adds, 65536
+# with the read first, and both exact. The test dataset's shape in 16
+# batches (64,740 values each) adds plainly, in the replicated strategy
+# too and in the fused one where it takes a window; in one batch it reads
+# first, and eye_tile_2d (HISTO_TEST_2D_MIN_VALUES=1) always reads first,
+# its samples not looked at for hammered bins. A million values in one
+# bin are hammered: the read first, in any batches.
+if echo "$STRATEGIES" | grep -qw eye; then
+    need_case one_bin
+    for size in 65532 65536; do
+        [ -s "$W/alt$size.ref.raw" ] \
+            || { $GEN -o "$W/alt$size.bin" --dist sweep --bin 1001 --span 2 \
+                     --image "${size}x1" >/dev/null \
+                 && ref_counts "$W/alt$size.bin" "$W/alt$size.ref.bmp"; }
+    done
+    for spec in alt65532:W:1:eye:yes:no alt65536:W:1:eye:no:no \
+                gauss:I:16:eye:yes:no gauss:I:16:eye2d:no:unsampled \
+                gauss:I:16:replicated:yes:no gauss:I:16:fused:tiles:no \
+                gauss:I:1:eye:no:no one_bin:I:16:eye:no:yes \
+                one_bin:I:default:eye:no:yes; do
+        IFS=: read -r name where batches how want_plain want_hot <<EOT
+$spec
+EOT
+        dir=$INPUTS
+        [ "$where" = W ] && dir=$W
+        [ "$want_hot" = unsampled ] && want_hot="not sampled"
+        id=plain.$name.b$batches.$how
+        strategy=$how
+        [ "$how" = eye2d ] && strategy=eye
+        set -- --strategy "$strategy"
+        [ "$batches" = default ] || set -- "$@" --batches "$batches"
+        ([ "$how" = eye2d ] && { HISTO_TEST_2D_MIN_VALUES=1; export HISTO_TEST_2D_MIN_VALUES; }
+         run_histo "$@" -i "$dir/$name.bin" -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 \
+             >"$W/$id.log" 2>&1)
+        st=$?
+        plain=$(sed -n 's/^eye.plain_adds = //p' "$W/$id.out" 2>/dev/null)
+        hot=$(sed -n 's/^eye.hot_bin = //p' "$W/$id.out" 2>/dev/null)
+        cols=$(sed -n 's/^eye.cols = //p' "$W/$id.out" 2>/dev/null)
+        # "tiles": plain where the iteration took a window (the fused
+        # kernel on PoCL's CPU device takes none for this input)
+        [ "$want_plain" = tiles ] && { want_plain=yes
+            grep -q '^eye.tiles_used = 0$' "$W/$id.out" 2>/dev/null && want_plain=no; }
+        if [ "$st" -ne 0 ]; then
+            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+        elif ! same_counts "$W/$id.bmp" "$dir/$name.ref.bmp"; then
+            bad "$id" "$(cat "$W/last.diff")"
+        elif [ "$plain" != "$want_plain" ] || [ "$hot" != "$want_hot" ]; then
+            bad "$id" "eye.plain_adds = '$plain', eye.hot_bin = '$hot'; want $want_plain, $want_hot"
+        elif [ "$how" = eye2d ] && [ "$cols" = 256 ]; then
+            bad "$id" "no 2-D window (eye.cols = $cols)"
+        else
+            ok "$id"
+        fi
     done
 fi
 # The tile kernels are built with reqd_work_group_size for the size they
