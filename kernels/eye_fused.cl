@@ -138,7 +138,7 @@ static inline void eye_fused_body(global const uint *restrict in,
     const uint participants = close_poll(ctl, next, shared);
     const uint counting = min(planned, g.batches * g.per_batch);
     if (me == 0 && get_local_id(0) == 0)
-        publish(eye, &g, sm, a->n, min(participants, counting));
+        publish(eye, &g, sm, a->n, min(participants, counting), allow_2d);
     for (uint group = me; group < counting; group += participants) {
         count_group(in, a, tile, partial, outer, 0, &g, sm, group, allow_2d);
         barrier(CLK_LOCAL_MEM_FENCE); /* the tile is free again */

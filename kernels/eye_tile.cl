@@ -372,7 +372,7 @@ struct eye_small {
     uint best2[HISTO_EYE_2D_MAX_TILES]; /* slide()'s best run per size */
     uint equal[HISTO_EYE_COPIES]; /* samples whose next one (in their run)
                                    * falls in the same counter word */
-    uint hot; /* find_eye: HOT_NO, HOT_YES, HOT_UNSAMPLED (as hammered) */
+    uint hot; /* eye_tile's find_eye: HOT_NO, HOT_YES, HOT_UNSAMPLED */
 };
 
 /* What the samples say of a hammered bin (struct eye_small's hot). */
@@ -425,8 +425,6 @@ static void clear_scratch(local uint *tile, uint words,
     }
     for (uint t = lid; t < HISTO_EYE_2D_MAX_TILES; t += size)
         sm->best2[t] = 0;
-    for (uint c = lid; c < HISTO_EYE_COPIES; c += size)
-        sm->equal[c] = 0;
 }
 
 /* Sample s's value: `mine` for this work-item's first (loaded early),
@@ -523,14 +521,17 @@ static struct scratch scratch_layout(local uint *tile, uint tile_words,
     return sc;
 }
 
-/* The samples laid out in order at xs (past the scratch), for
- * count_equal after the next barrier. */
+/* The samples laid out in order at xs (past the scratch), and equal[]
+ * zeroed, for count_equal after the next barrier. */
 static void post_samples(global const uint *restrict in,
                          const struct sampling *sp, uint mine,
-                         local uint *xs, uint lid, uint size)
+                         local uint *xs, local uint *equal, uint lid,
+                         uint size)
 {
     for (uint s = lid; s < sp->samples; s += size)
         xs[s] = sample_value(in, sp, s, lid, mine);
+    for (uint c = lid; c < HISTO_EYE_COPIES; c += size)
+        equal[c] = 0;
 }
 
 /* The samples whose next value (in their run) falls in the same counter
@@ -639,8 +640,8 @@ static uint choose_windows(const struct eye_args *a, const struct scratch *sc,
 /* The eye: sampled by every group alike, so every group chooses the same
  * window with no host round trip. Returns its tiles (0: none), the
  * window in *pl (lo, len, cols), *win_rows (2-D), *tile_stride (bins
- * from one tile to the next in `partial`); sm->hot whether a bin is
- * hammered (HISTO_EYE_HOT_INV above). */
+ * from one tile to the next in `partial`); in eye_tile, sm->hot whether
+ * a bin is hammered (HISTO_EYE_HOT_INV above). */
 static uint find_eye(global const uint *restrict in, const struct eye_args *a,
                      local uint *tile, local struct eye_small *sm,
                      bool allow_2d, struct place *pl, uint *win_rows,
@@ -679,7 +680,7 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
                                      + 1 + cells2_max;
     clear_scratch(tile, words, sm, lid, size);
     if (have_xs)
-        post_samples(in, &sp, mine, tile + xs_at, lid, size);
+        post_samples(in, &sp, mine, tile + xs_at, sm->equal, lid, size);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (have_xs)
         count_equal(&sp, tile + xs_at, sm->equal, lid, size);
@@ -691,10 +692,10 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     sample_cells(in, &sp, mine, &sc, &sq, a->tile_bins, a->cell_tiles, lid,
                  size);
     /* in local memory, not a register: read only when the counting
-     * starts (count_group) */
-    if (lid == 0) {
+     * starts (count_group); eye_tile_2d touches none of it */
+    if (!allow_2d && lid == 0) {
         uint equal = 0;
-        for (uint c = 0; c < HISTO_EYE_COPIES; ++c)
+        for (uint c = 0; have_xs && c < HISTO_EYE_COPIES; ++c)
             equal += sm->equal[c];
         sm->hot = !have_xs ? HOT_UNSAMPLED
                 : equal * HISTO_EYE_HOT_INV >= sp.samples ? HOT_YES : HOT_NO;
@@ -957,12 +958,12 @@ static bool plain_adds(local const struct eye_small *sm, uint slice_q)
 
 /* The window in eye[] (layout in params.h), for the reduction and the
  * host; `ran` is the number of groups that counted. Group 0's slice is
- * the longest, so its kind of add is every tile group's. */
+ * the longest, so its kind of add is every tile group's; eye_tile_2d's
+ * samples are not looked at for hammered bins. */
 static void publish(global uint *restrict eye, const struct grid *g,
-                    local const struct eye_small *sm, uint n, uint ran)
+                    local const struct eye_small *sm, uint n, uint ran,
+                    const bool allow_2d)
 {
-    const uint quads = (n + 3) / 4;
-    const uint first_q = min((quads + g->batches - 1) / g->batches, quads);
     eye[HISTO_EYE_LO] = g->pl.lo;
     eye[HISTO_EYE_HI] = g->pl.lo + g->pl.len;
     eye[HISTO_EYE_TILES] = g->tiles;
@@ -971,6 +972,12 @@ static void publish(global uint *restrict eye, const struct grid *g,
     eye[HISTO_EYE_ROWS] = g->win_rows;
     eye[HISTO_EYE_STRIDE] = g->tile_stride;
     eye[HISTO_EYE_RAN] = ran;
+    if (allow_2d) {
+        eye[HISTO_EYE_ADDS] = 4u;
+        return;
+    }
+    const uint quads = (n + 3) / 4;
+    const uint first_q = min((quads + g->batches - 1) / g->batches, quads);
     eye[HISTO_EYE_ADDS] = (sm->hot == HOT_YES ? 1u : 0u)
                         | (g->tiles != 0 && plain_adds(sm, first_q) ? 2u : 0u)
                         | (sm->hot == HOT_UNSAMPLED ? 4u : 0u);
@@ -1025,7 +1032,7 @@ static void count_group(global const uint *restrict in,
                      a->bucket_cap, from_q, to_q);
         return;
     }
-    /* never in eye_tile_2d (HOT_UNSAMPLED there): !allow_2d folds its
+    /* never in eye_tile_2d (sm->hot unset there): !allow_2d folds its
      * plain loop away */
     const bool plain = !allow_2d && plain_adds(sm, end_q - start_q);
     if (allow_2d && pl.cols != 0) {
@@ -1064,7 +1071,8 @@ static inline void eye_tile_body(global const uint *restrict in,
     struct grid g;
     find_grid(in, a, tile, sm, groups, allow_2d, &g);
     if (group == 0 && get_local_id(0) == 0)
-        publish(eye, &g, sm, a->n, min(groups, g.batches * g.per_batch));
+        publish(eye, &g, sm, a->n, min(groups, g.batches * g.per_batch),
+                allow_2d);
     if (group / g.per_batch >= g.batches)
         return; /* uniform across the group: no barrier is skipped unevenly */
     count_group(in, a, tile, partial, outer, buckets, &g, sm, group,
