@@ -370,8 +370,6 @@ struct eye_small {
     uint window2[2]; /* 2-D: first row, tiles (0: no window) */
     uint edges[2];   /* the sampled columns' first and last bucket */
     uint best2[HISTO_EYE_2D_MAX_TILES]; /* slide()'s best run per size */
-    uint equal[HISTO_EYE_COPIES]; /* samples whose next one (in their run)
-                                   * falls in the same counter word */
     uint hot; /* eye_tile's find_eye: HOT_NO, HOT_YES, HOT_UNSAMPLED */
 };
 
@@ -669,10 +667,13 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
      * use it) */
     const uint mine = lid < sp.samples ? in[sample_index(lid, sp.stride)]
                                        : 0;
-    /* eye_tile: the samples, in order, at the tile's end where the
-     * scratch at its largest leaves room (else HOT_UNSAMPLED) */
+    /* eye_tile: the samples, in order, and count_equal's replicas at
+     * the tile's end where the scratch at its largest leaves room (else
+     * HOT_UNSAMPLED) */
     const uint cells2_max = can_2d ? HISTO_EYE_ROW_BUCKETS : 0;
-    const uint xs_at = a->tile_words - min(sp.samples, a->tile_words);
+    const uint xs_words = sp.samples + HISTO_EYE_COPIES;
+    const uint xs_at = a->tile_words - min(xs_words, a->tile_words);
+    local uint *equal = tile + xs_at + sp.samples;
     const bool have_xs = !allow_2d
                       && xs_at >= HISTO_EYE_COL_BUCKETS
                                      + (a->ncells + cells2_max)
@@ -680,10 +681,10 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
                                      + 1 + cells2_max;
     clear_scratch(tile, words, sm, lid, size);
     if (have_xs)
-        post_samples(in, &sp, mine, tile + xs_at, sm->equal, lid, size);
+        post_samples(in, &sp, mine, tile + xs_at, equal, lid, size);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (have_xs)
-        count_equal(&sp, tile + xs_at, sm->equal, lid, size);
+        count_equal(&sp, tile + xs_at, equal, lid, size);
     if (can_2d)
         sample_columns(in, &sp, mine, tile, sm, lid, size);
     const struct span2 sq = column_span(sm, a->tile_bins, height, can_2d);
@@ -694,11 +695,11 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     /* in local memory, not a register: read only when the counting
      * starts (count_group); eye_tile_2d touches none of it */
     if (!allow_2d && lid == 0) {
-        uint equal = 0;
+        uint same = 0;
         for (uint c = 0; have_xs && c < HISTO_EYE_COPIES; ++c)
-            equal += sm->equal[c];
+            same += equal[c];
         sm->hot = !have_xs ? HOT_UNSAMPLED
-                : equal * HISTO_EYE_HOT_INV >= sp.samples ? HOT_YES : HOT_NO;
+                : same * HISTO_EYE_HOT_INV >= sp.samples ? HOT_YES : HOT_NO;
     }
     sum_cells(&sc, sq.cells2, lid, size);
     bool use_2d;
