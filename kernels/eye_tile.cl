@@ -51,8 +51,8 @@
  * share costs a broadcast read once saturated, and a work-item remembers
  * the last counter it found saturated, so a run of equal values (one bin
  * hammered) costs a compare each. In eye_tile, where no counter can
- * pass 65535 (a group's slice holds at most HISTO_PLAIN_MAX_VALUES
- * values), the read is left out and every value is a plain add,
+ * pass 65535 (the longest slice holds at most HISTO_PLAIN_MAX_VALUES
+ * values, in whole quads: 65532), the read is left out and every value is a plain add,
  * saturated only when the tile is written out, unless the eye's samples
  * show a bin hammered (at least 1/HISTO_EYE_HOT_INV of them in the same
  * counter word as the value after them), where adds without the read
@@ -668,17 +668,13 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     const uint mine = lid < sp.samples ? in[sample_index(lid, sp.stride)]
                                        : 0;
     /* eye_tile: the samples, in order, and count_equal's replicas at
-     * the tile's end where the scratch at its largest leaves room (else
-     * HOT_UNSAMPLED) */
-    const uint cells2_max = can_2d ? HISTO_EYE_ROW_BUCKETS : 0;
+     * the tile's end, past the words the scratch uses (the scratch of
+     * whole rows alone lies within `words`); where the tile leaves no
+     * room for them, HOT_UNSAMPLED */
     const uint xs_words = sp.samples + HISTO_EYE_COPIES;
     const uint xs_at = a->tile_words - min(xs_words, a->tile_words);
     local uint *equal = tile + xs_at + sp.samples;
-    const bool have_xs = !allow_2d
-                      && xs_at >= HISTO_EYE_COL_BUCKETS
-                                     + (a->ncells + cells2_max)
-                                           * HISTO_EYE_COPIES
-                                     + 1 + cells2_max;
+    const bool have_xs = !allow_2d && xs_at >= words;
     clear_scratch(tile, words, sm, lid, size);
     if (have_xs)
         post_samples(in, &sp, mine, tile + xs_at, equal, lid, size);
@@ -755,8 +751,10 @@ static void zero_tile(local uint *tile, uint tile_len, uint copy_words,
 }
 
 /* The tile into dst, four bins (two words) per store, the copies' counts
- * added (each at most 255 plus one increment per work-item, so their sum
- * fits) and saturated; the tile's stride and dst are multiples of 4. */
+ * added (each at most 255 plus one increment per work-item after reads
+ * first, or together at most the slice's values after plain adds: their
+ * sum fits) and saturated; the tile's stride and dst are multiples of
+ * 4. */
 static void flush_tile(local const uint *tile, uint tile_len,
                        uint copy_words, uint replicas,
                        global uchar *restrict dst, uint lid, uint size)
@@ -949,17 +947,23 @@ static void find_grid(global const uint *restrict in,
         g->batches = min(g->batches, (uint)HISTO_MAX_BATCHES);
 }
 
-/* Whether a group whose slice has slice_q quads adds to its tile
- * without reading the counter first (tile_add): no bin hammered, and at
- * most HISTO_PLAIN_MAX_VALUES values, so no counter can pass 65535. */
+/* The quads of a batch's slice (the last may hold fewer). */
+static uint slice_quads(const struct grid *g, uint n)
+{
+    return ((n + 3) / 4 + g->batches - 1) / g->batches;
+}
+
+/* Whether the tile groups add without reading the counter first
+ * (tile_add): no bin hammered, and slices of slice_q quads (the
+ * longest; at most HISTO_PLAIN_MAX_VALUES / 4 = 16383 quads, 65532
+ * values), so no counter can pass 65535. One answer for every group. */
 static bool plain_adds(local const struct eye_small *sm, uint slice_q)
 {
     return sm->hot == HOT_NO && slice_q <= HISTO_PLAIN_MAX_VALUES / 4;
 }
 
 /* The window in eye[] (layout in params.h), for the reduction and the
- * host; `ran` is the number of groups that counted. Group 0's slice is
- * the longest, so its kind of add is every tile group's; eye_tile_2d's
+ * host; `ran` is the number of groups that counted. eye_tile_2d's
  * samples are not looked at for hammered bins. */
 static void publish(global uint *restrict eye, const struct grid *g,
                     local const struct eye_small *sm, uint n, uint ran,
@@ -977,10 +981,9 @@ static void publish(global uint *restrict eye, const struct grid *g,
         eye[HISTO_EYE_ADDS] = 4u;
         return;
     }
-    const uint quads = (n + 3) / 4;
-    const uint first_q = min((quads + g->batches - 1) / g->batches, quads);
     eye[HISTO_EYE_ADDS] = (sm->hot == HOT_YES ? 1u : 0u)
-                        | (g->tiles != 0 && plain_adds(sm, first_q) ? 2u : 0u)
+                        | (g->tiles != 0 && plain_adds(sm, slice_quads(g, n))
+                               ? 2u : 0u)
                         | (sm->hot == HOT_UNSAMPLED ? 4u : 0u);
 }
 
@@ -1014,7 +1017,7 @@ static void count_group(global const uint *restrict in,
     /* Slices are whole multiples of 4 values except the last. n <= 2^31,
      * so these uint indexes cannot wrap. */
     const uint quads = (n + 3) / 4;
-    const uint slice_q = (quads + g->batches - 1) / g->batches;
+    const uint slice_q = slice_quads(g, n);
     const uint start_q = min(batch * slice_q, quads);
     const uint end_q = min(start_q + slice_q, quads);
     /* the part of the slice whose out-of-window values are ours */
@@ -1035,7 +1038,7 @@ static void count_group(global const uint *restrict in,
     }
     /* never in eye_tile_2d (sm->hot unset there): !allow_2d folds its
      * plain loop away */
-    const bool plain = !allow_2d && plain_adds(sm, end_q - start_q);
+    const bool plain = !allow_2d && plain_adds(sm, slice_q);
     if (allow_2d && pl.cols != 0) {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
                     duty_hi, true, false);

@@ -127,9 +127,9 @@
  * The host never launches more than HISTO_TILE_GROUP_MAX, far inside. */
 #define HISTO_TILE_GROUP_MAX 1024u
 #define HISTO_TILE_GROUP_BOUND 65280u
-/* An eye_tile group whose slice holds at most HISTO_PLAIN_MAX_VALUES
- * values adds to its 16-bit tile counters without reading them first:
- * none can pass 65535. Unless 1/HISTO_EYE_HOT_INV or more of the eye's
+/* Where the longest slice holds at most HISTO_PLAIN_MAX_VALUES values
+ * (in whole quads: 65532), eye_tile's groups add to their 16-bit tile
+ * counters without reading them first: none can pass 65535. Unless 1/HISTO_EYE_HOT_INV or more of the eye's
  * samples fall in the same counter word as the value after them (a
  * hammered bin, whose adds would all meet on one word; the read lets a
  * saturated bin cost a broadcast read instead). On an H100 the train

@@ -228,7 +228,7 @@ check_case eye.one_value "$single" "$eye" '' \
 check_case eye.below_one_tile "$odd" "$eye" '' \
     '^eye.tiles_used = 1$|^eye.end_bin = 15$'
 check_case eye.workload_shape "$shape" "$eye" '' \
-    '^input.histogram = 256x8192$|^eye.tiles_used = [1-9]'
+    '^input.histogram = 256x8192$|^eye.tiles_used = [1-9]|^eye.plain_adds = yes$'
 check_case cpu.batches "$small" "$cpu --batches 3" '' \
     '^strategy = cpu$|^config.batches = 3$'
 check_case cpu.one_batch "$small" "$cpu --batches 1" '' \
@@ -265,7 +265,7 @@ check_case fused.one_bin "$onebin" "$fus" "$one" \
 check_case fused.one_value "$single" "$fus" "$one" \
     '^input.values = 1$'
 check_case fused.workload_shape "$shape" "$fus" "$one" \
-    '^input.histogram = 256x8192$|^eye.tiles_used = [1-9]'
+    '^input.histogram = 256x8192$|^eye.tiles_used = [1-9]|^eye.plain_adds = yes$'
 check_case fused.chunks "$small" "$fus --chunk-values 7000" "$one" \
     '^input.chunks = 4$|^strategy = fused$'
 check_case fused.groups_together "$small" "$fus --tile-rows 4 --batches 6" \
@@ -278,7 +278,7 @@ check_case replicated.tiles_batches "$small" "$rep --replicas 2 --tile-rows 2 --
 check_case replicated.window_2d "$wide" "$rep --replicas 3 --tile-rows 2" HISTO_TEST_2D_MIN_VALUES=1 \
     "^config.tile_kernel = eye_tile_2d\$|^config.replicas = 3\$|$many"
 check_case replicated.groups_of_7 "$small" "$rep --replicas 4" HISTO_TEST_MAX_GROUP=7 \
-    '^config.work_group.eye_tile = 7$|^config.replicas = 4$'
+    '^config.work_group.eye_tile = 7$|^config.replicas = 4$|^eye.plain_adds = yes$'
 check_case replicated.one_bin "$onebin" "$rep" '' \
     '^config.replicas = 2$'
 

@@ -208,19 +208,24 @@ if echo "$STRATEGIES" | grep -qw eye; then
         done
     done
 fi
-# Plain adds: an eye_tile group whose slice holds at most 65535 values
-# adds to its 16-bit tile counters without reading them first (no
-# counter can pass 65535), unless 1/16 of the eye's samples share a
-# counter word with the value after them (a hammered bin). Values
-# alternating between bins 1001 and 1002 (two words) show the samples
-# nothing hammered, yet put 32766 values on each of two counters of one
-# group: 65532 values in one batch must be counted with plain adds, 65536
-# with the read first, and both exact. The test dataset's shape in 16
-# batches (64,740 values each) adds plainly, in the replicated strategy
-# too and in the fused one where it takes a window; in one batch it reads
-# first, and eye_tile_2d (HISTO_TEST_2D_MIN_VALUES=1) always reads first,
-# its samples not looked at for hammered bins. A million values in one
-# bin are hammered: the read first, in any batches.
+# Plain adds: where every slice holds at most 65535 values (65532 in
+# whole quads), eye_tile's groups add to their 16-bit tile counters
+# without reading them first (no counter can pass 65535), unless 1/16 of
+# the eye's samples share a counter word with the value after them (a
+# hammered bin). Values alternating between bins 1001 and 1002 (two
+# words) show the samples nothing hammered and put 32766 values on each
+# of two counters: 65532 values in one batch are counted with plain adds,
+# 65536 with the read first. 66,000 values in bin 1000 among 80 bins of
+# 4,000 (shuffled: few neighbours share a word) in one batch must read
+# first: plain adds would carry bin 1000's counter into bin 1001's. The
+# test dataset's shape in 16 batches (64,740 values each) adds plainly,
+# in the replicated strategy too and in the fused one where it takes a
+# window; in one batch it reads first, and eye_tile_2d
+# (HISTO_TEST_2D_MIN_VALUES=1) always reads first, its samples not
+# looked at for hammered bins. 327,684 values in 5 batches (four slices
+# of 16,385 quads, the last of 16,381) read first in every group, as
+# histo.out says. A million values in one bin are hammered: the read
+# first, in any batches.
 if echo "$STRATEGIES" | grep -qw eye; then
     need_case one_bin
     for size in 65532 65536; do
@@ -229,7 +234,17 @@ if echo "$STRATEGIES" | grep -qw eye; then
                      --image "${size}x1" >/dev/null \
                  && ref_counts "$W/alt$size.bin" "$W/alt$size.ref.bmp"; }
     done
+    counts=1000:66000
+    for k in $(seq 1 80); do counts=$counts,$((1000 + 10 * k)):4000; done
+    [ -s "$W/carry.ref.raw" ] \
+        || { $GEN -o "$W/carry.bin" --dist counts --counts "$counts" \
+                 --image 772x500 >/dev/null \
+             && ref_counts "$W/carry.bin" "$W/carry.ref.bmp"; }
+    [ -s "$W/short_last.ref.raw" ] \
+        || { $GEN -o "$W/short_last.bin" --seed 7 --image 987x332 >/dev/null \
+             && ref_counts "$W/short_last.bin" "$W/short_last.ref.bmp"; }
     for spec in alt65532:W:1:eye:yes:no alt65536:W:1:eye:no:no \
+                carry:W:1:eye:no:no short_last:W:5:eye:no:no \
                 gauss:I:16:eye:yes:no gauss:I:16:eye2d:no:unsampled \
                 gauss:I:16:replicated:yes:no gauss:I:16:fused:tiles:no \
                 gauss:I:1:eye:no:no one_bin:I:16:eye:no:yes \
