@@ -117,8 +117,11 @@ if HISTO_POWERCAP_DIR=$W/moving HISTO_ENERGY_MIN_S=0.05 energy_run energy.moving
         bad energy.moving_counter "$(grep '^energy' "$o" | head -n 6 | tr '\n' ' ')"
     fi
 fi
-rm -rf "$W/moving"
+# stopped before its folder goes: a tick landing while rm -rf empties
+# the folder leaves it behind, and the ticker then never ends
+kill "$ticker" 2>/dev/null
 wait "$ticker" 2>/dev/null
+rm -rf "$W/moving"
 
 # two queues on one device: it is measured once
 fake_rapl twice

@@ -5,8 +5,9 @@
 # starts at 1000 and whose max_energy_range_uj is a real one's, and its
 # sub-domain intel-rapl:0:0 (a package's core, which histo must not add
 # to the package). With --tick it then moves the package's counter 5 mJ
-# every 10 ms, each value written whole (a rename), until DIR is removed:
-# run it in the background.
+# every 10 ms, each value written whole (a rename), until killed or DIR
+# is gone: run it in the background, and kill it before removing DIR (a
+# tick landing while rm -rf empties DIR makes rm fail and leaves DIR).
 set -u
 dir=$1
 for d in intel-rapl:0 intel-rapl:0:0; do

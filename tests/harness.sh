@@ -765,8 +765,9 @@ if ./histo --list 2>/dev/null | grep -q "^  device 0: .*\[CPU"; then
     else
         bad harness.energy_measured "$(tail -n 1 "$W/energy.log")"
     fi
-    rm -rf "$p"
+    kill "$ticker" 2>/dev/null # before its folder goes (energy.sh says why)
     wait "$ticker" 2>/dev/null
+    rm -rf "$p"
 else
     echo "harness.energy_measured: skipped: device 0 of platform 0 is not a CPU" >&2
 fi
