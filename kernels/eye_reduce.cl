@@ -219,8 +219,8 @@ static void reduce_window(global const uchar *partial,
  * iteration. A bucket's entries are counted HISTO_BUCKET_CHUNK at a time
  * into 16-bit local counters, two a word, with plain adds: a chunk holds
  * fewer than 65536 entries, so no counter carries into its neighbour, and
- * an add needs no read before it (the uniform input's reduction 41.4 ->
- * 33.5 us on an H200, against tile_add's). After each chunk the counts are added, saturated, into the
+ * an add needs no read before it (faster than tile_add's: docs/design.md,
+ * "Buckets"). After each chunk the counts are added, saturated, into the
  * bucket's bins of hist, and after the last its `outer` counts too.
  * Entries are read as 8 ushorts a work-item (the areas and the chunks
  * start on 16-byte boundaries: eye.c keeps bucket_cap a multiple of 8),
@@ -308,7 +308,8 @@ static void fold_chunk(local uint *pairs, uint first, uint len,
  * work-item). Bucket k's bins of hist are this group's alone, so hist
  * holds the saturated counts between chunks, and 16 KiB of local memory
  * a group is all it takes: 8 groups of 256 fit an H100's or H200's SM,
- * as without buckets (32-bit counters, 32 KiB, cost the wide eye 1 us). */
+ * as without buckets (32-bit counters, 32 KiB, would fit fewer and slow
+ * the reduction of inputs with a window). */
 static void reduce_buckets(global uint *outer, global uint *buckets,
                            uint cap, uint nbins, global uchar *hist,
                            uint group, uint groups, local uint *local_words)

@@ -52,12 +52,13 @@
  * the last counter it found saturated, so a run of equal values (one bin
  * hammered) costs a compare each. In eye_tile, where no counter can
  * pass 65535 (the longest slice holds at most HISTO_PLAIN_MAX_VALUES
- * values, in whole quads: 65532), the read is left out and every value is a plain add,
- * saturated only when the tile is written out, unless the eye's samples
- * show a bin hammered (at least 1/HISTO_EYE_HOT_INV of them in the same
- * counter word as the value after them), where adds without the read
- * would all meet on one word. eye_tile_2d always reads first: the
- * sampling and the second loop took registers from its other inputs.
+ * values, in whole quads: 65532), the read is left out and every value
+ * is a plain add, saturated only when the tile is written out, unless
+ * the eye's samples show a bin hammered (at least 1/HISTO_EYE_HOT_INV of
+ * them in the same counter word as the value after them), where adds
+ * without the read would all meet on one word. eye_tile_2d always reads
+ * first: the sampling and a second loop would take registers its other
+ * inputs need (docs/design.md).
  * Values are read as uint4, four quads per step to keep loads in flight.
  * (8-bit counters, four a word, would need a compare-and-swap to stop at
  * 255 without carrying into the neighbour: 3-8x slower on an H100,
@@ -978,13 +979,14 @@ static void publish(global uint *restrict eye, const struct grid *g,
     eye[HISTO_EYE_STRIDE] = g->tile_stride;
     eye[HISTO_EYE_RAN] = ran;
     if (allow_2d) {
-        eye[HISTO_EYE_ADDS] = 4u;
+        eye[HISTO_EYE_ADDS] = HISTO_ADDS_UNSAMPLED;
         return;
     }
-    eye[HISTO_EYE_ADDS] = (sm->hot == HOT_YES ? 1u : 0u)
-                        | (g->tiles != 0 && plain_adds(sm, slice_quads(g, n))
-                               ? 2u : 0u)
-                        | (sm->hot == HOT_UNSAMPLED ? 4u : 0u);
+    eye[HISTO_EYE_ADDS] =
+        (sm->hot == HOT_YES ? HISTO_ADDS_HOT : 0u)
+        | (g->tiles != 0 && plain_adds(sm, slice_quads(g, n))
+               ? HISTO_ADDS_PLAIN : 0u)
+        | (sm->hot == HOT_UNSAMPLED ? HISTO_ADDS_UNSAMPLED : 0u);
 }
 
 /* Group `group` of the grid (below batches * per_batch): its slice into
@@ -1028,9 +1030,8 @@ static void count_group(global const uint *restrict in,
     const uint from_q = tiles ? start_q : duty_lo;
     const uint to_q = tiles ? end_q : duty_hi;
     /* eye_tile_2d alone has the bucket path: in eye_tile (inputs below
-     * HISTO_EYE_2D_MIN_VALUES) its code cost the train dataset 1.6 us an
-     * iteration on an H100 by the registers it takes from the counting
-     * loops (the host gives eye_tile no buckets) */
+     * HISTO_EYE_2D_MIN_VALUES) its code would take registers from the
+     * counting loops (the host gives eye_tile no buckets) */
     if (allow_2d && tiles == 0 && a->bucket_cap != 0) {
         bucket_slice(in, n, tile, a->tile_words, a->nbins, outer, buckets,
                      a->bucket_cap, from_q, to_q);

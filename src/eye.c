@@ -971,9 +971,11 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "eye.buckets_used = %s\n", used_buckets(s) ? "yes" : "no");
     const cl_uint adds = s->eye_words[HISTO_EYE_ADDS];
     fprintf(f, "eye.hot_bin = %s\n",
-            adds & 4u ? "not sampled" : adds & 1u ? "yes" : "no");
+            adds & HISTO_ADDS_UNSAMPLED ? "not sampled"
+            : adds & HISTO_ADDS_HOT     ? "yes"
+                                        : "no");
     fprintf(f, "eye.plain_adds = %s\n",
-            adds & 2u ? "yes" : "no");
+            adds & HISTO_ADDS_PLAIN ? "yes" : "no");
     fprintf(f, "eye.first_bin = %u\n", s->eye_words[HISTO_EYE_LO]);
     fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
     fprintf(f, "eye.first_row = %u\n", first);

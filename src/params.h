@@ -56,9 +56,14 @@
 #define HISTO_EYE_ROWS 5      /* 2-D window: rows                     */
 #define HISTO_EYE_STRIDE 6    /* bins from one tile to the next       */
 #define HISTO_EYE_RAN 7       /* groups that counted                  */
-#define HISTO_EYE_ADDS 8      /* 1: a bin hammered; 2: plain adds;    */
-                              /* 4: not sampled for hammered bins     */
+#define HISTO_EYE_ADDS 8      /* HISTO_ADDS_* bits                    */
 #define HISTO_EYE_WORDS 9
+/* The bits of eye[HISTO_EYE_ADDS]: the samples showed a hammered bin;
+ * the tile groups added without reading first; the samples were not
+ * looked at for hammered bins (eye_tile_2d, or no room in the tile). */
+#define HISTO_ADDS_HOT 1u
+#define HISTO_ADDS_PLAIN 2u
+#define HISTO_ADDS_UNSAMPLED 4u
 
 /* Layout of each of the two blocks of control words of eye_fused.cl
  * (all uint; zero before a launch uses its block). */
@@ -129,12 +134,11 @@
 #define HISTO_TILE_GROUP_BOUND 65280u
 /* Where the longest slice holds at most HISTO_PLAIN_MAX_VALUES values
  * (in whole quads: 65532), eye_tile's groups add to their 16-bit tile
- * counters without reading them first: none can pass 65535. Unless 1/HISTO_EYE_HOT_INV or more of the eye's
- * samples fall in the same counter word as the value after them (a
- * hammered bin, whose adds would all meet on one word; the read lets a
- * saturated bin cost a broadcast read instead). On an H100 the train
- * dataset took 41.0 -> 36.0 us; one bin, added to without the read, 56.7
- * -> 105 (docs/perf-log.md, "Plain adds"). */
+ * counters without reading them first: none can pass 65535. Unless
+ * 1/HISTO_EYE_HOT_INV or more of the eye's samples fall in the same
+ * counter word as the value after them: a hammered bin, whose adds would
+ * all meet on one word, where the read lets a saturated bin cost a
+ * broadcast read instead (docs/design.md, "Plain adds"). */
 #define HISTO_PLAIN_MAX_VALUES 65535u
 #define HISTO_EYE_HOT_INV 16u
 
@@ -148,22 +152,20 @@
  * (docs/design.md). */
 #define HISTO_REDUCE_GROUPS_PER_CU 4u
 
-/* Buckets (eye_tile.cl): an iteration without a tile sorts its values
- * into buckets of HISTO_BUCKET_BINS bins (16-bit offsets) instead of
- * sending each to a global atomic. Cursors padded to HISTO_BUCKET_PAD
- * words; the tile's memory stages at least HISTO_BUCKET_MIN_SLOTS values
- * a bucket; a work-item reads HISTO_BUCKET_QUADS quads a round and
- * HISTO_BUCKET_ROUNDS rounds a step (the registers of 2 quads: 4 at once
- * took eye_tile to 55 registers, one group an SM, and train from 41.7 to
- * 46.8 us on an H200); teams of HISTO_BUCKET_TEAM work-items copy a
- * bucket's run out; the areas take at most 1/HISTO_BUCKET_MEM_INV of the
- * device's memory (a resident input may take 7/8 of it, work.c, and an
- * input of two chunk lengths has two states) and at least
- * HISTO_BUCKET_MIN_CAP entries each. The reduction counts a bucket
- * HISTO_BUCKET_CHUNK entries at a time (a multiple of 8 below 65536) in
- * HISTO_BUCKET_LOCAL_WORDS local words (16-bit counters and a count,
- * which also hold part B's lanes). docs/design.md, "Buckets", has the
- * measurements. */
+/* Buckets (eye_tile.cl): an iteration without a tile sorts its values into
+ * buckets of HISTO_BUCKET_BINS bins (16-bit offsets) instead of sending
+ * each to a global atomic. Cursors padded to HISTO_BUCKET_PAD words; the
+ * tile's memory stages at least HISTO_BUCKET_MIN_SLOTS values a bucket; a
+ * work-item reads HISTO_BUCKET_QUADS quads a round and HISTO_BUCKET_ROUNDS
+ * rounds a step (the registers of 2 quads: 4 at once leave room for one
+ * group an SM); teams of HISTO_BUCKET_TEAM work-items copy a bucket's run
+ * out; the areas take at most 1/HISTO_BUCKET_MEM_INV of the device's
+ * memory (a resident input may take 7/8 of it, work.c, and an input of two
+ * chunk lengths has two states) and at least HISTO_BUCKET_MIN_CAP entries
+ * each. The reduction counts a bucket HISTO_BUCKET_CHUNK entries at a time
+ * (a multiple of 8 below 65536) in HISTO_BUCKET_LOCAL_WORDS local words
+ * (16-bit counters and a count, which also hold part B's lanes).
+ * docs/design.md, "Buckets", has the measurements. */
 #define HISTO_BUCKET_BINS 8192u
 #define HISTO_BUCKET_CHUNK 65528u
 #define HISTO_BUCKET_LOCAL_WORDS 4097u
