@@ -5,7 +5,8 @@
 # kernels/ with one change; "kernels" is the tree's own; a file DIR/ENV
 # holds VAR=value words to run that folder's histo with). Each input runs
 # ROUNDS times per folder, folders interleaved, so drift shows as spread.
-#   PLATFORM/DEVICE as for gpu-check.sh; INPUTS, ITERATIONS, ROUNDS.
+#   PLATFORM/DEVICE as for gpu-check.sh; INPUTS, ITERATIONS, ROUNDS;
+#   STRATEGY (default eye).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 out=$1
@@ -22,7 +23,7 @@ for name in ${INPUTS:-spec test wide uniform onebin}; do
         for dir in "$@"; do
             tag=$(basename "$dir").$name.$round
             # shellcheck disable=SC2046
-            env $(cat "$dir/ENV" 2>/dev/null) ./histo --platform "$platform" --device "$device" --strategy eye \
+            env $(cat "$dir/ENV" 2>/dev/null) ./histo --platform "$platform" --device "$device" --strategy "${STRATEGY:-eye}" \
                 --kernels "$dir" -i "$w/$name.bin" -o "$w/$tag.bmp" --raw "$w/$tag.raw" \
                 --timing "$out/$tag.out" -- "$its" >"$out/$tag.log" 2>&1
             check=$(verdict "$w/$tag" "$name" $?)

@@ -276,9 +276,11 @@ static void grow(local const uint *cell, uint cells, uint cell_tiles,
  * t tiles (t = 1 .. max_t), the densest run of t x sub buckets from any
  * p, as best2[t - 1] = count << 16 | (0xffff - p) (lowest p on ties).
  * Sliding by buckets, not a fixed grid of tile-sized cells, centres the
- * window on the eye wherever it lies. Each work-item takes
- * HISTO_EYE_SLIDE_SPAN starting buckets and posts one atomic_max per t:
- * a few dozen on each word instead of one per bucket. */
+ * window on the eye wherever it lies. A work-item takes one t and
+ * HISTO_EYE_SLIDE_SPAN starting buckets, moving the run along one bucket
+ * at a time (one bucket leaves, one joins), and posts one atomic_max: a
+ * few dozen on each word instead of one per bucket, and one running
+ * count a work-item, where a count per t would not fit its registers. */
 #define HISTO_EYE_SLIDE_SPAN 8u
 static void slide(local const uint *bucket, uint buckets, uint sub,
                   uint max_t, local uint *run, local uint *best2, uint lid,
@@ -293,22 +295,23 @@ static void slide(local const uint *bucket, uint buckets, uint sub,
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint spans = (buckets + HISTO_EYE_SLIDE_SPAN - 1)
                      / HISTO_EYE_SLIDE_SPAN;
-    for (uint g = lid; g < spans; g += size) {
-        uint key[HISTO_EYE_2D_MAX_TILES];
-        for (uint t = 0; t < HISTO_EYE_2D_MAX_TILES; ++t)
-            key[t] = 0;
-        const uint p_end = min((g + 1) * HISTO_EYE_SLIDE_SPAN, buckets);
-        for (uint p = g * HISTO_EYE_SLIDE_SPAN; p < p_end; ++p) {
-            uint c = 0;
-            for (uint t = 0; t < HISTO_EYE_2D_MAX_TILES; ++t) {
-                const uint i = p + t * sub;
-                c += i < buckets ? run[i] : 0;
-                key[t] = max(key[t], c << 16 | (0xffff - p));
-            }
+    for (uint job = lid; job < spans * max_t; job += size) {
+        const uint t = job / spans;
+        const uint p0 = (job - t * spans) * HISTO_EYE_SLIDE_SPAN;
+        const uint p_end = min(p0 + HISTO_EYE_SLIDE_SPAN, buckets);
+        const uint len = (t + 1) * sub; /* buckets in the run */
+        uint c = 0;
+        for (uint k = 0; k <= t; ++k) {
+            const uint i = p0 + k * sub;
+            c += i < buckets ? run[i] : 0;
         }
-        for (uint t = 0; t < HISTO_EYE_2D_MAX_TILES; ++t)
-            if (t < max_t)
-                atomic_max(&best2[t], key[t]);
+        uint key = c << 16 | (0xffff - p0);
+        for (uint p = p0 + 1; p < p_end; ++p) {
+            c += (p - 1 + len < buckets ? bucket[p - 1 + len] : 0)
+               - bucket[p - 1];
+            key = max(key, c << 16 | (0xffff - p));
+        }
+        atomic_max(&best2[t], key);
     }
 }
 
@@ -443,26 +446,29 @@ static bool has_next(const struct sampling *sp, uint s)
     return s + 1 < sp->samples && (s + 1) % HISTO_EYE_RUN != 0;
 }
 
+/* The value of sample s + size (this work-item's next), 0 past the
+ * samples: loaded before sample s's atomics, so that one load is always
+ * in flight (a group smaller than the samples takes several each). */
+static uint sample_after(global const uint *restrict in,
+                         const struct sampling *sp, uint s, uint size)
+{
+    return s + size < sp->samples
+         ? in[sample_index(s + size, sp->stride)] : 0;
+}
+
 /* Pass 1 (2-D candidates only): samples per column bucket, then the
- * columns' edges. All of a step's loads are issued before its atomics. */
+ * columns' edges. */
 static void sample_columns(global const uint *restrict in,
                            const struct sampling *sp, uint mine,
                            local uint *bucket, local struct eye_small *sm,
                            uint lid, uint size)
 {
-    for (uint base = lid; base < sp->samples; base += 8 * size) {
-        uint b[8];
-        for (uint j = 0; j < 8; ++j) {
-            const uint s = base + j * size;
-            const uint v = sample_value(in, sp, s, lid, mine);
-            b[j] = s < sp->samples
-                 ? (uint)((ulong)(v % HISTO_WIDTH) * HISTO_EYE_COL_BUCKETS
-                          / HISTO_WIDTH)
-                 : HISTO_EYE_COL_BUCKETS;
-        }
-        for (uint j = 0; j < 8; ++j)
-            if (b[j] < HISTO_EYE_COL_BUCKETS)
-                atomic_inc(&bucket[b[j]]);
+    uint v = mine;
+    for (uint s = lid; s < sp->samples; s += size) {
+        const uint next = sample_after(in, sp, s, size);
+        atomic_inc(&bucket[(uint)((ulong)(v % HISTO_WIDTH)
+                                  * HISTO_EYE_COL_BUCKETS / HISTO_WIDTH)]);
+        v = next;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     column_window(bucket, sm->edges, sp->samples / HISTO_EYE_COL_TAIL_INV,
@@ -545,7 +551,9 @@ static void count_equal(const struct sampling *sp, local const uint *xs,
 }
 
 /* Pass 2: samples per whole-row cell and per 2-D row bucket, each
- * work-item into its replica. */
+ * work-item into its replica, one sample at a time: a cell is worked out
+ * only for a sample that exists (the divisions by run-time sizes are
+ * most of the pass). */
 static void sample_cells(global const uint *restrict in,
                          const struct sampling *sp, uint mine,
                          const struct scratch *sc, const struct span2 *sq,
@@ -553,26 +561,20 @@ static void sample_cells(global const uint *restrict in,
                          uint size)
 {
     const uint cells1 = sc->cells1, cells2 = sq->cells2;
-    for (uint base = lid; base < sp->samples; base += 8 * size) {
-        uint k1[8], k2[8];
-        for (uint j = 0; j < 8; ++j) {
-            const uint s = base + j * size;
-            const uint v = sample_value(in, sp, s, lid, mine);
+    local uint *cell1 = sc->cell1 + (lid % sc->copies) * cells1;
+    local uint *cell2 = sc->cell2 + (lid % sc->copies) * cells2;
+    uint v = mine;
+    for (uint s = lid; s < sp->samples; s += size) {
+        const uint next = sample_after(in, sp, s, size);
+        /* v < nbins (checked by the host), so v's cell < cells1 */
+        const uint t = v / tile_bins;
+        atomic_inc(&cell1[cell_tiles == 1 ? t : t / cell_tiles]);
+        if (cells2 != 0) {
             const uint row = v / HISTO_WIDTH;
-            const uint col = v - row * HISTO_WIDTH;
-            /* v < nbins (checked by the host), so v's cell < cells1 */
-            const uint t = v / tile_bins;
-            k1[j] = s < sp->samples ? (cell_tiles == 1 ? t : t / cell_tiles)
-                                    : cells1;
-            k2[j] = s < sp->samples && col - sq->c0 < sq->cols
-                  ? min(row / sq->bucket_rows, cells2 - 1) : cells2;
+            if (v - row * HISTO_WIDTH - sq->c0 < sq->cols)
+                atomic_inc(&cell2[min(row / sq->bucket_rows, cells2 - 1)]);
         }
-        for (uint j = 0; j < 8; ++j) {
-            if (k1[j] < cells1)
-                atomic_inc(&sc->cell1[(lid % sc->copies) * cells1 + k1[j]]);
-            if (k2[j] < cells2)
-                atomic_inc(&sc->cell2[(lid % sc->copies) * cells2 + k2[j]]);
-        }
+        v = next;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
