@@ -9,7 +9,9 @@
  * discovery, after Sorensen et al., "Portable Inter-workgroup Barrier
  * Synchronisation for GPUs", OOPSLA 2016): each group takes a ticket
  * from a counter whose top bit is the closed poll; a group that finds
- * it closed leaves at once and does nothing. A group holding a ticket is
+ * it closed leaves, having written nothing but its local memory (it
+ * looks at its ticket once it has sampled the eye, so that the ticket's
+ * round trip overlaps the sampling). A group holding a ticket is
  * running, and every group closes the poll once it has sampled the eye
  * (a few microseconds, time for the groups of the first wave to take
  * their tickets). The first close fixes the participants, P, and
@@ -49,31 +51,46 @@ static uint ctl_read(volatile global uint *w)
     return atomic_or(w, 0u);
 }
 
-/* Takes a ticket: this group's participant number, or CLOSED when the
- * poll was closed (the group takes no part). lid 0 takes it; every
- * work-item gets it through `shared`. */
-static uint take_ticket(volatile global uint *ctl, local uint *shared)
+/* Asks for a ticket: lid 0's atomic on the ticket counter, whose value
+ * (this group's participant number, with CLOSED set if the poll was
+ * closed) is looked at only in share_ticket(), after the eye is found,
+ * so that its round trip overlaps the sampling. Other work-items get 0. */
+static uint ask_ticket(volatile global uint *ctl)
+{
+    return get_local_id(0) == 0 ? atomic_inc(&ctl[HISTO_FUSED_TICKETS]) : 0u;
+}
+
+/* The ticket for every work-item: the participant number, or CLOSED when
+ * the group takes no part. */
+static uint share_ticket(uint ticket, local uint *shared)
 {
     if (get_local_id(0) == 0)
-        shared[0] = atomic_inc(&ctl[HISTO_FUSED_TICKETS]);
+        shared[0] = ticket;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint t = shared[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
     return (t & CLOSED) ? CLOSED : t;
 }
 
-/* Closes the poll (if no other group has) and returns the number of
- * participants. The first close publishes it and zeroes the next
- * launch's control block `next`. */
-static uint close_poll(volatile global uint *ctl, volatile global uint *next,
-                       local uint *shared)
+/* Closes the poll, if no other group has: lid 0's atomic, whose value
+ * (the counter before) settle_poll() looks at after the group's first
+ * counted group, so that its round trip overlaps the counting. */
+static uint close_poll(volatile global uint *ctl)
+{
+    return get_local_id(0) == 0 ? atomic_or(&ctl[HISTO_FUSED_TICKETS], CLOSED)
+                                : 0u;
+}
+
+/* The number of participants, from close_poll()'s value: the first
+ * close (the value without CLOSED) publishes it and zeroes the next
+ * launch's control block `next`; the others wait for it. */
+static uint settle_poll(uint before, volatile global uint *ctl,
+                        volatile global uint *next, local uint *shared)
 {
     if (get_local_id(0) == 0) {
-        const uint old = atomic_or(&ctl[HISTO_FUSED_TICKETS], CLOSED);
-        if (!(old & CLOSED)) {
+        if (!(before & CLOSED)) {
             for (uint i = 0; i < HISTO_FUSED_CTL_WORDS; ++i)
                 atomic_xchg(&next[i], 0u);
-            atomic_xchg(&ctl[HISTO_FUSED_PARTICIPANTS], old);
+            atomic_xchg(&ctl[HISTO_FUSED_PARTICIPANTS], before);
         }
         uint p;
         while ((p = ctl_read(&ctl[HISTO_FUSED_PARTICIPANTS])) == 0)
@@ -114,7 +131,11 @@ static void window_of(const struct grid *g, struct window *w)
 
 /* The body: tickets, the eye, the poll closed, the planned groups
  * counted, the barrier, the reduction (part A over every participant's
- * work-items, then part B where the tile's memory holds its lanes). */
+ * work-items, then part B where the tile's memory holds its lanes).
+ * Neither the ticket's nor the close's round trip is waited for where it
+ * is asked: the ticket is looked at once the eye is found, the close once
+ * the group has counted its first group (participant p counts group p
+ * first, whatever P; only the groups after it need P). */
 static inline void eye_fused_body(global const uint *restrict in,
                                   const struct eye_args *a, local uint *tile,
                                   global uchar *partial,
@@ -129,17 +150,24 @@ static inline void eye_fused_body(global const uint *restrict in,
     volatile global uint *ctl = control + parity * HISTO_FUSED_CTL_WORDS;
     volatile global uint *next = control
                                + (parity ^ 1u) * HISTO_FUSED_CTL_WORDS;
-    const uint me = take_ticket(ctl, shared);
-    if (me == CLOSED)
-        return; /* the whole group: no barrier is skipped unevenly */
+    const uint ticket = ask_ticket(ctl);
     const uint planned = get_num_groups(0);
     struct grid g;
     find_grid(in, a, tile, sm, planned, allow_2d, &g);
-    const uint participants = close_poll(ctl, next, shared);
+    const uint me = share_ticket(ticket, shared);
+    if (me == CLOSED)
+        return; /* the whole group: no barrier is skipped unevenly */
+    const uint before = close_poll(ctl);
     const uint counting = min(planned, g.batches * g.per_batch);
+    if (me < counting) {
+        count_group(in, a, tile, partial, outer, 0, &g, sm, me, allow_2d);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the tile is free again */
+    }
+    const uint participants = settle_poll(before, ctl, next, shared);
     if (me == 0 && get_local_id(0) == 0)
         publish(eye, &g, sm, a->n, min(participants, counting), allow_2d);
-    for (uint group = me; group < counting; group += participants) {
+    for (uint group = me + participants; group < counting;
+         group += participants) {
         count_group(in, a, tile, partial, outer, 0, &g, sm, group, allow_2d);
         barrier(CLK_LOCAL_MEM_FENCE); /* the tile is free again */
     }
