@@ -4,7 +4,8 @@
 # time every variant on inputs of gpu-inputs.sh, byte-checked against
 # the reference.
 #   VARIANTS="name:sed-expression
-#   name2:sed-expression" sh bench/gpu-variants.sh   (one variant a line)
+#   name2:sed-expression" sh bench/gpu-variants.sh   (one variant a line;
+#   INPUTS, ITERATIONS, ROUNDS; STRATEGY, default eye)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 platform=${PLATFORM:-NVIDIA CUDA}
@@ -37,7 +38,7 @@ for b in $bins; do
     tag=${b%%:*}
     exe=${b#*:}
     for name in ${INPUTS:-spec test wide uniform onebin}; do
-        $exe --platform "$platform" --device "$device" --strategy eye \
+        $exe --platform "$platform" --device "$device" --strategy "${STRATEGY:-eye}" \
             -i "$w/$name.bin" -o "$w/v.bmp" --raw "$w/v.raw" --timing "$w/v.out" -- "$its" \
             >/dev/null 2>"$w/v.err" || { echo "$tag $name: $(tail -n 1 "$w/v.err")"; continue; }
         get() { sed -n "s/^$1 = //p" "$w/v.out"; }
