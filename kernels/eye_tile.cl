@@ -57,8 +57,8 @@
  * the eye's samples show a bin hammered (at least 1/HISTO_EYE_HOT_INV of
  * them in the same counter word as the value after them), where adds
  * without the read would all meet on one word. eye_tile_2d always reads
- * first: the sampling and a second loop would take registers its other
- * inputs need (docs/design.md).
+ * first: there the look and the plain loops cost its other inputs more
+ * than the few whose slices are short enough gain (docs/design.md).
  * Values are read as uint4, four quads per step to keep loads in flight.
  * (8-bit counters, four a word, would need a compare-and-swap to stop at
  * 255 without carrying into the neighbour: 3-8x slower on an H100,
