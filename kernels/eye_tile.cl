@@ -79,6 +79,15 @@
  * strides by the group's size, and the serial steps are one work-item's,
  * so a group of any size, down to one work-item, gives the same window
  * and the same counts (tests/run.sh caps groups at 1, 2, 3, 7, 8, 32).
+ *
+ * Uniform values. What every work-item of a group works out alike (the
+ * window, the grid, a slice's bounds) costs the issue slots of all of
+ * them: two groups of 1024 on a multiprocessor, 64 warps, make each
+ * instruction of it some 16 cycles of the multiprocessor's. A division
+ * by a run-time value is some 25: ten more of them cost an H100
+ * iteration 1.3-3.7 us (docs/design.md, "Sampling the eye"). So divisors
+ * are constants where they can be, and one tile a batch (the common
+ * case) takes no division at all.
  */
 
 /* Sample s of the HISTO_EYE_SAMPLES: runs of HISTO_EYE_RUN consecutive
@@ -409,9 +418,11 @@ static struct sampling sampling(uint n)
 {
     struct sampling sp;
     sp.samples = min(n, (uint)HISTO_EYE_SAMPLES);
-    const uint points = sp.samples / HISTO_EYE_RUN;
-    sp.stride = n > HISTO_EYE_SAMPLES ? (n - HISTO_EYE_RUN) / (points - 1)
-                                      : 0;
+    /* points - 1 apart, points = HISTO_EYE_SAMPLES / HISTO_EYE_RUN where
+     * n is larger: a constant divisor (see "Uniform values" above) */
+    sp.stride = n > HISTO_EYE_SAMPLES
+              ? (n - HISTO_EYE_RUN) / (HISTO_EYE_SAMPLES / HISTO_EYE_RUN - 1)
+              : 0;
     return sp;
 }
 
@@ -515,9 +526,12 @@ static struct scratch scratch_layout(local uint *tile, uint tile_words,
 {
     struct scratch sc;
     sc.cells1 = ncells;
-    sc.copies = max(1u, min((uint)HISTO_EYE_COPIES,
-                            (tile_words - HISTO_EYE_COL_BUCKETS - 1 - cells2)
-                                / (ncells + cells2)));
+    /* the most replicas that fit, a power of two (a work-item's replica
+     * is then lid & (copies - 1)), found without a division */
+    const uint avail = tile_words - HISTO_EYE_COL_BUCKETS - 1 - cells2;
+    sc.copies = HISTO_EYE_COPIES;
+    while (sc.copies > 1 && sc.copies * (ncells + cells2) > avail)
+        sc.copies >>= 1;
     sc.bucket = tile;
     sc.cell1 = tile + HISTO_EYE_COL_BUCKETS;
     sc.cell2 = sc.cell1 + sc.cells1 * sc.copies;
@@ -561,8 +575,9 @@ static void sample_cells(global const uint *restrict in,
                          uint size)
 {
     const uint cells1 = sc->cells1, cells2 = sq->cells2;
-    local uint *cell1 = sc->cell1 + (lid % sc->copies) * cells1;
-    local uint *cell2 = sc->cell2 + (lid % sc->copies) * cells2;
+    const uint copy = lid & (sc->copies - 1);
+    local uint *cell1 = sc->cell1 + copy * cells1;
+    local uint *cell2 = sc->cell2 + copy * cells2;
     uint v = mine;
     for (uint s = lid; s < sp->samples; s += size) {
         const uint next = sample_after(in, sp, s, size);
@@ -615,10 +630,10 @@ static uint choose_windows(const struct eye_args *a, const struct scratch *sc,
                            local struct eye_small *sm, uint lid, uint size,
                            bool *use_2d)
 {
-    const uint max_tiles2 = min(min(a->max_tiles,
-                                    (uint)HISTO_EYE_2D_MAX_TILES),
-                                (height + sq->cell_rows - 1) / sq->cell_rows);
+    uint max_tiles2 = 0;
     if (sq->cells2 != 0) {
+        max_tiles2 = min(min(a->max_tiles, (uint)HISTO_EYE_2D_MAX_TILES),
+                         (height + sq->cell_rows - 1) / sq->cell_rows);
         barrier(CLK_LOCAL_MEM_FENCE); /* the buckets are summed */
         slide(sc->cell2, sq->cells2,
               max(sq->cell_rows / sq->bucket_rows, 1u), max_tiles2, sc->run,
@@ -930,7 +945,8 @@ static void bucket_slice(global const uint *restrict in, uint n,
  * g % per_batch of batch g / per_batch), and the layout of `partial`. */
 struct grid {
     struct place pl;
-    uint tiles, per_batch, batches, win_rows, tile_stride, cell_rows;
+    uint tiles, per_batch, batches, slice_q, win_rows, tile_stride,
+         cell_rows;
 };
 
 /* The eye, then the grid for `groups` groups. More batches mean more
@@ -948,12 +964,8 @@ static void find_grid(global const uint *restrict in,
                                    : groups / g->per_batch;
     if (!a->forced_batches && g->tiles != 0)
         g->batches = min(g->batches, (uint)HISTO_MAX_BATCHES);
-}
-
-/* The quads of a batch's slice (the last may hold fewer). */
-static uint slice_quads(const struct grid *g, uint n)
-{
-    return ((n + 3) / 4 + g->batches - 1) / g->batches;
+    /* the quads of a batch's slice (the last may hold fewer) */
+    g->slice_q = ((a->n + 3) / 4 + g->batches - 1) / g->batches;
 }
 
 /* Whether the tile groups add without reading the counter first
@@ -986,7 +998,7 @@ static void publish(global uint *restrict eye, const struct grid *g,
     }
     eye[HISTO_EYE_ADDS] =
         (sm->hot == HOT_YES ? HISTO_ADDS_HOT : 0u)
-        | (g->tiles != 0 && plain_adds(sm, slice_quads(g, n))
+        | (g->tiles != 0 && plain_adds(sm, g->slice_q)
                ? HISTO_ADDS_PLAIN : 0u)
         | (sm->hot == HOT_UNSAMPLED ? HISTO_ADDS_UNSAMPLED : 0u);
 }
@@ -1010,8 +1022,9 @@ static void count_group(global const uint *restrict in,
     const uint n = a->n;
     const uint replicas = a->replicas;
     const uint per_batch = g->per_batch, tiles = g->tiles;
-    const uint batch = group / per_batch;
-    const uint t = group % per_batch;
+    /* one tile a batch (the common case) needs no division */
+    const uint batch = per_batch == 1 ? group : group / per_batch;
+    const uint t = group - batch * per_batch;
     struct place pl = g->pl;
     place_tile(&pl, t, tiles, a->tile_bins, g->cell_rows, g->win_rows);
     const uint copy_words = a->tile_bins / 2;
@@ -1021,11 +1034,13 @@ static void count_group(global const uint *restrict in,
     /* Slices are whole multiples of 4 values except the last. n <= 2^31,
      * so these uint indexes cannot wrap. */
     const uint quads = (n + 3) / 4;
-    const uint slice_q = slice_quads(g, n);
+    const uint slice_q = g->slice_q;
     const uint start_q = min(batch * slice_q, quads);
     const uint end_q = min(start_q + slice_q, quads);
     /* the part of the slice whose out-of-window values are ours */
-    const uint part_q = (end_q - start_q + per_batch - 1) / per_batch;
+    const uint part_q = per_batch == 1
+                      ? end_q - start_q
+                      : (end_q - start_q + per_batch - 1) / per_batch;
     const uint duty_lo = start_q + min(t * part_q, end_q - start_q);
     const uint duty_hi = min(duty_lo + part_q, end_q);
     /* a group without a tile needs only its own part */
@@ -1080,7 +1095,7 @@ static inline void eye_tile_body(global const uint *restrict in,
     if (group == 0 && get_local_id(0) == 0)
         publish(eye, &g, sm, a->n, min(groups, g.batches * g.per_batch),
                 allow_2d);
-    if (group / g.per_batch >= g.batches)
+    if (group >= g.batches * g.per_batch)
         return; /* uniform across the group: no barrier is skipped unevenly */
     count_group(in, a, tile, partial, outer, buckets, &g, sm, group,
                 allow_2d);
