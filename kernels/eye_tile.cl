@@ -440,16 +440,6 @@ static void clear_scratch(local uint *tile, uint words,
         sm->best2[t] = 0;
 }
 
-/* Sample s's value: `mine` for this work-item's first (loaded early),
- * else read; 0 past the samples. */
-static uint sample_value(global const uint *restrict in,
-                         const struct sampling *sp, uint s, uint lid,
-                         uint mine)
-{
-    return s == lid ? mine
-         : s < sp->samples ? in[sample_index(s, sp->stride)] : 0;
-}
-
 /* Whether sample s has a next one in its run (the value after it in the
  * input). */
 static bool has_next(const struct sampling *sp, uint s)
@@ -547,8 +537,12 @@ static void post_samples(global const uint *restrict in,
                          local uint *xs, local uint *equal, uint lid,
                          uint size)
 {
-    for (uint s = lid; s < sp->samples; s += size)
-        xs[s] = sample_value(in, sp, s, lid, mine);
+    uint v = mine;
+    for (uint s = lid; s < sp->samples; s += size) {
+        const uint next = sample_after(in, sp, s, size);
+        xs[s] = v;
+        v = next;
+    }
     for (uint c = lid; c < HISTO_EYE_COPIES; c += size)
         equal[c] = 0;
 }
