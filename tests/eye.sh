@@ -166,21 +166,17 @@ fi
 # every bin.
 if echo "$STRATEGIES" | grep -qw eye; then
     need_case uniform && need_case no_eye
-    [ -s "$W/odd_bins.ref.raw" ] \
-        || { $GEN -o "$W/odd_bins.bin" --seed 2 --dist uniform --image 1001x333 \
-                 --histo 1000x2999 >/dev/null \
-             && ref_counts "$W/odd_bins.bin" "$W/odd_bins.ref.bmp"; }
-    [ -s "$W/full_bins.ref.raw" ] \
-        || { $GEN -o "$W/full_bins.bin" --seed 4 --dist uniform --image 2048x2048 \
-                 --histo 256x64 >/dev/null \
-             && ref_counts "$W/full_bins.bin" "$W/full_bins.ref.bmp"; }
+    make_input odd_bins --seed 2 --dist uniform --image 1001x333 \
+        --histo 1000x2999
+    make_input full_bins --seed 4 --dist uniform --image 2048x2048 \
+        --histo 256x64
     for spec in "uniform:default g1 g3 g32 cap8 replicated off eyetile" \
                 "no_eye:default cap8" "odd_bins:default g3 cap8 off" \
                 "full_bins:default g32"; do
         name=${spec%%:*}
         dir=$INPUTS
         rows=64
-        case $name in odd_bins) dir=$W ;; full_bins) dir=$W rows=1 ;; esac
+        [ "$name" = full_bins ] && rows=1
         for v in ${spec#*:}; do
             id=buckets.$name.$v
             strategy=eye want=yes
@@ -229,31 +225,23 @@ fi
 if echo "$STRATEGIES" | grep -qw eye; then
     need_case one_bin
     for size in 65532 65536; do
-        [ -s "$W/alt$size.ref.raw" ] \
-            || { $GEN -o "$W/alt$size.bin" --dist sweep --bin 1001 --span 2 \
-                     --image "${size}x1" >/dev/null \
-                 && ref_counts "$W/alt$size.bin" "$W/alt$size.ref.bmp"; }
+        make_input "alt$size" --dist sweep --bin 1001 --span 2 \
+            --image "${size}x1"
     done
     counts=1000:66000
     for k in $(seq 1 80); do counts=$counts,$((1000 + 10 * k)):4000; done
-    [ -s "$W/carry.ref.raw" ] \
-        || { $GEN -o "$W/carry.bin" --dist counts --counts "$counts" \
-                 --image 772x500 >/dev/null \
-             && ref_counts "$W/carry.bin" "$W/carry.ref.bmp"; }
-    [ -s "$W/short_last.ref.raw" ] \
-        || { $GEN -o "$W/short_last.bin" --seed 7 --image 987x332 >/dev/null \
-             && ref_counts "$W/short_last.bin" "$W/short_last.ref.bmp"; }
-    for spec in alt65532:W:1:eye:yes:no alt65536:W:1:eye:no:no \
-                carry:W:1:eye:no:no short_last:W:5:eye:no:no \
-                gauss:I:16:eye:yes:no gauss:I:16:eye2d:no:unsampled \
-                gauss:I:16:replicated:yes:no gauss:I:16:fused:tiles:no \
-                gauss:I:1:eye:no:no one_bin:I:16:eye:no:yes \
-                one_bin:I:default:eye:no:yes; do
-        IFS=: read -r name where batches how want_plain want_hot <<EOT
+    make_input carry --dist counts --counts "$counts" --image 772x500
+    make_input short_last --seed 7 --image 987x332
+    for spec in alt65532:1:eye:yes:no alt65536:1:eye:no:no \
+                carry:1:eye:no:no short_last:5:eye:no:no \
+                gauss:16:eye:yes:no gauss:16:eye2d:no:unsampled \
+                gauss:16:replicated:yes:no gauss:16:fused:tiles:no \
+                gauss:1:eye:no:no one_bin:16:eye:no:yes \
+                one_bin:default:eye:no:yes; do
+        IFS=: read -r name batches how want_plain want_hot <<EOT
 $spec
 EOT
         dir=$INPUTS
-        [ "$where" = W ] && dir=$W
         [ "$want_hot" = unsampled ] && want_hot="not sampled"
         id=plain.$name.b$batches.$how
         strategy=$how
