@@ -83,11 +83,11 @@
  * Uniform values. What every work-item of a group works out alike (the
  * window, the grid, a slice's bounds) costs the issue slots of all of
  * them: two groups of 1024 on a multiprocessor, 64 warps, make each
- * instruction of it some 16 cycles of the multiprocessor's. A division
- * by a run-time value is some 25: ten more of them cost an H100
- * iteration 1.3-3.7 us (docs/design.md, "Sampling the eye"). So divisors
- * are constants where they can be, and one tile a batch (the common
- * case) takes no division at all.
+ * instruction of it some 16 cycles of the multiprocessor's, and a
+ * division by a run-time value is some 25 instructions: a few of them a
+ * work-item show in an iteration's time (docs/design.md, "Sampling the
+ * eye"). So divisors are constants where they can be, and one tile a
+ * batch (the common case) takes no division at all.
  */
 
 /* Sample s of the HISTO_EYE_SAMPLES: runs of HISTO_EYE_RUN consecutive
