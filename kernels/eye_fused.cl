@@ -27,8 +27,13 @@
  * Memory: a group's global writes (partial tiles, the out-of-eye
  * atomics) are fenced before it arrives; a group reads the others'
  * partials and `outer` only after the arrival counter shows all P, read
- * atomically, and a fence. Those buffers are never read before the
- * barrier in the same launch, so no stale cached copy can be read. Only
+ * atomically, and a fence. The fence must order memory for the other
+ * groups: OpenCL C 1.2's mem_fence promises order for the work-item
+ * alone (NVIDIA's compiler makes it membar.cta, the group's scope), so
+ * the host builds this program with the device's strongest (HISTO_FENCE,
+ * below) and defaults to fused only where that is of device scope
+ * (strategy.c). Those buffers are never read before the barrier in the
+ * same launch, so no stale cached copy can be read. Only
  * the input is a restrict pointer: it alone is read-only for the whole
  * launch (and may take the read-only cache path); partial, outer and
  * hist are written by some groups and read by others.
@@ -41,6 +46,20 @@
  * once. Nothing computed from the input is carried to the next launch:
  * `outer` is left zero by the reduction, as with two launches.
  */
+
+/* The barrier's fence (the host's -DHISTO_FENCE, eye.c): 1, OpenCL C 2.0
+ * or 3.0's acquire-release fence at device scope (the program is then
+ * built as that version); 2, NVIDIA's PTX membar.gl, where the device
+ * offers no such fence but its compiler takes PTX; 0, mem_fence. */
+#if HISTO_FENCE == 1
+#define DEVICE_FENCE()                                                   \
+    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acq_rel,   \
+                           memory_scope_device)
+#elif HISTO_FENCE == 2
+#define DEVICE_FENCE() asm volatile("membar.gl;" ::: "memory")
+#else
+#define DEVICE_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
 
 /* The poll's closed bit, on the ticket counter. */
 #define CLOSED 0x80000000u
@@ -104,16 +123,18 @@ static uint settle_poll(uint before, volatile global uint *ctl,
 /* Waits until all `participants` groups have arrived; every work-item's
  * global writes before it are seen by every group after it (lid 0 fences
  * after the group's barrier, before its arrival: the writes of the group
- * are ordered before the fence by the barrier). */
+ * are ordered before the fence by the barrier, and a device-scope fence
+ * is cumulative; its fence after the wait orders the group's later
+ * reads). */
 static void grid_barrier(volatile global uint *ctl, uint participants)
 {
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        DEVICE_FENCE();
         atomic_inc(&ctl[HISTO_FUSED_ARRIVED]);
         while (ctl_read(&ctl[HISTO_FUSED_ARRIVED]) < participants)
             ;
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        DEVICE_FENCE();
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 }

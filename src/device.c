@@ -209,6 +209,98 @@ static void query_pci(const struct device_cl_api *api, struct device_info *d)
     }
 }
 
+/* OpenCL 3.0's queries of the OpenCL C features a device supports, and
+ * the record it answers with: spelled here, since the project builds
+ * against the OpenCL 1.2 API (error.h). */
+#define HISTO_CL_DEVICE_OPENCL_C_FEATURES 0x106F
+struct name_version {
+    cl_uint version;
+    char name[64];
+};
+
+/* The major version in "OpenCL X.Y ..." or "OpenCL C X.Y ...", 0 if none. */
+static unsigned version_major(const char *s, const char *prefix)
+{
+    const size_t n = strlen(prefix);
+    if (s == NULL || strncmp(s, prefix, n) != 0 || !isdigit((unsigned char)s[n]))
+        return 0;
+    return (unsigned)strtoul(s + n, NULL, 10);
+}
+
+/* Whether an OpenCL 3.0 device lists both OpenCL C features a
+ * device-scope acquire-release fence needs. */
+static bool lists_fence_features(struct info_reader *r)
+{
+    size_t size = 0;
+    if (!ask(r, HISTO_CL_DEVICE_OPENCL_C_FEATURES,
+             "CL_DEVICE_OPENCL_C_FEATURES", 0, NULL, &size)
+        || size == 0 || size > STRING_MAX)
+        return false;
+    const size_t n = size / sizeof(struct name_version);
+    struct name_version *f = histo_calloc(n + 1, sizeof *f,
+                                          "CL_DEVICE_OPENCL_C_FEATURES");
+    if (f == NULL) {
+        r->out_of_memory = true;
+        return false;
+    }
+    bool scope = false, order = false;
+    if (ask(r, HISTO_CL_DEVICE_OPENCL_C_FEATURES,
+            "CL_DEVICE_OPENCL_C_FEATURES", n * sizeof *f, f, NULL))
+        for (size_t i = 0; i < n; ++i) {
+            f[i].name[sizeof f[i].name - 1] = '\0';
+            scope |= strcmp(f[i].name, "__opencl_c_atomic_scope_device") == 0;
+            order |= strcmp(f[i].name, "__opencl_c_atomic_order_acq_rel") == 0;
+        }
+    free(f);
+    return scope && order;
+}
+
+/* d->fence (device.h), from d->version, the OpenCL C version and
+ * features, and the extensions: the standard fence first, NVIDIA's
+ * assembly where the standard one is not offered. Silent where a query
+ * fails: the device then has only mem_fence, which costs the fused
+ * strategy its place as a default, nothing else. */
+static void query_fence(const struct device_cl_api *api, struct device_info *d,
+                        bool *out_of_memory)
+{
+    char why[DEVICE_SKIP_TEXT] = "";
+    struct info_reader r = {.api = api, .of_device = true, .device = d->id,
+                            .why = why};
+    char *c_version = ASK_STRING(&r, CL_DEVICE_OPENCL_C_VERSION);
+    const unsigned c_major = version_major(c_version, "OpenCL C ");
+    free(c_version);
+    why[0] = '\0';
+    if (version_major(d->version, "OpenCL ") >= 3 && lists_fence_features(&r))
+        d->fence = DEVICE_FENCE_C30;
+    else if (c_major >= 2)
+        d->fence = DEVICE_FENCE_C20;
+    why[0] = '\0';
+    if (d->fence == DEVICE_FENCE_NONE) {
+        char *list = ASK_STRING(&r, CL_DEVICE_EXTENSIONS);
+        if (list != NULL && lists_extension(list, "cl_nv_compiler_options")
+            && lists_extension(list, "cl_nv_device_attribute_query"))
+            d->fence = DEVICE_FENCE_PTX;
+        free(list);
+    }
+    *out_of_memory |= r.out_of_memory;
+}
+
+const char *device_fence_name(enum device_fence fence)
+{
+    switch (fence) {
+    case DEVICE_FENCE_C30:
+        return "device scope (OpenCL C 3.0 atomic_work_item_fence)";
+    case DEVICE_FENCE_C20:
+        return "device scope (OpenCL C 2.0 atomic_work_item_fence)";
+    case DEVICE_FENCE_PTX:
+        return "device scope (NVIDIA PTX membar.gl)";
+    case DEVICE_FENCE_NONE:
+        break;
+    }
+    return "work-item (OpenCL C 1.2 mem_fence: ordering across groups not "
+           "promised)";
+}
+
 /* Fills d (its id set); a failed query leaves d->skipped set. */
 static int query_device(const struct device_cl_api *api,
                         struct device_info *d)
@@ -231,6 +323,8 @@ static int query_device(const struct device_cl_api *api,
     ask_first_size(&r, CL_DEVICE_MAX_WORK_ITEM_SIZES,
                    "CL_DEVICE_MAX_WORK_ITEM_SIZES", &d->max_work_items);
     query_pci(api, d);
+    if (!reader_failed(&r))
+        query_fence(api, d, &r.out_of_memory);
     return r.out_of_memory ? HISTO_EXIT_INTERNAL : HISTO_OK;
 }
 

@@ -19,6 +19,23 @@
  * cache, so a cut name would match and record something the driver did
  * not say. A skipped entry keeps its index and its reason; its other
  * fields may be unset (strings NULL) and nothing selects it. */
+/* The fence the device's compiler offers for ordering a work-item's
+ * global memory accesses as seen by the other work-groups of the same
+ * launch: what the fused strategy's barrier needs (eye_fused.cl). OpenCL
+ * C 1.2's mem_fence orders a work-item's accesses for itself alone
+ * (NVIDIA's compiler makes it a fence of the group's scope, membar.cta);
+ * OpenCL C 2.0, and 3.0 where the device lists the features
+ * __opencl_c_atomic_scope_device and __opencl_c_atomic_order_acq_rel,
+ * have atomic_work_item_fence at memory_scope_device; NVIDIA's compiler
+ * takes PTX's membar.gl as inline assembly. Chooses the default strategy
+ * (strategy.c) and the fused program's build options (eye.c). */
+enum device_fence {
+    DEVICE_FENCE_NONE = 0, /* mem_fence only */
+    DEVICE_FENCE_C30,
+    DEVICE_FENCE_C20,
+    DEVICE_FENCE_PTX,
+};
+
 struct device_info {
     cl_device_id id;
     char skipped[DEVICE_SKIP_TEXT]; /* "" when usable                 */
@@ -49,6 +66,8 @@ struct device_info {
      * leaves pci_known false and skips nothing. */
     bool pci_known;
     cl_uint pci_domain, pci_bus, pci_device, pci_function;
+    /* Optional too: a failed query leaves DEVICE_FENCE_NONE. */
+    enum device_fence fence;
 };
 
 struct platform_info {
@@ -60,6 +79,10 @@ struct platform_info {
     cl_uint ndevices;        /* with the skipped ones                 */
     struct device_info *devices;
 };
+
+/* What the fence is, for histo.out: "device scope (OpenCL C 3.0
+ * atomic_work_item_fence)" and so on. */
+const char *device_fence_name(enum device_fence fence);
 
 /* Platforms and devices keep the indexes OpenCL enumerates them in, the
  * skipped ones included, so that an index in --list, --platform/--device

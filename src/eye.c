@@ -135,6 +135,7 @@ static void tile_defines(size_t size, bool replicated,
     snprintf(d->text[1], sizeof d->text[1],
              "-DHISTO_TILE_REQD_SIZE=0 -DHISTO_ONE_COPY=%d", !replicated);
     d->count = 2;
+    d->std[0] = '\0';
 }
 
 static int defines(const struct device_info *dev, bool replicated,
@@ -151,6 +152,34 @@ static int eye_defines(const struct device_info *dev,
                        struct program_defines *d)
 {
     return defines(dev, false, d);
+}
+
+/* The fused kernel's barrier fence (eye_fused.cl, HISTO_FENCE): built as
+ * the OpenCL C version whose atomic_work_item_fence it takes, or with
+ * NVIDIA's assembly, or mem_fence alone (device.h). */
+static void fence_defines(enum device_fence fence, struct program_defines *d)
+{
+    const char *opt = fence == DEVICE_FENCE_C30 || fence == DEVICE_FENCE_C20
+                    ? " -DHISTO_FENCE=1"
+                    : fence == DEVICE_FENCE_PTX ? " -DHISTO_FENCE=2"
+                                                : " -DHISTO_FENCE=0";
+    snprintf(d->std, sizeof d->std, "%s",
+             fence == DEVICE_FENCE_C30   ? "CL3.0"
+             : fence == DEVICE_FENCE_C20 ? "CL2.0"
+                                         : "");
+    for (size_t i = 0; i < d->count; ++i) {
+        const size_t len = strlen(d->text[i]);
+        snprintf(d->text[i] + len, sizeof d->text[i] - len, "%s", opt);
+    }
+}
+
+static int fused_defines(const struct device_info *dev,
+                         struct program_defines *d)
+{
+    const int status = defines(dev, false, d);
+    if (status == HISTO_OK)
+        fence_defines(dev->fence, d);
+    return status;
 }
 
 static int replicated_defines(const struct device_info *dev,
@@ -754,6 +783,8 @@ static int tile_rebuild(struct eye_state *s, size_t size)
     struct program_defines defines;
     cl_program program = NULL;
     tile_defines(size, s->replicated, &defines);
+    if (s->fused)
+        fence_defines(s->env.device->fence, &defines);
     if ((status = program_build(s->env.context, s->env.device->id,
                                 s->env.kernel_dir,
                                 s->fused ? fused_sources : sources,
@@ -927,6 +958,9 @@ static void eye_report(const void *opaque, FILE *f)
     eye_rows(s, &first, &last);
     fprintf(f, "config.groups = %u\n", p->groups);
     fprintf(f, "config.tile_kernel = %s\n", tile_name(s));
+    if (s->fused)
+        fprintf(f, "config.fence = %s\n",
+                device_fence_name(s->env.device->fence));
     fprintf(f, "config.batches_forced = %u\n", p->forced_batches);
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
@@ -1035,7 +1069,7 @@ const struct strategy fused_strategy = {
     .nsources = sizeof fused_sources / sizeof fused_sources[0],
     .kernels = fused_names,
     .nkernels = 1,
-    .defines = eye_defines,
+    .defines = fused_defines,
     .setup = fused_setup,
     .enqueue = fused_enqueue,
     .download = eye_download,

@@ -15,49 +15,53 @@
 #define DEF(name) " -D" #name "=" STR(name)
 
 /* Every constant the kernels use comes from params.h through here. */
-static const char options[] =
-    "-cl-std=CL1.2"
-    DEF(HISTO_SATURATE)
-    DEF(HISTO_EYE_SAMPLES)
-    DEF(HISTO_EYE_RUN)
-    DEF(HISTO_EYE_COPIES)
-    DEF(HISTO_MAX_BATCHES)
-    DEF(HISTO_REDUCE_LANES)
-    DEF(HISTO_WORK_GROUP)
-    DEF(HISTO_EYE_LO)
-    DEF(HISTO_EYE_HI)
-    DEF(HISTO_EYE_TILES)
-    DEF(HISTO_EYE_BATCHES)
-    DEF(HISTO_EYE_COLS)
-    DEF(HISTO_EYE_ROWS)
-    DEF(HISTO_EYE_STRIDE)
-    DEF(HISTO_EYE_RAN)
-    DEF(HISTO_EYE_ADDS)
-    DEF(HISTO_ADDS_HOT)
-    DEF(HISTO_ADDS_PLAIN)
-    DEF(HISTO_ADDS_UNSAMPLED)
-    DEF(HISTO_FUSED_TICKETS)
-    DEF(HISTO_FUSED_PARTICIPANTS)
-    DEF(HISTO_FUSED_ARRIVED)
-    DEF(HISTO_FUSED_CTL_WORDS)
-    DEF(HISTO_EYE_COL_BUCKETS)
-    DEF(HISTO_EYE_COL_TAIL_INV)
-    DEF(HISTO_EYE_ROW_SUB)
-    DEF(HISTO_EYE_ROW_BUCKETS)
-    DEF(HISTO_EYE_2D_MAX_TILES)
-    DEF(HISTO_TILE_GROUP_BOUND)
-    DEF(HISTO_PLAIN_MAX_VALUES)
-    DEF(HISTO_EYE_HOT_INV)
-    DEF(HISTO_BUCKET_BINS)
-    DEF(HISTO_BUCKET_CHUNK)
-    DEF(HISTO_BUCKET_LOCAL_WORDS)
-    DEF(HISTO_BUCKET_PAD)
-    DEF(HISTO_BUCKET_QUADS)
-    DEF(HISTO_BUCKET_ROUNDS)
-    DEF(HISTO_BUCKET_TEAM)
-    DEF(HISTO_CPU_LINE_LOG2)
-    DEF(HISTO_CPU_CHUNK)
-    DEF(HISTO_CPU_BRANCHY_SHARE);
+#define CONSTANTS \
+    DEF(HISTO_SATURATE) \
+    DEF(HISTO_EYE_SAMPLES) \
+    DEF(HISTO_EYE_RUN) \
+    DEF(HISTO_EYE_COPIES) \
+    DEF(HISTO_MAX_BATCHES) \
+    DEF(HISTO_REDUCE_LANES) \
+    DEF(HISTO_WORK_GROUP) \
+    DEF(HISTO_EYE_LO) \
+    DEF(HISTO_EYE_HI) \
+    DEF(HISTO_EYE_TILES) \
+    DEF(HISTO_EYE_BATCHES) \
+    DEF(HISTO_EYE_COLS) \
+    DEF(HISTO_EYE_ROWS) \
+    DEF(HISTO_EYE_STRIDE) \
+    DEF(HISTO_EYE_RAN) \
+    DEF(HISTO_EYE_ADDS) \
+    DEF(HISTO_ADDS_HOT) \
+    DEF(HISTO_ADDS_PLAIN) \
+    DEF(HISTO_ADDS_UNSAMPLED) \
+    DEF(HISTO_FUSED_TICKETS) \
+    DEF(HISTO_FUSED_PARTICIPANTS) \
+    DEF(HISTO_FUSED_ARRIVED) \
+    DEF(HISTO_FUSED_CTL_WORDS) \
+    DEF(HISTO_EYE_COL_BUCKETS) \
+    DEF(HISTO_EYE_COL_TAIL_INV) \
+    DEF(HISTO_EYE_ROW_SUB) \
+    DEF(HISTO_EYE_ROW_BUCKETS) \
+    DEF(HISTO_EYE_2D_MAX_TILES) \
+    DEF(HISTO_TILE_GROUP_BOUND) \
+    DEF(HISTO_PLAIN_MAX_VALUES) \
+    DEF(HISTO_EYE_HOT_INV) \
+    DEF(HISTO_BUCKET_BINS) \
+    DEF(HISTO_BUCKET_CHUNK) \
+    DEF(HISTO_BUCKET_LOCAL_WORDS) \
+    DEF(HISTO_BUCKET_PAD) \
+    DEF(HISTO_BUCKET_QUADS) \
+    DEF(HISTO_BUCKET_ROUNDS) \
+    DEF(HISTO_BUCKET_TEAM) \
+    DEF(HISTO_CPU_LINE_LOG2) \
+    DEF(HISTO_CPU_CHUNK) \
+    DEF(HISTO_CPU_BRANCHY_SHARE)
+
+/* The OpenCL C version every program is built as, unless its defines
+ * name another (struct program_defines). */
+#define DEFAULT_STD "CL1.2"
+static const char options[] = "-cl-std=" DEFAULT_STD CONSTANTS;
 
 /* The options above, the histogram's width (-DHISTO_WIDTH: the kernels
  * split bins into rows and columns by a constant), then $HISTO_CL_OPTIONS
@@ -284,11 +288,14 @@ int program_build(cl_context context, cl_device_id device,
         *program = NULL;
         free(full_options);
         full_options = NULL;
-        const size_t len = sizeof options + 32 + sizeof cap + strlen(def) + 1
-                         + (extra ? strlen(extra) : 0);
+        const char *std = defines != NULL && defines->std[0] != '\0'
+                        ? defines->std : DEFAULT_STD;
+        const size_t len = sizeof options + 32 + strlen(std) + sizeof cap
+                         + strlen(def) + 1 + (extra ? strlen(extra) : 0);
         HOST_ALLOC(full_options, len);
-        snprintf(full_options, len, "%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s%s%s",
-                 options, histo_width, *def ? " " : "", def, cap,
+        snprintf(full_options, len,
+                 "-cl-std=%s%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s%s%s", std,
+                 CONSTANTS, histo_width, *def ? " " : "", def, cap,
                  extra ? " " : "", extra ? extra : "");
         CL_CREATE(*program, clCreateProgramWithSource(
                                 context, (cl_uint)nstrings, (const char **)texts,

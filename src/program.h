@@ -11,11 +11,13 @@
 #include <stdint.h>
 
 /* -D options chosen at run time (a work-group size from the device), as
- * alternatives: the first that builds is kept. */
+ * alternatives: the first that builds is kept; and the OpenCL C version
+ * to build as, for all of them ("CL3.0"; "": OpenCL C 1.2). */
 #define PROGRAM_MAX_DEFINES 2
 struct program_defines {
     char text[PROGRAM_MAX_DEFINES][64];
     size_t count; /* 0: none */
+    char std[8];
 };
 
 /* Builds one program from the files (names relative to kernel_dir) on the

@@ -29,9 +29,11 @@ const struct strategy *strategy_default(const struct device_info *device,
      * private histograms (docs/design.md); without local memory
      * (CL_NONE) the eye cannot run at all. The memory, not the device
      * type, decides: a device may report several types. */
-    /* fused's barrier waits in loops a loop limit would cut short */
+    /* fused's barrier waits in loops a loop limit would cut short, and
+     * needs a fence that orders memory for the other groups (device.h) */
     if (device->local_mem_type == CL_LOCAL)
         return nvalues <= HISTO_FUSED_MAX_VALUES && loop_limit == 0
+                       && device->fence != DEVICE_FENCE_NONE
              ? &fused_strategy : &eye_strategy;
     /* cpu's output is cleared by one work-item; global's every loop is
      * one the planner can spread over more work-items. */

@@ -25,3 +25,16 @@ for name in $(case_names); do
         done
     done
 done
+
+# The fused program is built with the fence histo.out names (src/device.h),
+# and fused is the default only where that fence is of device scope.
+id=device.fused.fence
+first=$(case_names | head -n 1)
+if wanted "$id" && [ -f "$W/$first.fused.bdefault.out" ]; then
+    why=$(fence_mismatch "$W/$first.fused.bdefault")
+    if [ -n "$why" ]; then
+        bad "$id" "$why"
+    else
+        ok "$id ($(sed -n 's/^config\.fence = //p' "$W/$first.fused.bdefault.out"))"
+    fi
+fi

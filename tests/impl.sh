@@ -94,6 +94,24 @@ for icd in "$vendors"/*.icd; do
             rm -f "$W/$id.bmp"
         done
     done >"$W/impl.$tag.log"
+    # the fused program built with the fence its histo.out names, and the
+    # default fused only where that fence is of device scope (device.h)
+    id=impl.$tag.fence
+    first=$(echo "$list" | awk 'NF { print $1; exit }')
+    f=$W/impl.$tag.fused.$first
+    if [ -f "$f.out" ]; then
+        why=$(fence_mismatch "$f")
+        dflt=$(sed -n 's/^strategy = //p' "$W/impl.$tag.default.$first.out")
+        case $(sed -n 's/^config\.fence = //p' "$f.out") in
+            work-item*) [ "$dflt" != fused ] \
+                || why="${why:+$why; }the default is fused with mem_fence alone" ;;
+        esac
+        if [ -n "$why" ]; then
+            echo "FAIL $id: $why"
+        else
+            echo "PASS $id ($(sed -n 's/^config\.fence = //p' "$f.out"); default $dflt)"
+        fi >>"$W/impl.$tag.log"
+    fi
     # kernels/probe.cl's loop limit against tests/loop_limit.c, which
     # counts a long loop in a kernel of its own: the two must agree on
     # whether this implementation ends loops early.

@@ -147,6 +147,26 @@ exact() {
     fi
 }
 
+# fence_mismatch OUT: "" where the fused run's OUT.out was built as its
+# config.fence says (src/device.h: OpenCL C 3.0 or 2.0 with
+# HISTO_FENCE=1, NVIDIA's PTX with 2, mem_fence with 1.2 and 0), else
+# what differs.
+fence_mismatch() {
+    f_fence=$(sed -n 's/^config\.fence = //p' "$1.out")
+    f_opts=$(sed -n 's/^build\.options = //p' "$1.out")
+    case $f_fence in
+        *"OpenCL C 3.0"*) f_want="-cl-std=CL3.0 HISTO_FENCE=1" ;;
+        *"OpenCL C 2.0"*) f_want="-cl-std=CL2.0 HISTO_FENCE=1" ;;
+        *"NVIDIA PTX"*) f_want="-cl-std=CL1.2 HISTO_FENCE=2" ;;
+        work-item*) f_want="-cl-std=CL1.2 HISTO_FENCE=0" ;;
+        *) echo "config.fence is '$f_fence'"; return ;;
+    esac
+    case "$f_opts " in
+        "${f_want%% *} "*" -D${f_want#* } "*) ;;
+        *) echo "config.fence '$f_fence' but build.options '$f_opts'" ;;
+    esac
+}
+
 # expect NAME STATUS PATTERN [command...]: exit status, stderr matching
 # PATTERN, and none of $W/x.bmp, x.out, x.raw left behind.
 expect() {

@@ -1231,12 +1231,14 @@ static void test_strategy_table(void)
     }
     check(bad < 0, "strategy.default_by_local_mem", "case %d", bad);
     /* scratchpad memory: one launch an iteration up to
-     * HISTO_FUSED_MAX_VALUES values, two above */
+     * HISTO_FUSED_MAX_VALUES values, two above; one only where the device
+     * has a fence of device scope (each kind), never with mem_fence alone */
     {
         struct device_info dev;
         memset(&dev, 0, sizeof dev);
         dev.type = CL_DEVICE_TYPE_GPU;
         dev.local_mem_type = CL_LOCAL;
+        dev.fence = DEVICE_FENCE_C30;
         const char *below = strategy_default(&dev, 0, 2097152,
                                              HISTO_FUSED_MAX_VALUES)->name;
         const char *at = strategy_default(&dev, 0, 2097152,
@@ -1247,6 +1249,18 @@ static void test_strategy_table(void)
                   && strcmp(limited, "eye") == 0,
               "strategy.default_fused_by_size", "%s, %s, %s", below, at,
               limited);
+        const enum device_fence kinds[] = {DEVICE_FENCE_C20, DEVICE_FENCE_PTX,
+                                           DEVICE_FENCE_NONE};
+        const char *const want[] = {"fused", "fused", "eye"};
+        int wrong = -1;
+        for (int k = 0; k < 3 && wrong < 0; ++k) {
+            dev.fence = kinds[k];
+            if (strcmp(strategy_default(&dev, 0, 2097152, 1000)->name,
+                       want[k]) != 0)
+                wrong = k;
+        }
+        check(wrong < 0, "strategy.default_fused_needs_device_fence",
+              "fence kind %d", wrong);
     }
     /* a device that ends loops after 65535 iterations (Mesa's llvmpipe):
      * cpu while one work-item can clear the output, else global */
@@ -1286,7 +1300,15 @@ struct fake_device {
     int other_byte_order;   /* the byte order the host does not have */
     int four_dims;          /* 4 work-item dimensions, the first 128 */
     cl_device_info fail;
+    const char *version;    /* CL_DEVICE_VERSION; NULL: "OpenCL 1.2 fake" */
+    const char *c_version;  /* NULL: "OpenCL C 1.2 fake" */
+    int features;           /* OpenCL C 3.0 features listed: FAKE_* bits */
+    const char *extensions; /* NULL: none */
 };
+
+/* The two OpenCL C 3.0 features a device-scope fence needs. */
+#define FAKE_SCOPE_DEVICE 1
+#define FAKE_ACQ_REL 2
 
 static int host_little_endian(void)
 {
@@ -1378,7 +1400,12 @@ static cl_int CL_API_CALL fake_device_info(cl_device_id id,
         return CL_OUT_OF_RESOURCES;
     const char *text = param == CL_DEVICE_NAME ? d->name
                      : param == CL_DEVICE_VENDOR ? "fake vendor"
-                     : param == CL_DEVICE_VERSION ? "OpenCL 1.2 fake"
+                     : param == CL_DEVICE_VERSION
+                         ? (d->version ? d->version : "OpenCL 1.2 fake")
+                     : param == CL_DEVICE_OPENCL_C_VERSION
+                         ? (d->c_version ? d->c_version : "OpenCL C 1.2 fake")
+                     : param == CL_DEVICE_EXTENSIONS
+                         ? (d->extensions ? d->extensions : "")
                      : param == CL_DRIVER_VERSION ? "1.0"
                      : NULL;
     if (text != NULL)
@@ -1410,6 +1437,22 @@ static cl_int CL_API_CALL fake_device_info(cl_device_id id,
         return d->four_dims
                    ? fake_answer(items4, sizeof items4, size, value, size_ret)
                    : fake_answer(items, sizeof items, size, value, size_ret);
+    case 0x106F: { /* CL_DEVICE_OPENCL_C_FEATURES: cl_name_version[] */
+        struct {
+            cl_uint version;
+            char name[64];
+        } f[3];
+        memset(f, 0, sizeof f);
+        size_t n = 0;
+        snprintf(f[n++].name, sizeof f[0].name, "__opencl_c_int64");
+        if (d->features & FAKE_SCOPE_DEVICE)
+            snprintf(f[n++].name, sizeof f[0].name,
+                     "__opencl_c_atomic_scope_device");
+        if (d->features & FAKE_ACQ_REL)
+            snprintf(f[n++].name, sizeof f[0].name,
+                     "__opencl_c_atomic_order_acq_rel");
+        return fake_answer(f, n * sizeof f[0], size, value, size_ret);
+    }
     default:
         return CL_INVALID_VALUE;
     }
@@ -1566,6 +1609,58 @@ static void test_device_enumerate(void)
     check(st == HISTO_EXIT_DEVICE && strstr(err, "no OpenCL platform found")
               != NULL, "device.no_platform", "status %d: %s", st, err);
     device_list_free(&list);
+}
+
+/* The fence each device offers the fused strategy (device.h), from what
+ * it says: the standard fence where OpenCL 3.0 lists both features or
+ * OpenCL C is 2.0 or later, NVIDIA's assembly where its compiler options
+ * are offered, else mem_fence alone; a failed query skips nothing. */
+static void test_device_fence(void)
+{
+    static const struct {
+        const char *version, *c_version;
+        int features;
+        const char *extensions;
+        cl_device_info fail;
+        enum device_fence want;
+    } cases[] = {
+        {"OpenCL 3.0 x", NULL, FAKE_SCOPE_DEVICE | FAKE_ACQ_REL, NULL, 0,
+         DEVICE_FENCE_C30},
+        {"OpenCL 3.0 x", NULL, FAKE_SCOPE_DEVICE, NULL, 0, DEVICE_FENCE_NONE},
+        {"OpenCL 1.2 x", NULL, FAKE_SCOPE_DEVICE | FAKE_ACQ_REL, NULL, 0,
+         DEVICE_FENCE_NONE},
+        {"OpenCL 2.0 x", "OpenCL C 2.0 x", 0, NULL, 0, DEVICE_FENCE_C20},
+        {"OpenCL 3.0 CUDA", NULL, 0,
+         "cl_khr_fp64 cl_nv_compiler_options cl_nv_device_attribute_query",
+         0, DEVICE_FENCE_PTX},
+        {"OpenCL 3.0 x", NULL, 0, "cl_nv_compiler_options_x", 0,
+         DEVICE_FENCE_NONE},
+        {"OpenCL 3.0 x", "OpenCL C 2.0 x", FAKE_SCOPE_DEVICE | FAKE_ACQ_REL,
+         NULL, 0x106F, DEVICE_FENCE_C20},
+        {"OpenCL 3.0 x", NULL, 0, "cl_nv_compiler_options "
+         "cl_nv_device_attribute_query", CL_DEVICE_OPENCL_C_VERSION,
+         DEVICE_FENCE_PTX},
+    };
+    int bad = -1;
+    char err[1024] = "";
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && bad < 0; ++i) {
+        struct device_list list;
+        int lines;
+        fake_reset();
+        struct fake_device *d = &fake_platforms[0].devices[0];
+        d->version = cases[i].version;
+        d->c_version = cases[i].c_version;
+        d->features = cases[i].features;
+        d->extensions = cases[i].extensions;
+        d->fail = cases[i].fail;
+        const int st = fake_enumerate(&list, err, sizeof err, &lines);
+        if (st != 0 || lines != 0
+            || list.platforms[0].devices[0].skipped[0] != '\0'
+            || list.platforms[0].devices[0].fence != cases[i].want)
+            bad = (int)i;
+        device_list_free(&list);
+    }
+    check(bad < 0, "device.fence_kind", "case %d: %s", bad, err);
 }
 
 /* One platform's query fails: that platform alone is skipped, with one
@@ -1828,6 +1923,7 @@ static const struct {
     {"progress_line", test_progress_line},
     {"strategy_table", test_strategy_table},
     {"device_enumerate", test_device_enumerate},
+    {"device_fence", test_device_fence},
     {"device_skip_platform", test_device_skip_platform},
     {"device_skip_device", test_device_skip_device},
     {"device_long_name", test_device_long_name},
