@@ -14,7 +14,8 @@
 # reads and counts every value (locally, or by global atomics where the
 # eye found no window and sent its values to them, not to buckets), the
 # hardware's floor; then an iteration of two
-# kernels, histo's own shape; and where they have it the energy of an
+# kernels, histo's own shape; then reading the values alone (x read: HBM
+# on a GPU); and where they have it the energy of an
 # iteration from the device's own counter (mJ). The caption names each
 # column's device, platform, strategy, date and commit (the rows' "commit", else the part of the file
 # name after its last '-' where that is a commit id). A column with
@@ -73,6 +74,8 @@ done | awk -F '\t' "$(cat validate/jsonl.awk)"'
                       : "probe_read_median_us")
     }
     floor1[in_, c] = f1
+    rd[in_, c] = field(line, "read_us")
+    if (rd[in_, c] + 0 > 0) reads[c] = 1
     energy[in_, c] = field(line, "energy_j_per_iteration")
     if (energy[in_, c] + 0 > 0) energies[c] = 1
 }
@@ -80,10 +83,12 @@ END {
     names["test"] = "test dataset"; names["train"] = "train dataset"
     names["ref"] = "ref dataset"; names["wide"] = "wide eye (sigma 205 rows x 16 columns)"
     names["uniform"] = "uniform"; names["onebin"] = "one bin"
+    names["h1k"] = "gauss into 1024x2048 bins"; names["big67"] = "67M values"
     printf "| input | values |"
     for (c = 1; c <= ncol; c++)
-        printf " (%d) us (x C%s%s) |", c,
+        printf " (%d) us (x C%s%s%s) |", c,
                (c in floors) ? "; x 1-kernel floor; x 2-kernel floor" : "",
+               (c in reads) ? "; x read" : "",
                (c in energies) ? "; mJ" : ""
     printf "\n| --- | ---: |"
     for (c = 1; c <= ncol; c++) printf " ---: |"
@@ -97,6 +102,7 @@ END {
                 printf fmt, us[n, c], ref[n, c] / us[n, c]
                 if (floor1[n, c] + 0 > 0) printf "; %.2fx", us[n, c] / floor1[n, c]
                 if (floor[n, c] + 0 > 0) printf "; %.2fx", us[n, c] / floor[n, c]
+                if (rd[n, c] + 0 > 0) printf "; %.2fx", us[n, c] / rd[n, c]
                 if (energy[n, c] + 0 > 0) printf "; %.1f mJ", energy[n, c] * 1e3
                 printf ") |"
             } else if ((n, c) in us)
