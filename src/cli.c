@@ -81,10 +81,12 @@ static const char *const usage_text[] = {
 "                      global atomic per value, the textbook baseline)\n"
 "                      or auto (default: where local memory is\n"
 "                      dedicated, CL_LOCAL, fused up to 2^20 values and\n"
-"                      eye above that or where the device ends loops\n"
-"                      early; cpu where it is global memory or none, as\n"
-"                      on CPUs; global where the device's loop limit is\n"
-"                      too short for cpu)\n",
+"                      eye above that, where the device ends loops\n"
+"                      early or where its compiler has no fence of\n"
+"                      device scope (histo.out: config.fence); cpu\n"
+"                      where it is global memory or none, as on CPUs;\n"
+"                      global where the device's loop limit is too\n"
+"                      short for cpu)\n",
 /* KNOBS_AFTER: the knobs' entries, from knobs.c's table */
 "  --tune              time candidate values of the knobs above on this\n"
 "                      device and input, print the table, store the best\n"
