@@ -50,7 +50,10 @@
 /* The barrier's fence (the host's -DHISTO_FENCE, eye.c): 1, OpenCL C 2.0
  * or 3.0's acquire-release fence at device scope (the program is then
  * built as that version); 2, NVIDIA's PTX membar.gl, where the device
- * offers no such fence but its compiler takes PTX; 0, mem_fence. */
+ * offers no such fence but its compiler takes PTX; 3, the same from
+ * compute capability 7, where grid_barrier() arrives by a release add and
+ * waits by acquire loads of gpu scope instead of a fence each side (0.3
+ * us less on the test dataset: docs/design.md); 0, mem_fence. */
 #if HISTO_FENCE == 1
 #define DEVICE_FENCE()                                                   \
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acq_rel,   \
@@ -122,19 +125,32 @@ static uint settle_poll(uint before, volatile global uint *ctl,
 
 /* Waits until all `participants` groups have arrived; every work-item's
  * global writes before it are seen by every group after it (lid 0 fences
- * after the group's barrier, before its arrival: the writes of the group
- * are ordered before the fence by the barrier, and a device-scope fence
- * is cumulative; its fence after the wait orders the group's later
- * reads). */
+ * after the group's barrier, before its arrival, or arrives by a release
+ * add: the writes of the group are ordered before it by the barrier, and
+ * a device-scope release is cumulative; its fence after the wait, or its
+ * acquire loads, order the group's later reads). */
 static void grid_barrier(volatile global uint *ctl, uint participants)
 {
+    volatile global uint *arrived = &ctl[HISTO_FUSED_ARRIVED];
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (get_local_id(0) == 0) {
+#if HISTO_FENCE == 3
+        asm volatile("red.release.gpu.global.add.u32 [%0], 1;"
+                     :: "l"(arrived) : "memory");
+        for (;;) {
+            uint seen;
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];"
+                         : "=r"(seen) : "l"(arrived) : "memory");
+            if (seen >= participants)
+                break;
+        }
+#else
         DEVICE_FENCE();
-        atomic_inc(&ctl[HISTO_FUSED_ARRIVED]);
-        while (ctl_read(&ctl[HISTO_FUSED_ARRIVED]) < participants)
+        atomic_inc(arrived);
+        while (ctl_read(arrived) < participants)
             ;
         DEVICE_FENCE();
+#endif
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 }

@@ -153,6 +153,7 @@ struct pci_bus_info_khr {
 #define HISTO_CL_DEVICE_PCI_BUS_ID_NV 0x4008
 #define HISTO_CL_DEVICE_PCI_SLOT_ID_NV 0x4009
 #define HISTO_CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
+#define HISTO_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
 
 /* Whether the space-separated `list` names extension `name`. */
 static bool lists_extension(const char *list, const char *name)
@@ -277,9 +278,14 @@ static void query_fence(const struct device_cl_api *api, struct device_info *d,
     why[0] = '\0';
     if (d->fence == DEVICE_FENCE_NONE) {
         char *list = ASK_STRING(&r, CL_DEVICE_EXTENSIONS);
+        cl_uint major = 0;
         if (list != NULL && lists_extension(list, "cl_nv_compiler_options")
             && lists_extension(list, "cl_nv_device_attribute_query"))
-            d->fence = DEVICE_FENCE_PTX;
+            d->fence = ask(&r, HISTO_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
+                           "CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV",
+                           sizeof major, &major, NULL)
+                           && major >= 7
+                       ? DEVICE_FENCE_PTX_ACQ : DEVICE_FENCE_PTX;
         free(list);
     }
     *out_of_memory |= r.out_of_memory;
@@ -294,6 +300,8 @@ const char *device_fence_name(enum device_fence fence)
         return "device scope (OpenCL C 2.0 atomic_work_item_fence)";
     case DEVICE_FENCE_PTX:
         return "device scope (NVIDIA PTX membar.gl)";
+    case DEVICE_FENCE_PTX_ACQ:
+        return "device scope (NVIDIA PTX red.release.gpu, ld.acquire.gpu)";
     case DEVICE_FENCE_NONE:
         break;
     }

@@ -27,13 +27,15 @@
  * OpenCL C 2.0, and 3.0 where the device lists the features
  * __opencl_c_atomic_scope_device and __opencl_c_atomic_order_acq_rel,
  * have atomic_work_item_fence at memory_scope_device; NVIDIA's compiler
- * takes PTX's membar.gl as inline assembly. Chooses the default strategy
+ * takes PTX as inline assembly: membar.gl, or from compute capability 7
+ * a release add and acquire loads of gpu scope. Chooses the default strategy
  * (strategy.c) and the fused program's build options (eye.c). */
 enum device_fence {
     DEVICE_FENCE_NONE = 0, /* mem_fence only */
     DEVICE_FENCE_C30,
     DEVICE_FENCE_C20,
-    DEVICE_FENCE_PTX,
+    DEVICE_FENCE_PTX,      /* membar.gl (compute capability below 7) */
+    DEVICE_FENCE_PTX_ACQ,  /* red.release.gpu, ld.acquire.gpu (7 and up) */
 };
 
 struct device_info {

@@ -161,8 +161,9 @@ static void fence_defines(enum device_fence fence, struct program_defines *d)
 {
     const char *opt = fence == DEVICE_FENCE_C30 || fence == DEVICE_FENCE_C20
                     ? " -DHISTO_FENCE=1"
-                    : fence == DEVICE_FENCE_PTX ? " -DHISTO_FENCE=2"
-                                                : " -DHISTO_FENCE=0";
+                    : fence == DEVICE_FENCE_PTX     ? " -DHISTO_FENCE=2"
+                    : fence == DEVICE_FENCE_PTX_ACQ ? " -DHISTO_FENCE=3"
+                                                    : " -DHISTO_FENCE=0";
     snprintf(d->std, sizeof d->std, "%s",
              fence == DEVICE_FENCE_C30   ? "CL3.0"
              : fence == DEVICE_FENCE_C20 ? "CL2.0"

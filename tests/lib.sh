@@ -149,7 +149,7 @@ exact() {
 
 # fence_mismatch OUT: "" where the fused run's OUT.out was built as its
 # config.fence says (src/device.h: OpenCL C 3.0 or 2.0 with
-# HISTO_FENCE=1, NVIDIA's PTX with 2, mem_fence with 1.2 and 0), else
+# HISTO_FENCE=1, NVIDIA's PTX with 2 or 3, mem_fence with 1.2 and 0), else
 # what differs.
 fence_mismatch() {
     f_fence=$(sed -n 's/^config\.fence = //p' "$1.out")
@@ -157,7 +157,8 @@ fence_mismatch() {
     case $f_fence in
         *"OpenCL C 3.0"*) f_want="-cl-std=CL3.0 HISTO_FENCE=1" ;;
         *"OpenCL C 2.0"*) f_want="-cl-std=CL2.0 HISTO_FENCE=1" ;;
-        *"NVIDIA PTX"*) f_want="-cl-std=CL1.2 HISTO_FENCE=2" ;;
+        *"NVIDIA PTX membar.gl"*) f_want="-cl-std=CL1.2 HISTO_FENCE=2" ;;
+        *"NVIDIA PTX red.release"*) f_want="-cl-std=CL1.2 HISTO_FENCE=3" ;;
         work-item*) f_want="-cl-std=CL1.2 HISTO_FENCE=0" ;;
         *) echo "config.fence is '$f_fence'"; return ;;
     esac

@@ -1304,6 +1304,7 @@ struct fake_device {
     const char *c_version;  /* NULL: "OpenCL C 1.2 fake" */
     int features;           /* OpenCL C 3.0 features listed: FAKE_* bits */
     const char *extensions; /* NULL: none */
+    cl_uint cc_major;       /* NVIDIA's compute capability; 0: no answer */
 };
 
 /* The two OpenCL C 3.0 features a device-scope fence needs. */
@@ -1437,6 +1438,11 @@ static cl_int CL_API_CALL fake_device_info(cl_device_id id,
         return d->four_dims
                    ? fake_answer(items4, sizeof items4, size, value, size_ret)
                    : fake_answer(items, sizeof items, size, value, size_ret);
+    case 0x4000: /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */
+        if (d->cc_major == 0)
+            return CL_INVALID_VALUE;
+        return fake_answer(&d->cc_major, sizeof d->cc_major, size, value,
+                           size_ret);
     case 0x106F: { /* CL_DEVICE_OPENCL_C_FEATURES: cl_name_version[] */
         struct {
             cl_uint version;
@@ -1622,24 +1628,33 @@ static void test_device_fence(void)
         int features;
         const char *extensions;
         cl_device_info fail;
+        cl_uint cc_major;
         enum device_fence want;
     } cases[] = {
-        {"OpenCL 3.0 x", NULL, FAKE_SCOPE_DEVICE | FAKE_ACQ_REL, NULL, 0,
+        {"OpenCL 3.0 x", NULL, FAKE_SCOPE_DEVICE | FAKE_ACQ_REL, NULL, 0, 0,
          DEVICE_FENCE_C30},
-        {"OpenCL 3.0 x", NULL, FAKE_SCOPE_DEVICE, NULL, 0, DEVICE_FENCE_NONE},
-        {"OpenCL 1.2 x", NULL, FAKE_SCOPE_DEVICE | FAKE_ACQ_REL, NULL, 0,
+        {"OpenCL 3.0 x", NULL, FAKE_SCOPE_DEVICE, NULL, 0, 0,
          DEVICE_FENCE_NONE},
-        {"OpenCL 2.0 x", "OpenCL C 2.0 x", 0, NULL, 0, DEVICE_FENCE_C20},
+        {"OpenCL 1.2 x", NULL, FAKE_SCOPE_DEVICE | FAKE_ACQ_REL, NULL, 0, 0,
+         DEVICE_FENCE_NONE},
+        {"OpenCL 2.0 x", "OpenCL C 2.0 x", 0, NULL, 0, 0, DEVICE_FENCE_C20},
+        /* NVIDIA without an answer for its compute capability: membar.gl */
         {"OpenCL 3.0 CUDA", NULL, 0,
          "cl_khr_fp64 cl_nv_compiler_options cl_nv_device_attribute_query",
-         0, DEVICE_FENCE_PTX},
-        {"OpenCL 3.0 x", NULL, 0, "cl_nv_compiler_options_x", 0,
+         0, 0, DEVICE_FENCE_PTX},
+        {"OpenCL 3.0 CUDA", NULL, 0,
+         "cl_nv_compiler_options cl_nv_device_attribute_query", 0, 9,
+         DEVICE_FENCE_PTX_ACQ},
+        {"OpenCL 3.0 CUDA", NULL, 0,
+         "cl_nv_compiler_options cl_nv_device_attribute_query", 0, 6,
+         DEVICE_FENCE_PTX},
+        {"OpenCL 3.0 x", NULL, 0, "cl_nv_compiler_options_x", 0, 0,
          DEVICE_FENCE_NONE},
         {"OpenCL 3.0 x", "OpenCL C 2.0 x", FAKE_SCOPE_DEVICE | FAKE_ACQ_REL,
-         NULL, 0x106F, DEVICE_FENCE_C20},
-        {"OpenCL 3.0 x", NULL, 0, "cl_nv_compiler_options "
-         "cl_nv_device_attribute_query", CL_DEVICE_OPENCL_C_VERSION,
-         DEVICE_FENCE_PTX},
+         NULL, 0x106F, 0, DEVICE_FENCE_C20},
+        {"OpenCL 3.0 x", NULL, 0,
+         "cl_nv_compiler_options cl_nv_device_attribute_query",
+         CL_DEVICE_OPENCL_C_VERSION, 7, DEVICE_FENCE_PTX_ACQ},
     };
     int bad = -1;
     char err[1024] = "";
@@ -1653,6 +1668,7 @@ static void test_device_fence(void)
         d->features = cases[i].features;
         d->extensions = cases[i].extensions;
         d->fail = cases[i].fail;
+        d->cc_major = cases[i].cc_major;
         const int st = fake_enumerate(&list, err, sizeof err, &lines);
         if (st != 0 || lines != 0
             || list.platforms[0].devices[0].skipped[0] != '\0'
