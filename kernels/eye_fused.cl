@@ -52,8 +52,9 @@
  * built as that version); 2, NVIDIA's PTX membar.gl, where the device
  * offers no such fence but its compiler takes PTX; 3, the same from
  * compute capability 7, where grid_barrier() arrives by a release add and
- * waits by acquire loads of gpu scope instead of a fence each side (0.3
- * us less on the test dataset: docs/design.md); 0, mem_fence. */
+ * waits by acquire loads of gpu scope instead of a fence each side, which
+ * wait for every write of the group (docs/design.md says what each costs);
+ * 0, mem_fence. */
 #if HISTO_FENCE == 1
 #define DEVICE_FENCE()                                                   \
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acq_rel,   \

@@ -167,21 +167,14 @@ static bool lists_extension(const char *list, const char *name)
 }
 
 /* d's PCI address where the implementation tells it; silent otherwise.
- * An extension's query is made only where CL_DEVICE_EXTENSIONS lists
- * it: an implementation without it rightly calls the query invalid
- * (Oclgrind reports it as an API error). The extensions are read through
- * a reader of its own, so that a failure here skips nothing. */
-static void query_pci(const struct device_cl_api *api, struct device_info *d)
+ * An extension's query is made only where `list`, CL_DEVICE_EXTENSIONS,
+ * names it: an implementation without it rightly calls the query invalid
+ * (Oclgrind reports it as an API error). */
+static void query_pci(const struct device_cl_api *api, struct device_info *d,
+                      const char *list)
 {
-    char why[DEVICE_SKIP_TEXT] = "";
-    struct info_reader r = {.api = api, .of_device = true, .device = d->id,
-                            .why = why};
-    char *list = ASK_STRING(&r, CL_DEVICE_EXTENSIONS);
-    if (list == NULL)
-        return;
     const bool khr_ext = lists_extension(list, "cl_khr_pci_bus_info");
     const bool nv_ext = lists_extension(list, "cl_nv_device_attribute_query");
-    free(list);
     struct pci_bus_info_khr khr;
     cl_uint bus, slot, domain = 0;
     if (khr_ext && api->get_device_info(d->id,
@@ -257,7 +250,7 @@ static bool lists_fence_features(struct info_reader *r)
 }
 
 /* d->fence (device.h), from d->version, the OpenCL C version and
- * features, and the extensions: the standard fence first, NVIDIA's
+ * features, and d->nv_compiler: the standard fence first, NVIDIA's
  * assembly where the standard one is not offered. Silent where a query
  * fails: the device then has only mem_fence, which costs the fused
  * strategy its place as a default, nothing else. */
@@ -276,18 +269,13 @@ static void query_fence(const struct device_cl_api *api, struct device_info *d,
     else if (c_major >= 2)
         d->fence = DEVICE_FENCE_C20;
     why[0] = '\0';
-    if (d->fence == DEVICE_FENCE_NONE) {
-        char *list = ASK_STRING(&r, CL_DEVICE_EXTENSIONS);
-        cl_uint major = 0;
-        if (list != NULL && lists_extension(list, "cl_nv_compiler_options")
-            && lists_extension(list, "cl_nv_device_attribute_query"))
-            d->fence = ask(&r, HISTO_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
-                           "CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV",
-                           sizeof major, &major, NULL)
-                           && major >= 7
-                       ? DEVICE_FENCE_PTX_ACQ : DEVICE_FENCE_PTX;
-        free(list);
-    }
+    cl_uint major = 0;
+    if (d->fence == DEVICE_FENCE_NONE && d->nv_compiler)
+        d->fence = ask(&r, HISTO_CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV,
+                       "CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV", sizeof major,
+                       &major, NULL)
+                       && major >= 7
+                   ? DEVICE_FENCE_PTX_ACQ : DEVICE_FENCE_PTX;
     *out_of_memory |= r.out_of_memory;
 }
 
@@ -330,7 +318,19 @@ static int query_device(const struct device_cl_api *api,
     ASK_VALUE(&r, CL_DEVICE_MAX_WORK_GROUP_SIZE, d->max_work_group);
     ask_first_size(&r, CL_DEVICE_MAX_WORK_ITEM_SIZES,
                    "CL_DEVICE_MAX_WORK_ITEM_SIZES", &d->max_work_items);
-    query_pci(api, d);
+    /* The extensions, for the optional queries below: read through a
+     * reader of its own, so that a failure here skips nothing. */
+    char why[DEVICE_SKIP_TEXT] = "";
+    struct info_reader x = {.api = api, .of_device = true, .device = d->id,
+                            .why = why};
+    char *list = ASK_STRING(&x, CL_DEVICE_EXTENSIONS);
+    r.out_of_memory |= x.out_of_memory;
+    if (list != NULL) {
+        d->nv_compiler = lists_extension(list, "cl_nv_compiler_options")
+                      && lists_extension(list, "cl_nv_device_attribute_query");
+        query_pci(api, d, list);
+        free(list);
+    }
     if (!reader_failed(&r))
         query_fence(api, d, &r.out_of_memory);
     return r.out_of_memory ? HISTO_EXIT_INTERNAL : HISTO_OK;

@@ -68,6 +68,10 @@ struct device_info {
      * leaves pci_known false and skips nothing. */
     bool pci_known;
     cl_uint pci_domain, pci_bus, pci_device, pci_function;
+    /* Whether CL_DEVICE_EXTENSIONS lists cl_nv_compiler_options and
+     * cl_nv_device_attribute_query: NVIDIA's compiler, which takes its
+     * -cl-nv-* options and inline PTX (program.c, eye_fused.cl). */
+    bool nv_compiler;
     /* Optional too: a failed query leaves DEVICE_FENCE_NONE. */
     enum device_fence fence;
 };

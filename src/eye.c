@@ -786,7 +786,7 @@ static int tile_rebuild(struct eye_state *s, size_t size)
     tile_defines(size, s->replicated, &defines);
     if (s->fused)
         fence_defines(s->env.device->fence, &defines);
-    if ((status = program_build(s->env.context, s->env.device->id,
+    if ((status = program_build(s->env.context, s->env.device,
                                 s->env.kernel_dir,
                                 s->fused ? fused_sources : sources,
                                 s->fused ? sizeof fused_sources

@@ -83,27 +83,14 @@ const char *program_options(void)
  * registers are capped so that HISTO_CU_THREADS work-items fit an SM (32 on
  * Hopper; no spills; docs/design.md). Writes "" elsewhere. */
 #define CL_DEVICE_REGISTERS_PER_BLOCK_NV_ 0x4002
-static void register_cap(cl_device_id device, char *out, size_t len)
+static void register_cap(const struct device_info *dev, char *out,
+                         size_t len)
 {
     out[0] = '\0';
-    size_t size = 0;
-    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, 0, NULL, &size)
-            != CL_SUCCESS || size == 0)
-        return;
-    char *ext = malloc(size + 1);
-    if (ext == NULL)
-        return;
     cl_uint regs = 0;
-    bool nv = false;
-    if (clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, size, ext, NULL)
-            == CL_SUCCESS) {
-        ext[size] = '\0';
-        nv = strstr(ext, "cl_nv_compiler_options") != NULL
-          && strstr(ext, "cl_nv_device_attribute_query") != NULL;
-    }
-    free(ext);
-    if (!nv || clGetDeviceInfo(device, CL_DEVICE_REGISTERS_PER_BLOCK_NV_,
-                               sizeof regs, &regs, NULL) != CL_SUCCESS)
+    if (!dev->nv_compiler
+        || clGetDeviceInfo(dev->id, CL_DEVICE_REGISTERS_PER_BLOCK_NV_,
+                           sizeof regs, &regs, NULL) != CL_SUCCESS)
         return;
     if (regs / HISTO_CU_THREADS >= 16)
         snprintf(out, len, " -cl-nv-maxrregcount=%u", regs / HISTO_CU_THREADS);
@@ -259,7 +246,7 @@ static int load_sources(const char *kernel_dir, const char *const *files,
     return HISTO_OK;
 }
 
-int program_build(cl_context context, cl_device_id device,
+int program_build(cl_context context, const struct device_info *dev,
                   const char *kernel_dir, const char *const *files,
                   size_t nfiles, uint32_t histo_width,
                   const struct program_defines *defines,
@@ -277,7 +264,8 @@ int program_build(cl_context context, cl_device_id device,
         goto fail;
     const char *extra = extra_options();
     char cap[64];
-    register_cap(device, cap, sizeof cap);
+    cl_device_id device = dev->id;
+    register_cap(dev, cap, sizeof cap);
     simulator_options(device, cap, sizeof cap);
     const size_t ndefs = defines != NULL ? defines->count : 0;
     cl_int err = CL_SUCCESS;

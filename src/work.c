@@ -203,7 +203,7 @@ static int build_combine(struct work *w, struct work_share *sh,
     int status = HISTO_OK;
     static const char *const files[] = {"combine.cl", "probe.cl"};
     const struct device_info *dev = sh->device;
-    if ((status = program_build(w->context, dev->id, kernel_dir, files, 2,
+    if ((status = program_build(w->context, dev, kernel_dir, files, 2,
                                 w->input->histo_width, NULL,
                                 &sh->combine_program)) != HISTO_OK
         || (status = probe_loops(w, sh)) != HISTO_OK)
@@ -247,7 +247,7 @@ int work_build(struct work *w, const struct strategy *strategy,
         struct program_defines defines = {.count = 0};
         if ((strategy->defines != NULL
              && (status = strategy->defines(dev, &defines)) != HISTO_OK)
-            || (status = program_build(w->context, dev->id, kernel_dir,
+            || (status = program_build(w->context, dev, kernel_dir,
                                        strategy->sources, strategy->nsources,
                                        w->input->histo_width, &defines,
                                        &sh->program)) != HISTO_OK)

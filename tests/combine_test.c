@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         || (status = device_open(&list, &ctx, &q)) != HISTO_OK)
         goto fail;
     const struct device_info *dev = device_selected(&list);
-    if ((status = program_build(ctx, dev->id, dir != NULL ? dir : "kernels",
+    if ((status = program_build(ctx, dev, dir != NULL ? dir : "kernels",
                                 files, 1, 16, NULL, &prog)) != HISTO_OK)
         goto fail;
     CL_CREATE(k, clCreateKernel(prog, "combine", &cl_err_));
