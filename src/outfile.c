@@ -37,6 +37,10 @@ static struct {
 /* Whether commits wait for outfile_publish_all (see outfile_defer). */
 static bool deferring;
 
+/* Set once outfile_publish_all has renamed every output into place: a
+ * signal after that keeps them, and says so. */
+static volatile sig_atomic_t committed;
+
 static int slot_take(char *tmp, char *final)
 {
     for (int i = 0; i < SLOTS; ++i)
@@ -58,15 +62,17 @@ static void slot_release(int i)
     slots[i].final = NULL;
 }
 
-/* Async-signal-safe: unlink only. */
-static void remove_registered(void)
+/* Async-signal-safe: unlink only. Returns how many files it removed. */
+static int remove_registered(void)
 {
+    int removed = 0;
     for (int i = 0; i < SLOTS; ++i) {
         if (slots[i].state == SLOT_WRITING || slots[i].state == SLOT_READY)
-            (void)unlink(slots[i].tmp);
-        else if (slots[i].state == SLOT_PUBLISHED)
-            (void)unlink(slots[i].final);
+            removed += unlink(slots[i].tmp) == 0;
+        else if (slots[i].state == SLOT_PUBLISHED && !committed)
+            removed += unlink(slots[i].final) == 0;
     }
+    return removed;
 }
 
 /* Renames slot i's temporary file into place. Published before the
@@ -105,6 +111,7 @@ int outfile_publish_all(void)
             outfile_discard_all();
             return HISTO_EXIT_OUTPUT;
         }
+    committed = 1;
     for (int i = 0; i < SLOTS; ++i)
         if (slots[i].state == SLOT_PUBLISHED)
             slot_release(i);
@@ -131,11 +138,13 @@ static void put_str(const char *s)
 
 static void on_signal(int sig)
 {
-    remove_registered();
+    const int removed = remove_registered();
     put_str(sig == SIGINT    ? "histo: interrupted (SIGINT)"
             : sig == SIGTERM ? "histo: terminated (SIGTERM)"
                              : "histo: hung up (SIGHUP)");
-    put_str("; unfinished outputs removed\n");
+    put_str(removed > 0 ? "; unfinished outputs removed\n"
+            : committed ? " after its outputs were complete: they are kept\n"
+                        : "; no output was written\n");
     /* End by the same signal, so the parent sees how histo ended: blocked
      * while the handler runs, it takes its default action as it returns. */
     signal(sig, SIG_DFL);
@@ -148,10 +157,14 @@ void outfile_handle_signals(void)
     enum { NSIGS = sizeof sigs / sizeof sigs[0] };
     /* A signal ignored at start stays ignored (nohup, background jobs of
      * a non-interactive shell): the first call decides, and a later one
-     * ignores it again where a library has since put a handler in place
-     * (LLVM's, in PoCL compiling kernels, re-raises the signal into the
-     * ignored disposition and returns: a blocking open failed with
-     * EINTR). */
+     * ignores it again where a library has since put a handler in place.
+     * While the runtime compiles, its LLVM may hold such a handler, which
+     * deletes the compiler's temporary files and re-raises the signal
+     * into the ignored disposition: the build then fails ("unable to
+     * rename temporary ... kcache"). So the first call also blocks the
+     * ignored signals, before any runtime thread exists (each inherits
+     * the mask): they are never delivered to anyone's handler, and
+     * setting SIG_IGN again discards them. */
     static bool asked, ignored[NSIGS];
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -168,6 +181,14 @@ void outfile_handle_signals(void)
             (void)sigaction(sigs[i], &sa, NULL);
         else if (asked)
             (void)signal(sigs[i], SIG_IGN);
+    }
+    if (!asked) {
+        sigset_t block;
+        sigemptyset(&block);
+        for (size_t i = 0; i < NSIGS; ++i)
+            if (ignored[i])
+                sigaddset(&block, sigs[i]);
+        (void)sigprocmask(SIG_BLOCK, &block, NULL);
     }
     asked = true;
     signal(SIGPIPE, SIG_IGN);

@@ -207,6 +207,10 @@ interrupted() {
         (cd "$W" && exec $start "$HISTO" --platform "$PLATFORM" -i in.bin -o s.bmp "$@") >"$W/sig.$name.log" 2>&1 &
     fi
     pid=$!
+    # what its one line says: blocked, it removes the BMP's temporary
+    # file; while iterating nothing has been written yet
+    said="no output was written"
+    [ "$blocked" = yes ] && said="unfinished outputs removed"
     # until the run is under way: the stale BMP is gone, and, blocked,
     # the BMP's temporary file exists
     tries=0
@@ -236,7 +240,7 @@ interrupted() {
     elif [ -e "$W/s.bmp" ] || [ -e "$W/s.out" ] || [ -n "$left" ]; then
         bad "signal.$name" "files left behind: $(cd "$W" && ls -A s.bmp s.out 2>/dev/null) $left"
     elif [ "$(wc -l <"$W/sig.$name.log")" -ne 1 ] \
-         || ! grep -q "^histo: .*(SIG$sig); unfinished outputs removed$" "$W/sig.$name.log"; then
+         || ! grep -q "^histo: .*(SIG$sig); $said$" "$W/sig.$name.log"; then
         bad "signal.$name" "not one line on stderr: $(head -c 300 "$W/sig.$name.log")"
     elif [ "$blocked" = yes ] && [ ! -p "$W/s.fifo" ]; then
         bad "signal.$name" "the FIFO is gone"

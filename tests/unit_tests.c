@@ -15,12 +15,14 @@
 #include "error.h"
 #include "input.h"
 #include "params.h"
+#include "outfile.h"
 #include "progress.h"
 #include "reference.h"
 #include "strategy.h"
 #include "tune_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +50,65 @@ static int check(int ok, const char *name, const char *fmt, ...)
     va_end(ap);
     ++failures;
     return 0;
+}
+
+/* A child that writes one output, deferred, and raises SIGTERM before or
+ * after outfile_publish_all: its status, its one stderr line and whether
+ * the output is there afterwards. */
+static void signal_child(const char *name, bool publish, const char *want,
+                         bool kept)
+{
+    char path[512], err[512], line[256] = "";
+    snprintf(path, sizeof path, "%s/signal-%s.txt", workdir, name);
+    snprintf(err, sizeof err, "%s/signal-%s.err", workdir, name);
+    unlink(path);
+    fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (freopen(err, "w", stderr) == NULL)
+            _exit(3);
+        struct outfile o;
+        outfile_handle_signals();
+        outfile_defer();
+        if (outfile_open_text(&o, path) != 0)
+            _exit(4);
+        fprintf(o.f, "whole\n");
+        if (outfile_commit(&o) != 0 || (publish && outfile_publish_all() != 0))
+            _exit(5);
+        raise(SIGTERM);
+        _exit(6);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    FILE *f = fopen(err, "r");
+    if (f != NULL) {
+        if (fgets(line, sizeof line, f) == NULL)
+            line[0] = '\0';
+        fclose(f);
+    }
+    line[strcspn(line, "\n")] = '\0';
+    struct stat sb;
+    const bool there = stat(path, &sb) == 0;
+    char id[64];
+    snprintf(id, sizeof id, "outfile.signal.%s", name);
+    check(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM && there == kept
+              && strcmp(line, want) == 0,
+          id, "status %#x, output %s, stderr '%s' (expected '%s', %s)", st,
+          there ? "there" : "gone", line, want, kept ? "kept" : "gone");
+    unlink(path);
+}
+
+/* Once every output is renamed into place a signal keeps them and says
+ * so; before, it removes them and says that. */
+static void test_outfile_signal(void)
+{
+    signal_child("before_publish", false,
+                 "histo: terminated (SIGTERM); unfinished outputs removed",
+                 false);
+    signal_child("after_publish", true,
+                 "histo: terminated (SIGTERM) after its outputs were "
+                 "complete: they are kept",
+                 true);
 }
 
 /* red channel per count, computed separately in Python (IEEE float32
@@ -1947,6 +2008,7 @@ static const struct {
     {"device_work_items", test_device_work_items},
     {"device_types", test_device_types},
     {"device_prefers_pocl", test_device_prefers_pocl},
+    {"outfile_signal", test_outfile_signal},
 };
 
 int main(int argc, char **argv)
