@@ -197,14 +197,37 @@ static bool read_counter(const struct energy_device *d, uint64_t *v)
 }
 
 /* The joules d's counters moved from `start` to `now` (each may wrap
- * once, at its max_range). */
-static double joules_since(const struct energy_device *d,
-                           const uint64_t *start, const uint64_t *now)
+ * once, at its max_range) into *joules; false, with the reason in
+ * `why`, where a pair of readings is unreliable. */
+static bool joules_since(const struct energy_device *d,
+                         const uint64_t *start, const uint64_t *now,
+                         double *joules, char *why, size_t why_size)
 {
-    uint64_t moved = 0;
-    for (size_t k = 0; k < d->ndomains; ++k)
-        moved += energy_counter_delta(start[k], now[k], d->max_range[k]);
-    return (double)moved * d->resolution_j;
+    uint64_t total = 0;
+    for (size_t k = 0; k < d->ndomains; ++k) {
+        uint64_t moved = 0;
+        const char *name = d->source == ENERGY_NVML ? "the NVML counter"
+                                                    : d->domain[k];
+        switch (energy_counter_delta(start[k], now[k], d->max_range[k],
+                                     &moved)) {
+        case ENERGY_DELTA_OK:
+            total += moved;
+            continue;
+        case ENERGY_DELTA_ABOVE_RANGE:
+            snprintf(why, why_size, "unreliable: %s read %" PRIu64 " then %"
+                     PRIu64 ", above its max_energy_range_uj %" PRIu64,
+                     name, start[k], now[k], d->max_range[k]);
+            return false;
+        case ENERGY_DELTA_BACK:
+            snprintf(why, why_size, "unreliable: %s stepped back from %"
+                     PRIu64 " to %" PRIu64 ", which is no wrap of its "
+                     "range (%" PRIu64 ")", name, start[k], now[k],
+                     d->max_range[k]);
+            return false;
+        }
+    }
+    *joules = (double)total * d->resolution_j;
+    return true;
 }
 
 /* A CPU device: the host's package counters. */
@@ -244,16 +267,28 @@ static void open_rapl(struct energy_device *d)
     uint64_t now[ENERGY_MAX_DOMAINS];
     const bool ok = read_counter(d, now);
     const double s = timer_now() - t0;
-    if (ok && s > 0)
-        d->idle_watts = joules_since(d, start, now) / s;
+    double joules;
+    char why[sizeof d->reason];
+    if (ok && s > 0
+        && joules_since(d, start, now, &joules, why, sizeof why))
+        d->idle_watts = joules / s;
 }
 
-uint64_t energy_counter_delta(uint64_t start, uint64_t end,
-                              uint64_t max_range)
+enum energy_delta energy_counter_delta(uint64_t start, uint64_t end,
+                                       uint64_t max_range, uint64_t *moved)
 {
-    if (end >= start)
-        return end - start;
-    return max_range >= start ? max_range - start + end : end;
+    *moved = 0;
+    if (max_range > 0 && (start > max_range || end > max_range))
+        return ENERGY_DELTA_ABOVE_RANGE;
+    if (end >= start) {
+        *moved = end - start;
+        return ENERGY_DELTA_OK;
+    }
+    const uint64_t wrapped = max_range - start + end;
+    if (max_range == 0 || wrapped > max_range / 2)
+        return ENERGY_DELTA_BACK;
+    *moved = wrapped;
+    return ENERGY_DELTA_OK;
 }
 
 void energy_open(struct energy *e, const struct device_info *const *devices,
@@ -307,10 +342,13 @@ void energy_stop(struct energy *e, unsigned long iterations)
             continue;
         uint64_t now[ENERGY_MAX_DOMAINS];
         const bool ok = read_counter(d, now);
-        const double joules = ok ? joules_since(d, d->start, now) : 0;
+        double joules = 0;
         if (!ok) {
             snprintf(d->reason, sizeof d->reason, "the counter could not be"
                      " read at the end of the timed iterations");
+        } else if (!joules_since(d, d->start, now, &joules, d->reason,
+                                 sizeof d->reason)) {
+            /* the reason says why */
         } else if (e->seconds < d->min_s) {
             snprintf(d->reason, sizeof d->reason, "the timed iterations "
                      "took %.3f s, shorter than the %.1f s this counter "

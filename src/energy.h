@@ -83,9 +83,20 @@ void energy_summary(const struct energy *e, FILE *f);
 /* Releases NVML if it was loaded. */
 void energy_close(struct energy *e);
 
-/* Test hooks, for the unit tests: the joules between two readings of a
- * counter that wraps after max_range (rapl's max_energy_range_uj). */
-uint64_t energy_counter_delta(uint64_t start, uint64_t end,
-                              uint64_t max_range);
+/* How two readings of a counter that wraps after max_range (rapl's
+ * max_energy_range_uj; 0: never) compare. */
+enum energy_delta {
+    ENERGY_DELTA_OK,           /* *moved holds the movement              */
+    ENERGY_DELTA_ABOVE_RANGE,  /* a reading above max_range              */
+    ENERGY_DELTA_BACK          /* a step back that cannot be one wrap    */
+};
+
+/* Test hook, for the unit tests too: the movement from start to end. A
+ * step back is taken for one wrap only where the wrapped movement is
+ * under half the range: a counter that steps back by less than half its
+ * range (or at all, where it never wraps) has not wrapped, and a
+ * figure from it would be the range, not the energy. */
+enum energy_delta energy_counter_delta(uint64_t start, uint64_t end,
+                                       uint64_t max_range, uint64_t *moved);
 
 #endif

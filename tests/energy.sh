@@ -123,6 +123,36 @@ kill "$ticker" 2>/dev/null
 wait "$ticker" 2>/dev/null
 rm -rf "$W/moving"
 
+# a counter that steps back 1 uJ a tick: no wrap, so no figure, and the
+# reason says why (never the range taken for joules)
+fake_rapl back
+sh tests/fake-rapl.sh "$W/back" --back &
+ticker=$!
+if HISTO_POWERCAP_DIR=$W/back HISTO_ENERGY_MIN_S=0.05 energy_run energy.back 1000; then
+    if key "$W/energy.back.out" energy.reason | grep -q "^unreliable: .*stepped back from [0-9]* to [0-9]*, which is no wrap" \
+       && ! grep -q "^energy.joules\|^energy.mean_watts\|^energy.idle_watts" "$W/energy.back.out" \
+       && ! grep -q "^histo: energy" "$W/energy.back.log"; then
+        ok energy.steps_back
+    else
+        bad energy.steps_back "$(grep '^energy' "$W/energy.back.out" | head -n 4 | tr '\n' ' ')"
+    fi
+fi
+kill "$ticker" 2>/dev/null
+wait "$ticker" 2>/dev/null
+rm -rf "$W/back"
+
+# a reading above the counter's own range: no figure either
+fake_rapl above
+echo 262143328851 >"$W/above/intel-rapl:0/energy_uj"
+if HISTO_POWERCAP_DIR=$W/above HISTO_ENERGY_MIN_S=0 energy_run energy.above 3; then
+    if key "$W/energy.above.out" energy.reason | grep -q "^unreliable: .*above its max_energy_range_uj 262143328850" \
+       && ! grep -q "^energy.joules\|^energy.idle_watts" "$W/energy.above.out"; then
+        ok energy.above_range
+    else
+        bad energy.above_range "$(grep '^energy' "$W/energy.above.out" | head -n 4 | tr '\n' ' ')"
+    fi
+fi
+
 # two queues on one device: it is measured once
 fake_rapl twice
 if HISTO_POWERCAP_DIR=$W/twice energy_run energy.two_queues 3 \

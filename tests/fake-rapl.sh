@@ -8,6 +8,8 @@
 # every 10 ms, each value written whole (a rename), until killed or DIR
 # is gone: run it in the background, and kill it before removing DIR (a
 # tick landing while rm -rf empties DIR makes rm fail and leaves DIR).
+# With --back it moves the counter 1 uJ back each tick instead: a counter
+# that steps back by far less than its range, which is no wrap.
 set -u
 dir=$1
 for d in intel-rapl:0 intel-rapl:0:0; do
@@ -15,10 +17,14 @@ for d in intel-rapl:0 intel-rapl:0:0; do
     [ -f "$dir/$d/energy_uj" ] || echo 1000 >"$dir/$d/energy_uj"
     echo 262143328850 >"$dir/$d/max_energy_range_uj"
 done
-[ "${2:-}" = --tick ] || exit 0
+case ${2:-} in
+    --tick) step=5000 ;;
+    --back) step=-1 ;;
+    *) exit 0 ;;
+esac
 while [ -d "$dir" ]; do
     v=$(cat "$dir/intel-rapl:0/energy_uj" 2>/dev/null) || exit 0
-    echo $((v + 5000)) >"$dir/next" 2>/dev/null || exit 0
+    echo $((v + step)) >"$dir/next" 2>/dev/null || exit 0
     mv "$dir/next" "$dir/intel-rapl:0/energy_uj" 2>/dev/null || exit 0
     sleep 0.01
 done

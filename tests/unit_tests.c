@@ -852,10 +852,30 @@ static void write_text(const char *path, const char *text)
 
 static void test_energy(void)
 {
-    check(energy_counter_delta(100, 350, 1000) == 250
-              && energy_counter_delta(990, 10, 1000) == 20
-              && energy_counter_delta(0, 0, 1000) == 0,
-          "energy.counter_wraps", "wrong delta");
+    uint64_t m[4] = {9, 9, 9, 9};
+    const bool moves =
+        energy_counter_delta(100, 350, 1000, &m[0]) == ENERGY_DELTA_OK
+        && energy_counter_delta(990, 10, 1000, &m[1]) == ENERGY_DELTA_OK
+        && energy_counter_delta(0, 0, 1000, &m[2]) == ENERGY_DELTA_OK
+        && energy_counter_delta(600, 99, 1000, &m[3]) == ENERGY_DELTA_OK;
+    check(moves && m[0] == 250 && m[1] == 20 && m[2] == 0 && m[3] == 499,
+          "energy.counter_wraps", "wrong delta: %llu %llu %llu %llu",
+          (unsigned long long)m[0], (unsigned long long)m[1],
+          (unsigned long long)m[2], (unsigned long long)m[3]);
+    /* a step back of less than half the range, or any step back of a
+     * counter that never wraps, or a reading above the range: no figure */
+    uint64_t z = 9;
+    const bool refused =
+        energy_counter_delta(500, 499, 1000, &z) == ENERGY_DELTA_BACK
+        && energy_counter_delta(600, 101, 1000, &z) == ENERGY_DELTA_BACK
+        && energy_counter_delta(5, 4, 0, &z) == ENERGY_DELTA_BACK
+        && energy_counter_delta(1001, 1002, 1000, &z)
+               == ENERGY_DELTA_ABOVE_RANGE
+        && energy_counter_delta(10, 2000, 1000, &z)
+               == ENERGY_DELTA_ABOVE_RANGE;
+    check(refused && z == 0,
+          "energy.counter_steps_back", "a step back or an out-of-range "
+          "reading was taken for a movement (%llu)", (unsigned long long)z);
 
     const char *lib = getenv("FAKE_NVML_LIB");
     struct device_info gpu = {.name = "Fake GPU", .type = CL_DEVICE_TYPE_GPU,
