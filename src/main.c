@@ -185,6 +185,27 @@ static int fill(struct histo_run *r)
     return HISTO_OK;
 }
 
+/* A setup that failed with knobs from the tune cache: the message before
+ * this names the knob's option, which the user did not give. */
+static void explain_cached_knobs(const struct tune_knobs *k)
+{
+    char knobs[256] = "";
+    size_t at = 0;
+    for (size_t i = 0; i < KNOB_COUNT && at < sizeof knobs; ++i)
+        if (k->values.v[i] != 0) {
+            const int n = snprintf(knobs + at, sizeof knobs - at, " %s %u",
+                                   knob_table[i].name, k->values.v[i]);
+            if (n < 0)
+                break;
+            at += (size_t)n;
+        }
+    histo_error("the knobs (%s) came from the tune cache %s, its line "
+                "for this device, strategy and input size, not from the "
+                "command line: run with --no-tune-cache, give the knobs, "
+                "or --tune again", knobs[0] != '\0' ? knobs + 1 : "none",
+                k->cache);
+}
+
 /* The knobs: measured (--tune, on the first chunk), else given, cached or
  * left to the strategy; then the strategy set up with them. */
 static int set_up(struct histo_run *r)
@@ -209,8 +230,11 @@ static int set_up(struct histo_run *r)
     r->env.knobs = r->knobs.values;
 
     t = timer_now();
-    if ((status = work_setup(&r->work, &r->env)) != HISTO_OK)
+    if ((status = work_setup(&r->work, &r->env)) != HISTO_OK) {
+        if (r->knobs.from == TUNE_FROM_CACHE)
+            explain_cached_knobs(&r->knobs);
         return status;
+    }
     r->ph.strategy_setup_s = timer_now() - t;
     return HISTO_OK;
 }

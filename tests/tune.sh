@@ -151,6 +151,24 @@ if echo "$STRATEGIES" | grep -qw eye; then
     fi
 fi
 
+# a cached knob the device cannot take: refused before the run, and the
+# error names the cache as the knob's source (the user gave no --batches)
+if echo "$STRATEGIES" | grep -qw cpu; then
+    name=$(sed -n 's/^selected.name = //p' "$W/tune.no_tune_cache.out")
+    echo "$name | cpu | 256x8192 | 2^15 = batches 65536 tile_rows 0" >"$W/tune-big.conf"
+    id=tune.cached_knob_refused
+    with_cache "$W/tune-big.conf" run_histo --strategy cpu \
+        -i "$TIN" -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 \
+        >"$W/$id.log" 2>&1
+    st=$?
+    if [ "$st" -eq 4 ] && [ ! -e "$W/$id.bmp" ] \
+       && grep -q "the knobs (batches 65536) came from the tune cache $W/tune-big.conf" "$W/$id.log"; then
+        ok "$id"
+    else
+        bad "$id" "exit $st: $(tail -n 2 "$W/$id.log")"
+    fi
+fi
+
 # --tile-rows changes speed only: w = 1, 7, 64 and the maximum (default)
 if echo "$STRATEGIES" | grep -qw eye; then
     need_case twoeye
