@@ -315,6 +315,17 @@ if [ "$st" -ne 0 ] && grep -q "no OpenCL device matches 'no such device'" "$W/de
 else
     bad harness.device_passed "status $st: $(tail -n 3 "$W/device.log")"
 fi
+# a make variable that is not UTF-8 (a byte 0xFF) still gives a record
+# that is valid UTF-8 JSON, the byte written as the text \xFF
+$MAKE_CMD --no-print-directory run PLATFORM="$(printf 'no\377such')" \
+    RESULTS_LOG="$LOG" >"$W/utf8.log" 2>&1
+last_record "$LOG"
+if iconv -f UTF-8 -t UTF-8 "$LOG" >/dev/null 2>&1 && jcheck "$W/last.json" \
+   && grep -q 'no\\\\xFFsuch' "$W/last.json"; then
+    ok harness.record_utf8
+else
+    bad harness.record_utf8 "$(head -c 400 "$W/last.json")"
+fi
 if $MAKE_CMD --no-print-directory run SIZE=nosuch >"$W/size.log" 2>&1; then
     bad harness.unknown_size "make run SIZE=nosuch succeeded"
 elif grep -q "unknown dataset 'nosuch'" "$W/size.log"; then
@@ -476,6 +487,18 @@ if grep '^116.histo test | ' "$W/host.log" | tail -n 1 | grep -q "^116.histo tes
     ok harness.reference_host
 else
     bad harness.reference_host "$(tail -n 2 "$W/host.log")"
+fi
+# a tree git does not know (a copy, git archive's output: here GIT_DIR
+# names no repository): the commit is unknown, and so not reportable
+GIT_DIR=$W/no-repository ITERATIONS=2 REPEAT=1 RESULTS_LOG="$W/nogit.jsonl" \
+    sh validate/harness.sh run test >"$W/nogit.log" 2>&1
+last_record "$W/nogit.jsonl"
+if [ "$(jget "$W/last.json" .commit)" = unknown ] \
+   && [ "$(jget "$W/last.json" .reportable)" = false ] \
+   && jget "$W/last.json" '.not_reportable | join("|")' | grep -q "source: not a git checkout, so the commit that built it is unknown"; then
+    ok harness.unknown_commit_not_reportable
+else
+    bad harness.unknown_commit_not_reportable "$(tail -n 2 "$W/nogit.log") $(head -c 300 "$W/last.json")"
 fi
 for v in 0 x 101; do
     if REPEAT=$v sh validate/harness.sh run test >"$W/repeat.$v.log" 2>&1; then
@@ -726,6 +749,18 @@ if METRIC=energy sh validate/report.sh -o "$W/report-energy" device \
     ok harness.report_energy
 else
     bad harness.report_energy "$(head -c 400 "$W/report-energy.txt")"
+fi
+# impossible figures (below or at zero, not a number, not finite) are
+# INVALID, never PASS; a device time under 1 us keeps its digits and its
+# ratio is finite; names with commas and quotes are CSV-escaped
+if sh validate/report.sh -o "$W/report-odd" device tests/data/report-odd.jsonl \
+        >"$W/report-odd.txt" 2>&1 \
+   && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report-odd.txt" \
+      | cmp -s - tests/data/report-odd.txt \
+   && cmp -s "$W/report-odd.csv" tests/data/report-odd.csv; then
+    ok harness.report_odd_values
+else
+    bad harness.report_odd_values "$(head -c 600 "$W/report-odd.txt")"
 fi
 if sh validate/report.sh -o "$W/report-bad" nosuch.jsonl >/dev/null 2>&1; then
     bad harness.report_missing_log "a missing log was accepted"

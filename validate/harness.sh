@@ -171,8 +171,19 @@ build_info() {
     [ -r build/build-info ] && sed -n "s/^$1 = //p" build/build-info | sed -n '1p'
 }
 
+# json_str TEXT: TEXT as a JSON string: backslashes and quotes escaped,
+# control characters dropped, and, where TEXT is not valid UTF-8 (a make
+# variable, a driver's name), every byte above 127 written as the text
+# \xHH, so that each record stays valid UTF-8 JSON.
 json_str() {
-    printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"
+    if printf '%s' "$1" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; then
+        j_text=$1
+    else
+        j_text=$(printf '%s' "$1" | od -An -v -tu1 | LC_ALL=C awk '
+            { for (i = 1; i <= NF; i++)
+                  printf($i > 127 ? "\\x%02X" : "%c", $i) }')
+    fi
+    printf '"%s"' "$(printf '%s' "$j_text" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"
 }
 
 # json_num VALUE: the value if it is a plain number, else null.
@@ -620,6 +631,7 @@ run() {
     [ -z "$info" ] && no "device: none opened"
     [ "$tuning" != peak ] || no "peak: knobs other than the defaults ($knobs_why)"
     [ "$modified" != true ] || no "source: the tree has uncommitted changes to tracked files"
+    [ "$commit" != unknown ] || no "source: not a git checkout, so the commit that built it is unknown"
     reportable=true
     [ -z "$nr" ] || reportable=false
 

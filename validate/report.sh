@@ -52,31 +52,39 @@ awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" 
         ratio = field($0, "ratio")
         host = field($0, "reference_kind") == "host"
         result = field($0, "result")
+        bad = ""
         if (metric == "device") {
             kind = "device"
-            us = field($0, "iteration_device_median_us")
-            us = us == "" || us == "null" ? "" : us / 1e6
+            us = checked(field($0, "iteration_device_median_us"), "iteration_device_median_us", 1)
             ratio = ""
+        } else {
+            us = checked(field($0, "s_per_iteration"), "s_per_iteration", 1e6)
+            ratio = checked(ratio, "ratio", 1)
+            ratio = ratio == "" ? "" : sprintf("%.2f", ratio)
         }
-        us = us == "" || us == "null" ? "" : sprintf("%.1f", us * 1e6)
+        us = shown(us)
     } else {                              # make bench
         row = field($0, "input")
         if (row == "" || metric == "wall") next
         kind = "device"
-        us = field($0, "iteration_device_median_us")
-        us = us == "" || us == "null" ? "" : sprintf("%.1f", us)
-        ref = field($0, "reference_median_us")
-        ratio = us != "" && ref != "" && us > 0 ? sprintf("%.2f", ref / us) : ""
+        bad = ""
+        us = checked(field($0, "iteration_device_median_us"), "iteration_device_median_us", 1)
+        ref = checked(field($0, "reference_median_us"), "reference_median_us", 1)
+        ratio = us != "" && ref != "" ? sprintf("%.2f", ref / us) : ""
+        us = shown(us)
         host = 1
         result = field($0, "check") == "byte-exact" ? "PASS" : "FAIL"
     }
     if (metric == "energy") {
         kind = "energy"
-        e = field($0, "energy_j_per_iteration")
-        us = e == "" || e == "null" ? "" : sprintf("%.3f", e * 1e3)
+        bad = ""
+        us = checked(field($0, "energy_j_per_iteration"), "energy_j_per_iteration", 1e3)
+        us = us == "" ? "" : sprintf("%.3f", us)
         ratio = ""
     }
-    if (ratio == "null") ratio = ""
+    # a record whose figures cannot be (not a number, not above zero, not
+    # finite) is INVALID, whatever its result says
+    if (bad != "" && result == "PASS") result = "INVALID (" bad ")"
     # a failed record has no time and no ratio
     if (result != "PASS") { us = ""; ratio = "" }
     # a passing record without a figure in this metric has no cell
@@ -97,6 +105,21 @@ awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" 
     cell_result[row, col] = result; has[row, col] = 1
 }
 function named(x) { return x == "" || x == "null" ? "(none)" : x }
+# checked(VALUE, NAME, SCALE): VALUE times SCALE where VALUE is a plain
+# positive finite number; "" where absent (null); else "" and NAME noted
+# in bad, the record then INVALID.
+function checked(v, name, scale,    x) {
+    if (v == "" || v == "null") return ""
+    if (v !~ /^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$/ || v + 0 <= 0 || v + 0 > 1e300) {
+        bad = bad (bad != "" ? "; " : "") name " " v
+        return ""
+    }
+    return v * scale
+}
+# a figure: one decimal, or three significant digits below 1
+function shown(x) { return x == "" ? "" : x >= 1 ? sprintf("%.1f", x) : sprintf("%.3g", x) }
+# a CSV field, quoted where it holds a comma, a quote or a line break
+function csvf(x) { if (x ~ /[",\r\n]/) { gsub(/"/, "\"\"", x); x = "\"" x "\"" } return x }
 function hline(label, h,    line, c) {
     line = sprintf("%-10s", label)
     for (c = 1; c <= nc; c++) line = line sprintf(" | %-*s", w, h[c])
@@ -117,8 +140,7 @@ END {
     printf "dataset," > csv
     for (c = 1; c <= nc; c++) {
         t = head1[c] " " head2[c] " " substr(head3[c], 1, index(head3[c], " ") - 1)
-        gsub(/,/, "", t)
-        printf "%s %s per iteration,%s ratio,%s result%s", t, metric == "energy" ? "mJ" : "us", t, t, c < nc ? "," : "\n" > csv
+        printf "%s,%s,%s%s", csvf(t " " (metric == "energy" ? "mJ" : "us") " per iteration"), csvf(t " ratio"), csvf(t " result"), c < nc ? "," : "\n" > csv
     }
     print "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>histo: make report</title>" > html
     print "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #999;padding:2px 8px;text-align:left}th{background:#eee}</style>\n</head>\n<body>\n<h1>histo: make report</h1>\n<table>" > html
@@ -136,7 +158,7 @@ END {
     printf "\n" > dat
     for (r = 1; r <= nr; r++) {
         line = sprintf("%-10s", rows[r])
-        printf "%s,", rows[r] > csv
+        printf "%s,", csvf(rows[r]) > csv
         printf "%s", rows[r] > dat
         printf "<tr><th>%s</th>", esc(rows[r]) > html
         for (c = 1; c <= nc; c++) {
@@ -149,7 +171,7 @@ END {
             line = line sprintf(" | %-*s", w, cell)
             printf "<td>%s</td>", esc(cell) > html
             printf "%s,%s,%s%s", (k in has) ? cell_us[k] : "", (k in has) ? cell_ratio[k] : "",
-                   (k in has) ? cell_result[k] : "", c < nc ? "," : "\n" > csv
+                   (k in has) ? csvf(cell_result[k]) : "", c < nc ? "," : "\n" > csv
             printf " %s", (k in has) && cell_us[k] != "" ? cell_us[k] : "NaN" > dat
         }
         sub(/ +$/, "", line); print line
