@@ -61,8 +61,14 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
      * many values in between; the branch-free loop costs a little on every
      * value instead, and stores even to a saturated counter (a chain of
      * stores to one byte when one bin is hammered: 3x slower there than
-     * the sequential loop). */
-    bool branchy = true;
+     * the sequential loop).
+     * With HISTO_CPU_ONE_LOOP (devices that end loops early: the host
+     * plans every work-item's iterations within the limit, one a value)
+     * only the branch-free loop is compiled: with both loops live and
+     * chosen by the data, llvmpipe ends them at about 0.56 of the limit's
+     * values (docs/design.md). */
+    const bool adapt = !HISTO_CPU_ONE_LOOP;
+    bool branchy = adapt;
     /* i < end <= n <= 2^31: i + HISTO_CPU_CHUNK fits in uint. Values
      * are < nbins (checked by the host), so h[v] stays in the histogram. */
     for (uint i = start; i < end;) {
@@ -85,8 +91,9 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
                 full += c >= HISTO_SATURATE;
             }
         }
-        branchy = full < HISTO_CPU_CHUNK / HISTO_CPU_BRANCHY_SHARE
-               || full > HISTO_CPU_CHUNK - HISTO_CPU_CHUNK
-                                           / HISTO_CPU_BRANCHY_SHARE;
+        branchy = adapt
+               && (full < HISTO_CPU_CHUNK / HISTO_CPU_BRANCHY_SHARE
+                   || full > HISTO_CPU_CHUNK - HISTO_CPU_CHUNK
+                                               / HISTO_CPU_BRANCHY_SHARE);
     }
 }

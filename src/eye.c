@@ -149,8 +149,10 @@ static int defines(const struct device_info *dev, bool replicated,
 }
 
 static int eye_defines(const struct device_info *dev,
+                       uint32_t loop_limit,
                        struct program_defines *d)
 {
+    (void)loop_limit;
     return defines(dev, false, d);
 }
 
@@ -175,8 +177,10 @@ static void fence_defines(enum device_fence fence, struct program_defines *d)
 }
 
 static int fused_defines(const struct device_info *dev,
+                         uint32_t loop_limit,
                          struct program_defines *d)
 {
+    (void)loop_limit;
     const int status = defines(dev, false, d);
     if (status == HISTO_OK)
         fence_defines(dev->fence, d);
@@ -184,8 +188,10 @@ static int fused_defines(const struct device_info *dev,
 }
 
 static int replicated_defines(const struct device_info *dev,
+                              uint32_t loop_limit,
                               struct program_defines *d)
 {
+    (void)loop_limit;
     return defines(dev, true, d);
 }
 

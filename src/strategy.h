@@ -50,10 +50,10 @@ struct strategy {
     size_t nsources;
     const char *const *kernels;   /* kernel names, in launch order     */
     size_t nkernels;
-    /* -D options of the kernels that depend on the device, as
-     * alternatives tried in order (program_build()); NULL: none. Returns
-     * 0 or an exit status. */
-    int (*defines)(const struct device_info *device,
+    /* -D options of the kernels that depend on the device and its loop
+     * limit (kernels/probe.cl; 0: none), as alternatives tried in order
+     * (program_build()); NULL: none. Returns 0 or an exit status. */
+    int (*defines)(const struct device_info *device, uint32_t loop_limit,
                    struct program_defines *defines);
     /* Plans from the device and input, creates kernels and buffers,
      * retains env->values for as long as the state lives; may enqueue

@@ -69,6 +69,29 @@ static int plan_share(struct work_share *sh, const struct histo_input *in,
     sh->chunk_values = (size_t)chunk;
     sh->nchunks = sh->count == 0 ? 0
                 : (sh->count - 1) / sh->chunk_values + 1;
+    if (sh->nchunks > WORK_WARN_CHUNKS) {
+        const char *why = opt->chunk_values != 0 && chunk == opt->chunk_values
+                        ? "--chunk-values" : "the device budget";
+        const uint64_t least = (sh->count - 1) / WORK_MAX_CHUNKS + 1;
+        if (sh->nchunks > WORK_MAX_CHUNKS) {
+            histo_error("%zu values on '%s' in chunks of %zu (%s) make %zu "
+                        "chunks, more than the %" PRIu64 " histo runs: each "
+                        "costs launches and events of its own and a pass "
+                        "over the %" PRIu32 "-bin histogram; use chunks of "
+                        "at least %" PRIu64 " values", sh->count, dev->name,
+                        sh->chunk_values,
+                        why, sh->nchunks, WORK_MAX_CHUNKS, in->nbins,
+                        least);
+            return HISTO_EXIT_USAGE;
+        }
+        if (sh->chunk_values < WORK_SMALL_CHUNK_VALUES)
+            histo_error("warning: %zu values on '%s' in chunks of %zu (%s) "
+                        "make %zu chunks: each costs launches of its own "
+                        "and a pass over the %" PRIu32 "-bin histogram, "
+                        "which may take longer than counting its values",
+                        sh->count, dev->name, sh->chunk_values, why,
+                        sh->nchunks, in->nbins);
+    }
     sh->nbuffers = sh->streamed ? 2 : sh->nchunks;
     /* every chunk but the last is chunk_values long */
     HOST_ALLOC(sh->slots, 2);
@@ -246,7 +269,8 @@ int work_build(struct work *w, const struct strategy *strategy,
         const struct device_info *dev = sh->device;
         struct program_defines defines = {.count = 0};
         if ((strategy->defines != NULL
-             && (status = strategy->defines(dev, &defines)) != HISTO_OK)
+             && (status = strategy->defines(dev, sh->loop_limit,
+                                                      &defines)) != HISTO_OK)
             || (status = program_build(w->context, dev, kernel_dir,
                                        strategy->sources, strategy->nsources,
                                        w->input->histo_width, &defines,
@@ -539,6 +563,8 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                                      slot->view.nvalues * sizeof(cl_uint),
                                      sh->host[c], wait != NULL,
                                      wait != NULL ? &wait : NULL, &ev[*e]));
+        /* Flushed wherever another queue waits on it (design.md). */
+        CL_CALL(clFlush(sh->copy));
         CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &ev[*e], NULL));
         ++*e;
     }
@@ -552,8 +578,14 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
             return status;
         ++*e;
     }
-    if (sh->streamed)
-        status = mark(sh->queue, &sh->buffer_free[b]);
+    if (sh->streamed) {
+        /* The copy queue waits on this marker: flushed at once, since an
+         * implementation need not start unflushed commands (rusticl
+         * does not, and a finish of the copy queue then waits forever). */
+        if ((status = mark(sh->queue, &sh->buffer_free[b])) != HISTO_OK)
+            return status;
+        CL_CALL(clFlush(sh->queue));
+    }
 fail:
     return status;
 }
@@ -609,9 +641,13 @@ static int flush_all(void *ctx)
     return each_queue(ctx, clFlush);
 }
 
+/* Every queue flushed before any is finished: a finish waits for the
+ * commands of other queues that its commands wait on, and those run only
+ * once flushed. */
 static int finish_all(void *ctx)
 {
-    return each_queue(ctx, clFinish);
+    int status = flush_all(ctx);
+    return status != HISTO_OK ? status : each_queue(ctx, clFinish);
 }
 
 void work_run_plan(struct work *w, struct run_plan *plan)

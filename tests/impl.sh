@@ -26,6 +26,11 @@ g_one    --dist onebin --image 1x1 --bin 7
 g_64     --image 64x64
 g_onebin --dist onebin --image 40x40 --bin 1048704
 '
+limit_cases='
+l_narrow  --image 1001x999 --histo 257x33 --row-mean 16 --row-sigma 1 --col-mean 128 --col-sigma 4
+l_twoeye  --image 1001x999 --histo 256x33 --dist twoeye --row-mean 8 --second-row 20 --row-sigma 2 --col-mean 100 --col-sigma 2
+l_edge    --image 1001x999 --histo 257x32 --row-mean 0 --row-sigma 2 --col-mean 200 --col-sigma 2
+'
 for icd in "$vendors"/*.icd; do
     [ -f "$icd" ] || continue
     tag=$(basename "$icd" .icd)
@@ -63,6 +68,15 @@ for icd in "$vendors"/*.icd; do
         fi
     fi
     ran_impl="$ran_impl $name;"
+    # Small histograms whose counters saturate in part, so that the cpu
+    # strategy's count meets saturated and open bins in one chunk: where a
+    # device ends loops early (rusticl's llvmpipe) these lost counts while
+    # every other case passed.
+    case $name in
+        Oclgrind*) ;;
+        *) list="$list
+$limit_cases" ;;
+    esac
     echo "$list" | while read -r case_name gen_args; do
         [ -n "$case_name" ] || continue
         in=$INPUTS/$case_name.bin
@@ -94,6 +108,42 @@ for icd in "$vendors"/*.icd; do
             rm -f "$W/$id.bmp"
         done
     done >"$W/impl.$tag.log"
+    # Streamed input (a second queue copies while the first counts) and
+    # two shares of one device, for every strategy: each queue that
+    # another waits on must be flushed, or an implementation that starts
+    # only flushed commands (rusticl) waits forever. A hang is a FAIL
+    # after 120 s, not a stuck suite.
+    case $name in
+        Oclgrind*) ;;
+        *)
+        first=$(echo "$list" | awk 'NF { print $1; exit }')
+        for s in $STRATEGIES; do
+            for how in stream:--device-budget=1M share:--device=0,0 \
+                       both:--device=0,0,--device-budget=1M; do
+                id=impl.$tag.$s.${how%%:*}
+                # shellcheck disable=SC2046 # the options are words
+                OCL_ICD_VENDORS=$dir timeout -k 5 120 $HISTO --platform 0 \
+                    --strategy $s $(echo "${how#*:}" | tr ',=' '  ') \
+                    -i "$INPUTS/$first.bin" -o "$W/$id.bmp" \
+                    --raw "$W/$id.raw" --timing "$W/$id.out" -- 2 \
+                    >"$W/$id.log" 2>&1
+                st=$?
+                if [ "$s" = fused ] && [ "$st" -eq 4 ] \
+                   && grep -q "ends a work-item's loops after" "$W/$id.log"; then
+                    echo "PASS $id (refused: the device's loop limit)"
+                elif [ "$st" -eq 124 ]; then
+                    echo "FAIL $id: no answer in 120 s (a queue waits on one never flushed?)"
+                elif [ "$st" -ne 0 ]; then
+                    echo "FAIL $id: histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
+                elif same_counts "$W/$id.bmp" "$INPUTS/$first.ref.bmp"; then
+                    echo "PASS $id"
+                else
+                    echo "FAIL $id: $(cat "$W/last.diff")"
+                fi
+                rm -f "$W/$id.bmp" "$W/$id.raw"
+            done
+        done >>"$W/impl.$tag.log" ;;
+    esac
     # the fused program built with the fence its histo.out names, and the
     # default fused only where that fence is of device scope (device.h)
     id=impl.$tag.fence
