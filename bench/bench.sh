@@ -47,8 +47,9 @@
 # the first reading and counting every value, the second empty, as its
 # iterations end with a kernel that reads little (the fused strategy's
 # one launch can go below it).
-# Rows are appended to results/bench.jsonl; with gnuplot installed,
-# results/bench.png draws per-kernel times per input and device.
+# Rows are appended to results/bench.jsonl ($RESULTS_ROOT instead of
+# results/ where set); with gnuplot installed, bench.png beside it draws
+# per-kernel times per input and device.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=build
@@ -200,7 +201,7 @@ for name in $INPUTS; do
             "$(key "$out" energy.joules_per_iteration | grep . || echo null)" \
             "$(key "$out" energy.mean_watts | grep . || echo null)"
         printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
-    } | sh validate/append-line.sh results/bench.jsonl || status=1
+    } | sh validate/append-line.sh "${RESULTS_ROOT:-results}/bench.jsonl" || status=1
     echo "$name $(key "$out" strategy) $iter $check $values" >>"$W/compare"
     [ "$(key "$out" strategy)" = global ] && [ "$name" = uniform ] \
         && global_uniform=$iter && probe_at="$(key "$out" selected.platform) $(key "$out" selected.device)"
@@ -259,9 +260,9 @@ if [ -n "${global_uniform:-}" ] && [ -x $B/atomic-probe ]; then
 fi
 
 if command -v gnuplot >/dev/null 2>&1; then
-    sh bench/bench-plot.sh results/bench.jsonl results/bench.png \
-        && echo "plot: results/bench.png"
+    sh bench/bench-plot.sh "${RESULTS_ROOT:-results}/bench.jsonl" "${RESULTS_ROOT:-results}/bench.png" \
+        && echo "plot: ${RESULTS_ROOT:-results}/bench.png"
 else
-    echo "(gnuplot not installed: no plot; results/bench.jsonl has the rows)"
+    echo "(gnuplot not installed: no plot; ${RESULTS_ROOT:-results}/bench.jsonl has the rows)"
 fi
 exit $status

@@ -131,7 +131,7 @@ for size in $SIZES; do
                     "$(key "$out" input.host_memory)"
                 printf '"peak_rss_bytes":%s,"check":"%s","commit":"%s","modified":%s}\n' \
                     "$rss" "$check" "$commit" "$modified"
-            } | sh validate/append-line.sh results/scaling.jsonl || status=1
+            } | sh validate/append-line.sh "${RESULTS_ROOT:-results}/scaling.jsonl" || status=1
         done
     done
 done

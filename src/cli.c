@@ -102,10 +102,13 @@ static const char *const usage_text[] = {
 "                      else an installed histo's or the source tree's:\n"
 "                      see Files)\n"
 "  --list              list platforms and devices with their indexes\n"
-"  --version           the version, the git commit histo was built from\n"
-"                      and the options every kernel is built with (a run\n"
-"                      adds the histogram's width and the device's own:\n"
+"  --version           the version, the git commit histo was built from,\n"
+"                      the compiler and flags that built it and the\n"
+"                      options every kernel is built with (a run adds\n"
+"                      the histogram's width and the device's own:\n"
 "                      histo.out's build.options)\n"
+"  A valued option takes its value as the next word or after '='\n"
+"  (--strategy=eye).\n"
 "  --help              this text\n"
 "\n",
 "Exit status:\n"
@@ -338,12 +341,27 @@ static int parse_strategy(const char *v, struct histo_options *opt)
     return HISTO_OK;
 }
 
-/* The option argv[*i] that takes a value (the next word, *i advanced).
- * Returns 1 when arg is none of those, else 0 or HISTO_EXIT_USAGE. */
+/* "--name=value": the name into buf (NUL-terminated) and the value's
+ * start; NULL for any other word, or a name too long to be an option. */
+static const char *split_inline(const char *word, char *buf, size_t len)
+{
+    const char *eq = strncmp(word, "--", 2) == 0 ? strchr(word, '=') : NULL;
+    if (eq == NULL || (size_t)(eq - word) >= len)
+        return NULL;
+    memcpy(buf, word, (size_t)(eq - word));
+    buf[eq - word] = '\0';
+    return eq + 1;
+}
+
+/* The option argv[*i] that takes a value: the next word (*i advanced),
+ * or, spelt "--name=value", the rest of this one. Returns 1 when arg is
+ * none of those, else 0 or HISTO_EXIT_USAGE. */
 static int parse_valued(int argc, char **argv, int *i,
                         struct histo_options *opt)
 {
-    const char *arg = argv[*i];
+    char name[32];
+    const char *inline_value = split_inline(argv[*i], name, sizeof name);
+    const char *arg = inline_value != NULL ? name : argv[*i];
     const struct knob *knob = knob_by_option(arg);
     const struct field_option *path = find_option(paths, COUNT_OF(paths),
                                                   arg);
@@ -352,8 +370,12 @@ static int parse_valued(int argc, char **argv, int *i,
     const bool strategy = strcmp(arg, "--strategy") == 0;
     if (knob == NULL && path == NULL && !budget && !chunk && !strategy)
         return 1;
-    const char *v = option_value(argc, argv, i);
-    if (v == NULL)
+    const char *v = inline_value;
+    if (v != NULL && *v == '\0') {
+        histo_error("option %s needs a value", arg);
+        return HISTO_EXIT_USAGE;
+    }
+    if (v == NULL && (v = option_value(argc, argv, i)) == NULL)
         return HISTO_EXIT_USAGE;
     unsigned long n;
     if (knob != NULL) {
@@ -440,7 +462,14 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
         if (st != 1)
             return st;
         if (arg[0] == '-' && arg[1] != '\0') {
-            histo_error("unknown option '%s' (see histo --help)", arg);
+            char name[32];
+            if (split_inline(arg, name, sizeof name) != NULL
+                && (find_option(flags, COUNT_OF(flags), name) != NULL
+                    || strcmp(name, "--help") == 0
+                    || strcmp(name, "--version") == 0))
+                histo_error("option %s takes no value ('%s')", name, arg);
+            else
+                histo_error("unknown option '%s' (see histo --help)", arg);
             return HISTO_EXIT_USAGE;
         }
         if (iterations != NULL) {

@@ -386,7 +386,11 @@ static int stream_begin(struct input_stream *s, FILE *file, const char *name,
         return HISTO_EXIT_INPUT;
     }
     if (input_check_header(header, &s->in, why, sizeof why) != 0) {
-        histo_error("input '%s': %s", name, why);
+        histo_error("input '%s': not a 116.histo input: its header (four "
+                    "little-endian 32-bit numbers) reads image %" PRIu32
+                    "x%" PRIu32 ", histogram %" PRIu32 "x%" PRIu32 ": %s",
+                    name, s->in.img_width, s->in.img_height,
+                    s->in.histo_width, s->in.histo_height, why);
         return HISTO_EXIT_INPUT;
     }
     *in = s->in;

@@ -35,6 +35,26 @@ static FILE *summary_stream(const struct histo_options *opt)
                ? stderr : stdout;
 }
 
+/* The devices' default strategy for this input; NULL where two shares'
+ * devices default to different ones (*differs: the second share's index). */
+static const struct strategy *devices_default(const struct work *w,
+                                              size_t *differs)
+{
+    const struct work_share *sh = w->shares;
+    const uint64_t nbins = w->input->nbins;
+    const uint64_t nvalues = w->input->nvalues;
+    const struct strategy *st = strategy_default(sh[0].device,
+                                                 sh[0].loop_limit, nbins,
+                                                 nvalues);
+    for (size_t i = 1; i < w->nshares; ++i)
+        if (strategy_default(sh[i].device, sh[i].loop_limit, nbins, nvalues)
+                != st) {
+            *differs = i;
+            return NULL;
+        }
+    return st;
+}
+
 /* The strategy every share runs: --strategy, else the devices' default,
  * which must agree. Returns NULL after saying why. */
 static const struct strategy *choose_strategy(const char *name,
@@ -42,23 +62,17 @@ static const struct strategy *choose_strategy(const char *name,
 {
     if (name != NULL)
         return strategy_find(name);
-    const struct work_share *sh = w->shares;
-    const uint64_t nbins = w->input->nbins;
-    const uint64_t nvalues = w->input->nvalues;
-    const struct strategy *st = strategy_default(sh[0].device,
-                                                 sh[0].loop_limit, nbins,
-                                                 nvalues);
-    for (size_t i = 1; i < w->nshares; ++i) {
-        const struct strategy *other = strategy_default(sh[i].device,
-                                                        sh[i].loop_limit,
-                                                        nbins, nvalues);
-        if (other != st) {
-            histo_error("'%s' and '%s' default to different strategies (%s"
-                        " and %s): name one with --strategy",
-                        sh[0].device->name, sh[i].device->name, st->name,
-                        other->name);
-            return NULL;
-        }
+    size_t i = 0;
+    const struct strategy *st = devices_default(w, &i);
+    if (st == NULL) {
+        const struct work_share *sh = w->shares;
+        histo_error("'%s' and '%s' default to different strategies (%s and "
+                    "%s): name one with --strategy", sh[0].device->name,
+                    sh[i].device->name,
+                    strategy_default(sh[0].device, sh[0].loop_limit,
+                                     w->input->nbins, w->input->nvalues)->name,
+                    strategy_default(sh[i].device, sh[i].loop_limit,
+                                     w->input->nbins, w->input->nvalues)->name);
     }
     return st;
 }
@@ -336,6 +350,7 @@ static int write_results(struct histo_run *r, double start)
         .input = &r->input,
         .devices = &r->devices,
         .strategy = r->strategy,
+        .default_strategy = devices_default(&r->work, &(size_t){0}),
         .state = work_first_state(&r->work),
         .work = &r->work,
         .times = &r->times,

@@ -309,6 +309,18 @@ static bool in_place(mode_t mode)
     return S_ISCHR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode);
 }
 
+/* Proves now that path's temporary file can be made (the folder exists
+ * and is writable): the run's work is not spent on an output it cannot
+ * write. The probe's file is removed at once. */
+static int prove_creatable(const char *path)
+{
+    struct outfile probe;
+    const int status = outfile_open(&probe, path);
+    if (status == HISTO_OK)
+        outfile_abort(&probe);
+    return status;
+}
+
 int outfile_prepare(const char *path)
 {
     struct stat st;
@@ -316,7 +328,7 @@ int outfile_prepare(const char *path)
         return HISTO_OK;
     if (stat(path, &st) != 0) {
         if (errno == ENOENT)
-            return HISTO_OK; /* created at commit; a missing folder then */
+            return prove_creatable(path);
         histo_error("cannot write output '%s': %s", path, strerror(errno));
         return HISTO_EXIT_OUTPUT;
     }
@@ -332,7 +344,7 @@ int outfile_prepare(const char *path)
         return HISTO_EXIT_OUTPUT;
     }
     free(target);
-    return HISTO_OK;
+    return prove_creatable(path);
 }
 
 /* out->f on the open descriptor fd (closed on failure). */

@@ -237,6 +237,9 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "strategy.requested = %s\n", r->options->strategy != NULL
                                               ? r->options->strategy
                                               : "auto");
+    fprintf(f, "strategy.default = %s\n", r->default_strategy != NULL
+                                            ? r->default_strategy->name
+                                            : "none (the devices differ)");
     fprintf(f, "build.options = %s\n", program_options());
     fprintf(f, "build.kernels = %s\n", r->options->kernel_dir);
     r->strategy->report(r->state, f);

@@ -38,6 +38,9 @@ struct report {
     const struct histo_input *input;
     const struct device_list *devices;
     const struct strategy *strategy;
+    const struct strategy *default_strategy; /* the devices' own, what
+                                      --strategy auto runs; NULL where
+                                      they differ */
     const void *state;                /* the first chunk's        */
     const struct work *work;
     struct run_times *times; /* sorted in place while reporting */

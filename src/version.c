@@ -14,11 +14,19 @@
 #define HISTO_COMMIT "unknown"
 #endif
 
+/* What built this binary, one "KEY = VALUE" line each (cc, compiler,
+ * cflags, ldflags, ldlibs): the build folder's flags.h, which the
+ * GNUmakefile writes from the flags it compiles and links with. */
+static const char build_flags[] =
+#include "flags.h"
+    ;
+
 int version_print(FILE *f)
 {
     errno = 0;
-    if (fprintf(f, "histo %s\ncommit: %s\nkernel build options: %s\n",
-                HISTO_VERSION, HISTO_COMMIT, program_options()) < 0
+    if (fprintf(f, "histo %s\ncommit: %s\n%skernel build options: %s\n",
+                HISTO_VERSION, HISTO_COMMIT, build_flags,
+                program_options()) < 0
         || fflush(f) != 0) {
         histo_error("cannot write the version: %s",
                     errno != 0 ? strerror(errno) : "write error");

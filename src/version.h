@@ -13,8 +13,10 @@
  * number for fixes that change none of these. */
 #define HISTO_VERSION "1.0.0"
 
-/* Writes three lines to f: "histo VERSION", "commit: ID" (the commit the
- * build was made from, HISTO_COMMIT from the GNUmakefile) and "kernel
+/* Writes to f: "histo VERSION", "commit: ID" (the commit the build was
+ * made from, HISTO_COMMIT from the GNUmakefile), what built it ("cc =",
+ * "compiler =", "cflags =", "ldflags =", "ldlibs =", from the
+ * GNUmakefile's flags.h) and "kernel
  * build options: OPTIONS" (program_options() before any build: what every
  * kernel is built with, to which a run adds the histogram's width and
  * the device's own options; histo.out's build.options has them all).

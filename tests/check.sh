@@ -195,7 +195,8 @@ usage cli.unknown_option "unknown option '--frobnicate'" \
 # --- the harness: one short make run on the default device, its record
 # in the work folder ---
 LOG=$(cd "$W" && pwd)/runs.jsonl
-if ${MAKE:-make} --no-print-directory run ITERATIONS=3 REPEAT=1 RESULTS_LOG="$LOG" \
+if RESULTS_ROOT=$(cd "$W" && pwd)/results ${MAKE:-make} --no-print-directory run \
+        ITERATIONS=3 REPEAT=1 RESULTS_LOG="$LOG" \
         >"$W/run.log" 2>&1; then
     line=$(tail -n 1 "$W/run.log")
     if ! printf '%s\n' "$line" | grep -q '^116\.histo test | .* | 3 iterations (Spec: [0-9]*) | 1 of 1 run passed | median [0-9.]* s/iteration .* | PASS | '; then

@@ -108,6 +108,56 @@ expect cli.empty_device_item 2 "an empty or overlong item" \
     run_histo --device 0, -i "$IN" -o "$W/x.bmp" -- 1
 expect work.budget_below_two_values 2 "cannot hold two chunks of one value each" \
     run_histo --device-budget 7 -i "$IN" -o "$W/x.bmp" -- 1
+# an output that cannot be created fails before any work: exit 5 and no
+# iteration (3,000 asked), nothing left behind
+for o in -o --timing --raw; do
+    case $o in
+        -o) set -- -o "$W/no-such-folder/x.bmp" ;;
+        --timing) set -- -o "$W/x.bmp" --timing "$W/no-such-folder/x.out" ;;
+        --raw) set -- -o "$W/x.bmp" --raw "$W/no-such-folder/x.raw" ;;
+    esac
+    id=output.fails_first${o#-}
+    id=${id%-}
+    expect "$id" 5 "cannot create output '$W/no-such-folder/x\.[a-z]*': No such file or directory" \
+        run_histo -i "$IN" "$@" -- 3000
+    if grep -q "iteration" "$W/$id.stderr"; then
+        bad "$id.no_work" "it iterated first: $(head -c 300 "$W/$id.stderr")"
+    fi
+done
+# a file whose header cannot be a histo image: said so, with its numbers
+printf '\007\000\000\000\000\000\000\000\004\000\000\000\002\000\000\000' >"$W/not-histo.bin"
+expect input.not_histo 3 "input '$W/not-histo.bin': not a 116.histo input: its header (four little-endian 32-bit numbers) reads image 7x0, histogram 4x2: image size 7x0 has a zero dimension" \
+    run_histo -i "$W/not-histo.bin" -o "$W/x.bmp" -- 1
+expect input.text_file 3 "input 'README.md': not a 116.histo input: its header" \
+    run_histo -i README.md -o "$W/x.bmp" -- 1
+# --name=value for every option that takes a value
+if $HISTO --platform="$PLATFORM" ${DEVICE:+--device="$DEVICE"} --strategy=cpu \
+        --batches=2 --timing="$W/inline.out" --raw="$W/inline.raw" \
+        --chunk-values=100000 --device-budget=64M --kernels="$(pwd)/kernels" \
+        -i "$IN" -o "$W/inline.bmp" -- 1 >"$W/inline.log" 2>&1 \
+   && grep -q "^strategy = cpu$" "$W/inline.out" \
+   && grep -q "^config.knobs.batches = 2$" "$W/inline.out" \
+   && grep -q "^input.chunks = 5$" "$W/inline.out" \
+   && same_counts "$W/inline.bmp" "$INPUTS/gz.ref.bmp"; then
+    ok cli.inline_values
+else
+    bad cli.inline_values "$(tail -n 2 "$W/inline.log") $(cat "$W/last.diff" 2>/dev/null)"
+fi
+expect cli.flag_with_value 2 "option --tune takes no value ('--tune=1')" \
+    run_histo --tune=1 -i "$IN" -o "$W/x.bmp" -- 1
+expect work.too_many_chunks 2 "make 490000 chunks, more than the 65536 histo runs.*use chunks of at least 8 values" \
+    run_histo --chunk-values 1 -i "$IN" -o "$W/x.bmp" -- 1
+# thousands of small chunks: a warning before the run, which is exact
+if make_input many_chunks --image 80x64 --histo 16x16 --dist uniform --seed 5 >/dev/null \
+   && run_histo --chunk-values 1 -i "$INPUTS/many_chunks.bin" -o "$W/many.bmp" \
+          --raw "$W/many.raw" -- 1 >"$W/many.log" 2>&1 \
+   && grep -q "^histo: warning: 5120 values on .* in chunks of 1 (--chunk-values) make 5120 chunks" "$W/many.log" \
+   && [ "$(grep -n 'warning: 5120 values' "$W/many.log" | cut -d: -f1)" -eq 1 ] \
+   && same_counts "$W/many.bmp" "$INPUTS/many_chunks.ref.bmp"; then
+    ok work.many_chunks_warned
+else
+    bad work.many_chunks_warned "$(head -n 2 "$W/many.log") $(cat "$W/last.diff" 2>/dev/null)"
+fi
 expect work.tune_streamed 2 "this input is streamed" \
     run_histo --tune --no-tune-cache --device-budget 64K -i "$IN" -o "$W/x.bmp" -- 1
 # suffixes are powers of 1024: 4K is 4096 bytes, two chunks of 512 values

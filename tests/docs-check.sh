@@ -30,6 +30,9 @@ unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_CL_OPTIONS PLATFORM DEV
       ITERATIONS SIZE
 HISTO_TUNE_FILE=$W/tune.conf
 export HISTO_TUNE_FILE
+# make run writes under $W, never into the user's results/
+RESULTS_ROOT=$W/results
+export RESULTS_ROOT
 failed=0
 
 # --- the examples, each written to $W/ex/ID ---
@@ -198,6 +201,31 @@ if [ "$mode" = check ] && [ -z "${DOCS_FILES:-}" ]; then
         echo "PASS docs.options_match (README.md's option table, histo --help)"
     else
         echo "FAIL docs.options_match: only in --help: $(comm -23 "$W/help.options" "$W/readme.options" | tr '\n' ' ')only in README: $(comm -13 "$W/help.options" "$W/readme.options" | tr '\n' ' ')strategies missing:${missing:- none}"
+        failed=1
+    fi
+fi
+# One source for each list a reader meets twice: usage.md keeps no option
+# table of its own (README's is checked above); README's layout table
+# names every top-level folder of the tree and every kernel file; the
+# run times in harness.md's dataset table say when and where they were
+# measured.
+if [ "$mode" = check ] && [ -z "${DOCS_FILES:-}" ]; then
+    why=""
+    grep -q '^| `-[-a-z]' docs/usage.md && why="$why usage.md has an option table;"
+    layout=$(sed -n '/^## Layout/,/^## /p' README.md)
+    for d in $(git ls-files 2>/dev/null | sed -n 's|^\([^/]*\)/.*|\1|p' | sort -u); do
+        printf '%s\n' "$layout" | grep -q "\`$d/\`" || why="$why layout lacks $d/;"
+    done
+    for k in kernels/*.cl; do
+        printf '%s\n' "$layout" | grep -q "\`$(basename "$k")\`" || why="$why layout lacks $(basename "$k");"
+    done
+    sed -n '/^| dataset | image (values)/,/^$/p;/^The times are/,/^$/p' docs/harness.md >"$W/times"
+    grep -q '[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]' "$W/times" && grep -q 'core' "$W/times" \
+        || why="$why harness.md's dataset times name no date or machine;"
+    if [ -z "$why" ]; then
+        echo "PASS docs.one_source (usage.md, README's layout, harness.md's times)"
+    else
+        echo "FAIL docs.one_source:$why"
         failed=1
     fi
 fi

@@ -22,6 +22,9 @@ VALIDATE=$B/histo-validate
 GEN=$B/histo-gen
 MAKE_CMD=${MAKE:-make}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR PLATFORM DEVICE ITERATIONS SIZE
+# every make run here writes under $W, never into the user's results/
+RESULTS_ROOT=$(cd "$W" && pwd)/results
+export RESULTS_ROOT
 
 ok() { echo "PASS $1"; }
 bad() { echo "FAIL $1: $2"; }
@@ -70,7 +73,8 @@ fi
 # of the Spec and harness, so the checkout's dataset is not touched. ---
 R=$W/race
 mkdir -p "$R/validate" "$R/build"
-cp -r Spec "$R/" && cp validate/harness.sh "$R/validate/" && cp "$GEN" "$R/build/histo-gen"
+cp -r Spec "$R/" && cp validate/harness.sh validate/reportable.sh "$R/validate/" \
+    && cp "$GEN" "$R/build/histo-gen"
 (sh "$R/validate/harness.sh" dataset test >"$R/a.log" 2>&1; echo $? >"$R/a.rc") &
 (sh "$R/validate/harness.sh" dataset test >"$R/b.log" 2>&1; echo $? >"$R/b.rc") &
 wait
@@ -264,13 +268,46 @@ jcheck() { jq -e . "$1" >/dev/null 2>&1; }
 command -v jq >/dev/null 2>&1 || bad harness.jq "jq is not installed: sh .ci/deps jq tidy"
 # last_record LOG: the log's last line, alone in $W/last.json
 last_record() { tail -n 1 "$1" >"$W/last.json" 2>/dev/null; }
-# reportable_text: what a run of the Spec's command says on this tree: a
-# tree with uncommitted changes to tracked files is not reportable.
+# reportable_text: what a run of the Spec's command says on this tree:
+# the test workload is never reportable (SPEC reports ref only), nor is a
+# tree with uncommitted changes to tracked files.
+test_why="workload: test, not ref (SPEC reports the ref workload only)"
 modified_why="source: the tree has uncommitted changes to tracked files"
 if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-    reportable_text="not reportable: $modified_why"
+    reportable_text="not reportable: $test_why; $modified_why"
+    test_reasons="$test_why|$modified_why"
 else
-    reportable_text=reportable
+    reportable_text="not reportable: $test_why"
+    test_reasons=$test_why
+fi
+
+# SPEC's rules one at a time (validate/reportable.sh): a ref run with the
+# Spec's iterations, 3 validated runs, the Spec's reference, a device that
+# is not a simulator and a committed tree is reportable, base or peak;
+# test and train never are.
+reasons() (
+    size=ref n=50000 d_iterations=50000 repeat=3 all_result=PASS ref_kind=spec
+    kind=hardware kind_why="" info=yes modified=false commit=abc1234
+    for a in "$@"; do eval "$a"; done
+    . validate/reportable.sh
+    reportable_reasons | paste -sd'|' -
+)
+if [ -z "$(reasons)" ] && [ -z "$(reasons tuning=peak)" ]; then
+    ok harness.reportable_ref
+else
+    bad harness.reportable_ref "$(reasons)"
+fi
+for s in test train; do
+    if [ "$(reasons size=$s n=30 d_iterations=30)" = "workload: $s, not ref (SPEC reports the ref workload only)" ]; then
+        ok "harness.not_reportable_$s"
+    else
+        bad "harness.not_reportable_$s" "$(reasons size=$s n=30 d_iterations=30)"
+    fi
+done
+if [ "$(reasons repeat=2 commit=unknown)" = "runs: 2, fewer than 3|source: not a git checkout, so the commit that built it is unknown" ]; then
+    ok harness.reportable_rules
+else
+    bad harness.reportable_rules "$(reasons repeat=2 commit=unknown)"
 fi
 
 # PLATFORM and DEVICE reach histo as --platform/--device, spaces intact.
@@ -279,7 +316,7 @@ fi
 # (The runs that fail come first, so the tree ends with a good test run
 # for make validate.)
 # what results/test/last-run holds ("none" when there is none yet)
-last_run_now() { cat results/test/last-run 2>/dev/null || echo none; }
+last_run_now() { cat "$RESULTS_ROOT/test/last-run" 2>/dev/null || echo none; }
 last_run_now >"$W/last-run.before"
 $MAKE_CMD --no-print-directory run PLATFORM="no such platform" \
     RESULTS_LOG="$LOG" >"$W/platform.log" 2>&1
@@ -287,7 +324,7 @@ st=$?
 last_record "$LOG"
 if [ "$st" -ne 0 ] && grep -q -- "--platform 'no such platform'" "$W/platform.log" \
     && grep -q "no OpenCL platform matches 'no such platform'" "$W/platform.log" \
-    && grep -q "^116.histo test | none opened (platform no such platform, device default) | $ITER iterations | 0 of 3 runs passed | median - s/iteration (min -, max -) | ratio - | base | FAIL (warm-up: histo exited with status 4 (OpenCL platform, device, build or run error); 3 of 3 runs not attempted after the warm-up's status 4) | not reportable: result: FAIL; device: none opened" "$W/platform.log" \
+    && grep -q "^116.histo test | none opened (platform no such platform, device default) | $ITER iterations | 0 of 3 runs passed | median - s/iteration, host wall (min -, max -) | ratio - | base | FAIL (warm-up: histo exited with status 4 (OpenCL platform, device, build or run error); 3 of 3 runs not attempted after the warm-up's status 4) | not reportable: $test_why; result: FAIL; device: none opened" "$W/platform.log" \
     && [ "$(grep -c "^116.histo test: run [0-9]" "$W/platform.log")" -eq 0 ]; then
     ok harness.platform_passed
 else
@@ -344,6 +381,56 @@ if [ "$st" -ne 0 ] && grep -q "harness: BATCHES is not a harness variable: the h
 else
     bad harness.option_variable_refused "status $st: $(tail -n 2 "$W/batches.log")"
 fi
+# make run shows histo's progress lines as they come, not at the end: one
+# appears while the run is still going
+HISTO_PROGRESS_INTERVAL=0.2 $MAKE_CMD --no-print-directory run ITERATIONS=4000 \
+    REPEAT=1 RESULTS_LOG="$W/live.jsonl" >"$W/live.log" 2>&1 &
+live=$!
+seen=no
+while kill -0 "$live" 2>/dev/null; do
+    if grep -q "^  histo: iteration [0-9]* of 4000" "$W/live.log"; then
+        seen=yes
+        break
+    fi
+    sleep 0.05
+done
+wait "$live"
+if [ "$seen" = yes ]; then
+    ok harness.live_progress
+else
+    bad harness.live_progress "no progress line before the end: $(tail -n 3 "$W/live.log")"
+fi
+# a run that will take over a minute says so before it starts
+# (HARNESS_ESTIMATE_S lowers the minute for the test)
+HARNESS_ESTIMATE_S=0.05 $MAKE_CMD --no-print-directory run ITERATIONS=500 REPEAT=2 \
+    RESULTS_LOG="$W/long.jsonl" >"$W/long.log" 2>&1
+if grep -q "^116.histo test: about [0-9.]* s for 2 runs of 500 iterations (the warm-up took [0-9.e-]* s an iteration" "$W/long.log" \
+   && [ "$(grep -n 'about [0-9.]* s for 2 runs' "$W/long.log" | cut -d: -f1)" -lt "$(grep -n 'run 1 of 2' "$W/long.log" | head -n 1 | cut -d: -f1)" ]; then
+    ok harness.long_run_estimate
+else
+    bad harness.long_run_estimate "$(head -n 6 "$W/long.log")"
+fi
+# A wrong value of the harness's own variables is refused the same way,
+# before a results folder is made: a misspelt strategy, a results log
+# where no file can be made.
+for v in "STRATEGY=eyes|STRATEGY must be one of histo's strategies (auto, .*), not 'eyes'" \
+         "RESULTS_LOG=/proc/histo-no-such/runs.jsonl|RESULTS_LOG: cannot create the folder '/proc/histo-no-such'" \
+         "REFERENCE=hots|REFERENCE must be spec or host, not 'hots'"; do
+    assign=${v%%|*} want=${v#*|}
+    name=$(printf '%s' "${assign%%=*}" | tr 'A-Z' 'a-z')
+    folders=$(ls "$RESULTS_ROOT/test" 2>/dev/null | wc -l)
+    before=$(wc -l <"$LOG")
+    case $assign in RESULTS_LOG=*) log=${assign#RESULTS_LOG=} ;; *) log=$LOG ;; esac
+    $MAKE_CMD --no-print-directory run "$assign" RESULTS_LOG="$log" >"$W/var.$name.log" 2>&1
+    st=$?
+    if [ "$st" -ne 0 ] && grep -q "harness: $want" "$W/var.$name.log" \
+       && ! grep -q "warm-up" "$W/var.$name.log" && [ "$(wc -l <"$LOG")" -eq "$before" ] \
+       && [ "$(ls "$RESULTS_ROOT/test" 2>/dev/null | wc -l)" -eq "$folders" ]; then
+        ok "harness.bad_variable_$name"
+    else
+        bad "harness.bad_variable_$name" "status $st: $(tail -n 2 "$W/var.$name.log")"
+    fi
+done
 
 # A machine without a GPU: DEVICE=GPU opens nothing and says so (the
 # extra implementations of make platforms, the Oclgrind simulator among
@@ -378,7 +465,7 @@ fi
 # One test-size run on the default device: a warm-up, three runs, PASS.
 if $MAKE_CMD --no-print-directory run RESULTS_LOG="$LOG" >"$W/run.log" 2>&1; then
     line=$(grep '^116.histo test | ' "$W/run.log" | tail -n 1)
-    if printf '%s\n' "$line" | grep -q "^116.histo test | .* | $ITER iterations | 3 of 3 runs passed | median [0-9.]* s/iteration (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | base | PASS | $reportable_text$" \
+    if printf '%s\n' "$line" | grep -q "^116.histo test | .* | $ITER iterations | 3 of 3 runs passed | median [0-9.]* s/iteration, host wall (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | base | PASS | $reportable_text$" \
        && [ "$(grep -c "^run [123] of 3: 116.histo test | .* | $ITER iterations | .* s total | .* s/iteration | PASS$" "$W/run.log")" -eq 3 ] \
        && grep -q "^warm-up: 116.histo test | .* | $WARM iterations (Spec: $ITER) | .* | PASS$" "$W/run.log"; then
         ok harness.run_test_pass
@@ -433,22 +520,50 @@ if [ "$(jget "$W/pass.json" .platform_version)" != null ] \
 else
     bad harness.results_json_build "the record lacks the build or host fields: $(head -c 400 "$W/pass.json")"
 fi
-# reportable only when every condition holds; here only the tree's state
-# can stand in the way
-nr=$(jget "$W/pass.json" '.not_reportable | join("|")' 2>/dev/null)
-if [ "$reportable_text" = reportable ]; then
-    [ "$(jget "$W/pass.json" .reportable)" = true ] && [ -z "$nr" ]
+# the build fields are the binary's own (histo --version), with the
+# flags description beside them
+why=""
+for k in cc compiler cflags ldflags ldlibs; do
+    [ "$(jget "$W/pass.json" ".$k")" = "$(./histo --version | sed -n "s/^$k = //p")" ] \
+        || why="$why $k: record '$(jget "$W/pass.json" ".$k")';"
+done
+[ "$(jget "$W/pass.json" .flags_description)" = docs/flags.md ] || why="$why flags_description;"
+grep -q "flags described in" "$(jget "$W/pass.json" .result_dir)/result.txt" 2>/dev/null || why="$why result.txt names no flags description;"
+if [ -z "$why" ]; then
+    ok harness.record_flags_from_binary
 else
-    [ "$(jget "$W/pass.json" .reportable)" = false ] && [ "$nr" = "$modified_why" ]
-fi && ok harness.reportable || bad harness.reportable "reportable $(jget "$W/pass.json" .reportable): $nr"
+    bad harness.record_flags_from_binary "$why"
+fi
+
+# A change of OPTIMIZE rebuilds everything it affects, and the binary
+# says which flags built it (in a build folder of its own)
+fb=$W/flags-build
+if $MAKE_CMD --no-print-directory BUILD="$fb" HISTO_BIN="$fb/histo" OPTIMIZE=-O1 \
+        "$fb/histo" >"$W/flags1.log" 2>&1 \
+   && "$fb/histo" --version | grep -q "^cflags = -O1 -g " \
+   && $MAKE_CMD --no-print-directory BUILD="$fb" HISTO_BIN="$fb/histo" OPTIMIZE=-O0 \
+        "$fb/histo" >"$W/flags2.log" 2>&1 \
+   && "$fb/histo" --version | grep -q "^cflags = -O0 -g " \
+   && grep -q -- "-O0 .*-c src/main.c" "$W/flags2.log" \
+   && grep -q -- "-O0 .*-c src/work.c" "$W/flags2.log"; then
+    ok harness.flags_change_rebuilds
+else
+    bad harness.flags_change_rebuilds "$(tail -n 2 "$W/flags2.log" 2>/dev/null) $("$fb/histo" --version 2>&1 | grep cflags)"
+fi
+rm -rf "$fb"
+# reportable only when every condition holds: a test run is not, and says
+# why
+nr=$(jget "$W/pass.json" '.not_reportable | join("|")' 2>/dev/null)
+[ "$(jget "$W/pass.json" .reportable)" = false ] && [ "$nr" = "$test_reasons" ] \
+    && ok harness.reportable || bad harness.reportable "reportable $(jget "$W/pass.json" .reportable): $nr"
 
 # the result files: txt and HTML from the record, in the run's folder,
 # linked from results/test/
 rdir=$(jget "$W/pass.json" .result_dir)
 if [ -f "$rdir/result.txt" ] && [ -f "$rdir/result.html" ] && [ -f "$rdir/result.json" ] \
-   && [ "$(readlink results/test/latest.txt)" = "$(basename "$rdir")/result.txt" ] \
-   && [ "$(readlink results/test/latest.html)" = "$(basename "$rdir")/result.html" ] \
-   && grep -q "^116.histo test: $median s/iteration, ratio $ratio, base, PASS, " "$rdir/result.txt" \
+   && [ "$(readlink "$RESULTS_ROOT/test/latest.txt")" = "$(basename "$rdir")/result.txt" ] \
+   && [ "$(readlink "$RESULTS_ROOT/test/latest.html")" = "$(basename "$rdir")/result.html" ] \
+   && grep -q "^116.histo test: $median s/iteration host wall, ratio $ratio, base, PASS, " "$rdir/result.txt" \
    && [ "$(grep -c "^run [123] of 3 .* PASS .*  $rdir/run-[123]\$" "$rdir/result.txt")" -eq 3 ] \
    && grep -q "^warm-up .* PASS .*  $rdir/warmup\$" "$rdir/result.txt" \
    && grep -q "^ratio against  *the Spec's reference machine: $(spec test reference_platform)\$" "$rdir/result.txt" \
@@ -457,15 +572,10 @@ if [ -f "$rdir/result.txt" ] && [ -f "$rdir/result.html" ] && [ -f "$rdir/result
 else
     bad harness.result_files "$rdir: $(head -n 3 "$rdir/result.txt" 2>/dev/null)"
 fi
-if [ "$reportable_text" = reportable ]; then
-    [ "$(readlink results/test/reportable.html)" = "$(basename "$rdir")/result.html" ] \
-        && ok harness.result_reportable_link \
-        || bad harness.result_reportable_link "results/test/reportable.html -> $(readlink results/test/reportable.html)"
-fi
 # the HTML is valid: tidy (CI installs it) reports no error or warning
 if command -v tidy >/dev/null 2>&1; then
     if tidy -q -e "$rdir/result.html" >"$W/tidy.log" 2>&1 \
-       && grep -q "<h1>116.histo test: $median s/iteration" "$rdir/result.html" \
+       && grep -q "<h1>116.histo test: $median s/iteration host wall" "$rdir/result.html" \
        && [ "$(grep -c "<tr><td>run [123] of 3</td>" "$rdir/result.html")" -eq 3 ]; then
         ok harness.result_html
     else
@@ -480,7 +590,7 @@ fi
 $MAKE_CMD --no-print-directory run ITERATIONS=5 REPEAT=2 REFERENCE=host \
     RESULTS_LOG="$W/host.jsonl" >"$W/host.log" 2>&1
 last_record "$W/host.jsonl"
-if grep '^116.histo test | ' "$W/host.log" | tail -n 1 | grep -q "^116.histo test | .* | 5 iterations (Spec: $ITER) | 2 of 2 runs passed | median [0-9.]* s/iteration (min [0-9.]*, max [0-9.]*) | host ratio [0-9.]* (against this host's sequential C) | base | PASS | not reportable: iterations: 5, not the Spec's $ITER; runs: 2, fewer than 3; ratio against this host's sequential C (REFERENCE=host), not the Spec's reference machine" \
+if grep '^116.histo test | ' "$W/host.log" | tail -n 1 | grep -q "^116.histo test | .* | 5 iterations (Spec: $ITER) | 2 of 2 runs passed | median [0-9.]* s/iteration, host wall (min [0-9.]*, max [0-9.]*) | host ratio [0-9.]* (against this host's sequential C) | base | PASS | not reportable: $test_why; iterations: 5, not the Spec's $ITER; runs: 2, fewer than 3; ratio against this host's sequential C (REFERENCE=host), not the Spec's reference machine" \
    && [ "$(jget "$W/last.json" .reference_kind)" = host ] \
    && jget "$W/last.json" .reference | grep -q "^sequential C, build/ref-bench, this host" \
    && [ "$(jget "$W/last.json" .reportable)" = false ]; then
@@ -510,19 +620,35 @@ for v in 0 x 101; do
     fi
 done
 
-# STRATEGY= reaches histo; a strategy asked for, or knobs from the tune
-# cache, make the run peak, and peak is not reportable.
-$MAKE_CMD --no-print-directory run STRATEGY=global ITERATIONS=3 REPEAT=1 \
+# STRATEGY= reaches histo; a strategy other than the device's default, or
+# knobs from the tune cache, make the run peak, its knobs recorded; peak
+# is no reason by itself not to report. The device's default asked for
+# by name is base.
+dflt=$(jget "$W/pass.json" .strategy)
+other=global
+[ "$dflt" = global ] && other=cpu
+$MAKE_CMD --no-print-directory run STRATEGY=$other ITERATIONS=3 REPEAT=1 \
     RESULTS_LOG="$W/peak.jsonl" >"$W/strategy.log" 2>&1
 last_record "$W/peak.jsonl"
-if grep -q "^116.histo test: run 1 of 1: ./histo --strategy global -i " "$W/strategy.log" \
-   && [ "$(jget "$W/last.json" .strategy)" = global ] \
+if grep -q "^116.histo test: run 1 of 1: ./histo --strategy $other -i " "$W/strategy.log" \
+   && [ "$(jget "$W/last.json" .strategy)" = $other ] \
    && [ "$(jget "$W/last.json" .tuning)" = peak ] \
-   && jget "$W/last.json" '.not_reportable | join("|")' | grep -q "peak: knobs other than the defaults (strategy global requested)" \
+   && [ "$(jget "$W/last.json" .knobs_why)" = "strategy $other requested (the device's default: $dflt)" ] \
+   && ! jget "$W/last.json" '.not_reportable | join("|")' | grep -q "peak" \
    && grep '^116.histo test | ' "$W/strategy.log" | grep -q "| peak | PASS | not reportable: "; then
     ok harness.strategy_peak
 else
-    bad harness.strategy_peak "$(tail -n 2 "$W/strategy.log")"
+    bad harness.strategy_peak "$(tail -n 2 "$W/strategy.log") $(jget "$W/last.json" .knobs_why)"
+fi
+$MAKE_CMD --no-print-directory run STRATEGY="$dflt" ITERATIONS=3 REPEAT=1 \
+    RESULTS_LOG="$W/peak.jsonl" >"$W/default-named.log" 2>&1
+last_record "$W/peak.jsonl"
+if [ "$(jget "$W/last.json" .strategy)" = "$dflt" ] \
+   && [ "$(jget "$W/last.json" .tuning)" = base ] \
+   && grep '^116.histo test | ' "$W/default-named.log" | grep -q "| base | PASS | "; then
+    ok harness.default_strategy_named_is_base
+else
+    bad harness.default_strategy_named_is_base "$(tail -n 2 "$W/default-named.log")"
 fi
 TUNE=$W/tune.conf
 rm -f "$TUNE"
@@ -534,7 +660,8 @@ if HISTO_TUNE_FILE=$TUNE ./histo --tune -i "$(spec test input)" -o "$W/tune.bmp"
     if [ "$(jget "$W/last.json" .tuning)" = peak ] \
        && jget "$W/last.json" .knobs_from | grep -q "^tune cache $TUNE" \
        && [ "$(jget "$W/last.json" .env.HISTO_TUNE_FILE)" = "$TUNE" ] \
-       && grep '^116.histo test | ' "$W/tuned.log" | grep -q "| peak | PASS | not reportable: .*peak: knobs other than the defaults (knobs from tune cache "; then
+       && jget "$W/last.json" .knobs_why | grep -q "^knobs from tune cache " \
+       && grep '^116.histo test | ' "$W/tuned.log" | grep -q "| peak | PASS | not reportable: "; then
         ok harness.tuned_is_peak
     else
         bad harness.tuned_is_peak "$(tail -n 2 "$W/tuned.log"); knobs_from $(jget "$W/last.json" .knobs_from)"
@@ -698,8 +825,8 @@ fi
 # SIGTERM to a run's process group (as Ctrl-C signals the terminal's)
 # while histo runs: exit 128 + 15, no record, last-run pointers unchanged.
 if command -v setsid >/dev/null 2>&1; then
-    cp results/last-run "$W/last-run.before"
-    cp results/test/last-run "$W/test-last-run.before"
+    cp "$RESULTS_ROOT/last-run" "$W/last-run.before"
+    cp "$RESULTS_ROOT/test/last-run" "$W/test-last-run.before"
     before=$(wc -l <"$CLOG")
     setsid sh -c "ITERATIONS=1000000 RESULTS_LOG='$CLOG' exec sh validate/harness.sh run test" \
         >"$W/interrupted.log" 2>&1 &
@@ -714,8 +841,8 @@ if command -v setsid >/dev/null 2>&1; then
     wait "$pid"
     st=$?
     if [ "$st" -eq 143 ] && [ "$(wc -l <"$CLOG")" -eq "$before" ] \
-       && cmp -s results/last-run "$W/last-run.before" \
-       && cmp -s results/test/last-run "$W/test-last-run.before" \
+       && cmp -s "$RESULTS_ROOT/last-run" "$W/last-run.before" \
+       && cmp -s "$RESULTS_ROOT/test/last-run" "$W/test-last-run.before" \
        && grep -q "interrupted by signal 15; nothing recorded" "$W/interrupted.log"; then
         ok harness.interrupted_run
     else

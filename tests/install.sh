@@ -79,10 +79,22 @@ fi
 st=$?
 if [ "$st" -ne 0 ] || [ -s "$W/version.err" ]; then
     bad version.runs "exit status $st: $(head -c 300 "$W/version.err")"
-elif [ "$(wc -l <"$W/version.out")" -ne 3 ]; then
-    bad version.runs "$(wc -l <"$W/version.out") lines, expected 3"
+elif [ "$(wc -l <"$W/version.out")" -ne 8 ]; then
+    bad version.runs "$(wc -l <"$W/version.out") lines, expected 8"
 else
     ok version.runs
+fi
+# what built it: the compiler, named as make's CC would name it, and the
+# flags, each line "KEY = VALUE" in this order
+keys=$(sed -n '3,7s/ = .*//p' "$W/version.out" | tr '\n' ' ')
+cc_line=$(sed -n 's/^compiler = //p' "$W/version.out")
+if [ "$keys" = "cc compiler cflags ldflags ldlibs " ] \
+   && [ "$cc_line" = "$(${CC:-cc} --version 2>/dev/null | head -n 1)" ] \
+   && grep -q "^cflags = .*-std=c11" "$W/version.out" \
+   && grep -q "^ldlibs = .*-lOpenCL" "$W/version.out"; then
+    ok version.build_flags
+else
+    bad version.build_flags "keys '$keys', compiler '$cc_line'"
 fi
 got=$(sed -n '1p' "$W/version.out")
 if [ -n "$version" ] && [ "$got" = "histo $version" ]; then
@@ -333,8 +345,13 @@ if $MAKE_CMD --no-print-directory help >"$W/help.txt" 2>"$W/help.err"; then
         [ "$t" = FORCE ] && continue
         grep -Eq "^  make (\\[$t\\]|$t) " "$W/help.txt" || missing="$missing $t"
     done
-    for v in SIZE PLATFORM DEVICE STRATEGY ITERATIONS REPEAT REFERENCE PREFIX; do
+    for v in SIZE PLATFORM DEVICE STRATEGY ITERATIONS REPEAT REFERENCE RESULTS_ROOT PREFIX; do
         grep -q "^  $v=" "$W/help.txt" || missing="$missing $v="
+    done
+    # STRATEGY's line names every strategy histo has, and only those
+    for st in $STRATEGIES; do
+        grep "^  STRATEGY=" "$W/help.txt" | grep -q "[ ,]$st[ ,]" \
+            || missing="$missing STRATEGY:$st"
     done
     if [ -z "$missing" ]; then
         ok make_help

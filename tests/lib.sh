@@ -43,6 +43,10 @@ unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_NO_TUNE_CACHE
 # their own.
 HISTO_TUNE_FILE=$W/no-tune-cache.conf
 export HISTO_TUNE_FILE
+# No test may touch the user's results/: every make run of the tests
+# writes under the subject's own folder (tests/harness.sh checks).
+RESULTS_ROOT=$W/results
+export RESULTS_ROOT
 
 # ok ID, bad ID WHY: a test's line; ID_PREFIX (a subject's own, e.g.
 # "output.") goes before every id.

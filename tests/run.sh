@@ -58,6 +58,18 @@ filter=""
 mkdir -p "$ROOT"
 . tests/asan-vendors.sh
 
+# the user's results/ (make run's): every file's bytes and every link's
+# target, or "none"; the suite must leave it as it found it
+results_state() {
+    if [ -e results ] || [ -L results ]; then
+        find results \( -type f -exec cksum {} + \) -o \( -type l -printf '%p -> %l\n' \) \
+            -o \( -type d -printf '%p/\n' \) | sort
+    else
+        echo none
+    fi
+}
+results_state >"$ROOT/results.before"
+
 pass=0
 fail=0
 for s in $selected; do
@@ -81,6 +93,16 @@ for s in $selected; do
     fi
 done
 
+results_state >"$ROOT/results.after"
+if [ -z "$filter" ]; then
+    if cmp -s "$ROOT/results.before" "$ROOT/results.after"; then
+        echo "PASS run.results_untouched"
+        pass=$((pass + 1))
+    else
+        echo "FAIL run.results_untouched: the suite changed results/: $(diff "$ROOT/results.before" "$ROOT/results.after" | head -n 5 | tr '\n' ' ')"
+        fail=$((fail + 1))
+    fi
+fi
 if [ -n "$filter" ] && [ $((pass + fail)) -eq 0 ]; then
     echo "FAIL run.filter: no test id starts with '$filter'"
     fail=1

@@ -4,6 +4,7 @@
 #
 #   harness.sh dataset SIZE     generate input if missing, check its sha256
 #   harness.sh run SIZE         run the dataset's command, validate, report
+#   harness.sh check-variables  the make variables, before anything is made
 #   harness.sh validate [SIZE]  validate a run again (default: the last one)
 #   harness.sh reference SIZE   rewrite output/ from the sequential program
 #   harness.sh check-spec SIZE  the dataset's Spec keys agree with each other
@@ -17,7 +18,8 @@
 # such a run is marked not reportable), REPEAT (complete runs whose median
 # is the result: 3, or 1 with ITERATIONS), REFERENCE (spec: the ratio's
 # reference time is the Spec's; host: sequential C timed here now) and
-# RESULTS_LOG (where the JSON line goes instead of the Spec's results_log).
+# RESULTS_LOG (where the JSON line goes instead of the Spec's results_log)
+# and RESULTS_ROOT (the folder instead of results/).
 #
 # Each run writes into a folder of its own, results/SIZE/STAMP-PID-I/ (the
 # Spec's output, raw and timing file names, with histo.log), validates
@@ -38,6 +40,11 @@ unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
 
 SPEC=Spec
 BENCH=$SPEC/benchmark.conf
+# Where results go: RESULTS_ROOT (tests set their own folder), else
+# results/: each run's folder, the latest/reportable links, last-run and
+# the default results log.
+RESULTS_ROOT=${RESULTS_ROOT:-results}
+. validate/reportable.sh
 
 die() {
     echo "harness: $*" >&2
@@ -166,9 +173,10 @@ timing() {
     [ -r "$d_timing" ] && sed -n "s/^$1 = //p" "$d_timing" | sed -n '1p'
 }
 
-# build_info KEY: how histo was built (build/build-info, written by make).
+# build_info KEY: how the histo that ran was built, from the binary itself
+# (histo --version: cc, compiler, cflags, ldflags, ldlibs).
 build_info() {
-    [ -r build/build-info ] && sed -n "s/^$1 = //p" build/build-info | sed -n '1p'
+    ./histo --version 2>/dev/null | sed -n "s/^$1 = //p" | sed -n '1p'
 }
 
 # json_str TEXT: TEXT as a JSON string: backslashes and quotes escaped,
@@ -316,16 +324,55 @@ usage_error() {
 # options but are not the harness's (PLATFORM, DEVICE, STRATEGY) are
 # refused: the harness would not pass them, and a run that silently
 # ignored BATCHES=4 would be recorded as if it had used it.
+# Then the values of the harness's own, so that a typo fails before a
+# dataset is made, a results folder created or anything is run: STRATEGY
+# one of histo's, ITERATIONS and REPEAT whole numbers, REFERENCE spec or
+# host, and RESULTS_LOG and RESULTS_ROOT places a file can be created in.
 check_variables() {
-    [ -n "${HISTO_MAKE_VARS:-}" ] || return 0
-    options=$(./histo --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)
-    for v in $HISTO_MAKE_VARS; do
-        case $v in PLATFORM | DEVICE | STRATEGY) continue ;; esac
-        opt=--$(printf '%s' "$v" | tr 'A-Z_' 'a-z-')
-        if printf '%s\n' "$options" | grep -qx -- "$opt"; then
-            usage_error "$v is not a harness variable: the harness does not pass histo's $opt (its variables: SIZE, PLATFORM, DEVICE, STRATEGY, ITERATIONS, REPEAT, REFERENCE, RESULTS_LOG; knobs come from the tune cache, which makes a run peak)"
-        fi
-    done
+    if [ -n "${HISTO_MAKE_VARS:-}" ]; then
+        options=$(./histo --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u)
+        for v in $HISTO_MAKE_VARS; do
+            case $v in PLATFORM | DEVICE | STRATEGY) continue ;; esac
+            opt=--$(printf '%s' "$v" | tr 'A-Z_' 'a-z-')
+            if printf '%s\n' "$options" | grep -qx -- "$opt"; then
+                usage_error "$v is not a harness variable: the harness does not pass histo's $opt (its variables: SIZE, PLATFORM, DEVICE, STRATEGY, ITERATIONS, REPEAT, REFERENCE, RESULTS_LOG, RESULTS_ROOT; knobs come from the tune cache, which makes a run peak)"
+            fi
+        done
+    fi
+    if [ -n "${STRATEGY:-}" ] && [ "$STRATEGY" != auto ]; then
+        known=$(./histo --strategy none-such 2>&1 | sed -n 's/.*(choose from: \(.*\))$/\1/p')
+        printf '%s\n' "$known" | tr -d ' ' | tr ',' '\n' | grep -qx -- "$STRATEGY" \
+            || usage_error "STRATEGY must be one of histo's strategies ($known), not '$STRATEGY'"
+    fi
+    case ${ITERATIONS:-1} in
+        '' | *[!0-9]* | 0*) usage_error "ITERATIONS must be a positive whole number, not '$ITERATIONS'" ;;
+    esac
+    case ${REPEAT:-1} in
+        '' | *[!0-9]* | 0*) usage_error "REPEAT must be a positive whole number, not '$REPEAT'" ;;
+    esac
+    [ "${REPEAT:-1}" -le 100 ] || usage_error "REPEAT must be at most 100, not $REPEAT"
+    case ${REFERENCE:-spec} in
+        spec | host) ;;
+        *) usage_error "REFERENCE must be spec or host, not '$REFERENCE'" ;;
+    esac
+    writable_place RESULTS_ROOT "$RESULTS_ROOT/.probe"
+    [ -z "${RESULTS_LOG:-}" ] || writable_place RESULTS_LOG "$RESULTS_LOG"
+}
+
+# writable_place NAME PATH: PATH can be appended to, or created: its
+# folder is made if missing and a file is made and removed in it.
+writable_place() {
+    if [ -e "$2" ]; then
+        { [ -f "$2" ] && [ -w "$2" ]; } \
+            || usage_error "$1: '$2' is not a regular file histo's harness can append to"
+        return 0
+    fi
+    w_dir=$(dirname "$2")
+    mkdir -p "$w_dir" 2>/dev/null \
+        || usage_error "$1: cannot create the folder '$w_dir' for '$2'"
+    w_probe=$(mktemp "$w_dir/.harness-probe.XXXXXX" 2>/dev/null) \
+        || usage_error "$1: cannot create files in '$w_dir' (for '$2')"
+    rm -f "$w_probe"
 }
 
 # vendors: which OpenCL implementations histo sees. The user's own
@@ -385,14 +432,16 @@ device_kind() {
 }
 
 # knobs: tuning (base or peak) and knobs_why from the timing file and the
-# environment: base is histo's defaults (strategy auto, no tune cache
-# line, no --batches/--tile-rows/--replicas, no extra kernel options);
-# anything else is peak, as SPEC's base and peak metrics mean.
+# environment: base is histo's defaults (the device's default strategy,
+# asked for or not, no tune cache line, no --batches/--tile-rows/
+# --replicas, no extra kernel options); anything else is peak, as SPEC's
+# base and peak metrics mean, recorded in full. Either can be reportable.
 knobs() {
     knobs_why=""
     req=$(timing strategy.requested)
     from=$(timing config.knobs_from)
-    [ -n "$req" ] && [ "$req" != auto ] && knobs_why="strategy $req requested"
+    [ -n "$req" ] && [ "$req" != auto ] && [ "$req" != "$(timing strategy.default)" ] \
+        && knobs_why="strategy $req requested (the device's default: $(timing strategy.default))"
     [ -n "$from" ] && [ "$from" != default ] \
         && knobs_why="${knobs_why:+$knobs_why, }knobs from $from (batches $(timing config.knobs.batches), tile_rows $(timing config.knobs.tile_rows), replicas $(timing config.knobs.replicas))"
     [ -n "${HISTO_CL_OPTIONS:-}" ] \
@@ -442,10 +491,16 @@ run_once() {
     log=$run_dir/histo.log
     echo "$NAME $size: $run_label: $shown"
     # histo's console output goes to the log; its progress lines (about
-    # one every 10 s when its stderr is not a terminal) also to the screen.
+    # one every 10 s when its stderr is not a terminal) also to the screen
+    # as each comes: read a line at a time by the shell, which, unlike
+    # awk reading a pipe, holds nothing back.
     rm -f "$run_dir/status"
     { "$program" "$@" 2>&1; echo "$?" >"$run_dir/status"; } | tee "$log" \
-        | awk '/^histo: iteration [0-9]+ of [0-9]+/ { print "  " $0 > "/dev/stderr"; fflush("/dev/stderr") }'
+        | while IFS= read -r p_line; do
+              case $p_line in
+                  "histo: iteration "[0-9]*" of "[0-9]*) printf '  %s\n' "$p_line" >&2 ;;
+              esac
+          done
     histo_status=$(cat "$run_dir/status" 2>/dev/null)
     rm -f "$run_dir/status"
     [ -n "$histo_status" ] || histo_status=$((128 + ${caught:-9}))
@@ -541,7 +596,7 @@ run() {
     trap 'caught=${caught:-2}' INT
     trap 'caught=${caught:-15}' TERM
     trap 'caught=${caught:-1}' HUP
-    base_dir=results/$1/$(date -u +%Y%m%dT%H%M%SZ)-$$
+    base_dir=$RESULTS_ROOT/$1/$(date -u +%Y%m%dT%H%M%SZ)-$$
     runs="" run_list="" all_result=PASS all_why="" first_status=0 info="" attempted=0
     # fail_run REASON: this run failed; the result fails with it.
     fail_run() {
@@ -555,6 +610,19 @@ run() {
     [ "$v_result" = PASS ] || fail_run "warm-up: $v_why"
     stop=""
     case $histo_status in 2 | 4) stop="warm-up" ;; esac
+    # a run that will take over a minute ($HARNESS_ESTIMATE_S seconds, for
+    # the tests) says so first, from the warm-up's seconds per iteration
+    # (cold caches make it an upper estimate)
+    if [ -z "$stop" ] && [ -n "$per" ]; then
+        awk -v p="$per" -v n="$n" -v r="$repeat" -v name="$NAME $1" \
+            -v over="${HARNESS_ESTIMATE_S:-60}" 'BEGIN {
+            s = p * n * r
+            if (s > over)
+                printf "%s: about %s for %d run%s of %d iterations (the warm-up took %.6g s an iteration; each run'"'"'s progress lines give its own estimate)\n",
+                    name, s < 90 ? sprintf("%.0f s", s) : s < 5400 ? sprintf("%.0f min", s / 60) : sprintf("%.1f h", s / 3600),
+                    r, r == 1 ? "" : "s", n, p
+        }' >&2
+    fi
     if [ -n "$info" ]; then
         device_kind
         case $kind in
@@ -620,18 +688,7 @@ run() {
         [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && modified=true
     fi
     # Reportable, as runspec means it: every condition holds.
-    nr=""
-    no() { nr="$nr${nr:+
-}$1"; }
-    [ "$n" = "$d_iterations" ] || no "iterations: $n, not the Spec's $d_iterations"
-    [ "$repeat" -ge 3 ] || no "runs: $repeat, fewer than 3"
-    [ "$all_result" = PASS ] || no "result: FAIL"
-    [ "$ref_kind" = spec ] || no "ratio against this host's sequential C (REFERENCE=host), not the Spec's reference machine"
-    [ "$kind" != simulator ] || no "device: a simulator ($kind_why)"
-    [ -z "$info" ] && no "device: none opened"
-    [ "$tuning" != peak ] || no "peak: knobs other than the defaults ($knobs_why)"
-    [ "$modified" != true ] || no "source: the tree has uncommitted changes to tracked files"
-    [ "$commit" != unknown ] || no "source: not a git checkout, so the commit that built it is unknown"
+    nr=$(reportable_reasons)
     reportable=true
     [ -z "$nr" ] || reportable=false
 
@@ -657,12 +714,12 @@ run() {
     else
         report_text="not reportable: $(printf '%s\n' "$nr" | awk '{ printf "%s%s", (NR > 1 ? "; " : ""), $0 }')"
     fi
-    result_text=$(printf '%s %s | %s | %s iterations%s | %s of %s run%s passed | median %s s/iteration (min %s, max %s) | %s | %s | %s | %s\n' \
+    result_text=$(printf '%s %s | %s | %s iterations%s | %s of %s run%s passed | median %s s/iteration, host wall (min %s, max %s) | %s | %s | %s | %s\n' \
         "$NAME" "$size" "$device" "$n" "$note" "$passed" "$repeat" \
         "$([ "$repeat" -eq 1 ] || echo s)" "${median:--}" "${fastest:--}" \
         "${slowest:--}" "$ratio_text" "${tuning:-base}" "$verdict_text" "$report_text")
 
-    results_log=${RESULTS_LOG:-$(spec "$BENCH" results_log)}
+    results_log=${RESULTS_LOG:-$RESULTS_ROOT/$(basename "$(spec "$BENCH" results_log)")}
     mkdir -p "$(dirname "$results_log")" "$base_dir" || exit 1
     rec=""
     add() { rec="$rec${rec:+,}\"$1\":$2"; }
@@ -723,7 +780,11 @@ run() {
     add cpu_model "$(json_str "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | sed -n 1p)")"
     add cpu_cores "$(json_num "$(getconf _NPROCESSORS_ONLN 2>/dev/null)")"
     add compiler "$(json_str "$(build_info compiler)")"
+    add cc "$(json_str "$(build_info cc)")"
     add cflags "$(json_str "$(build_info cflags)")"
+    add ldflags "$(json_str "$(build_info ldflags)")"
+    add ldlibs "$(json_str "$(build_info ldlibs)")"
+    add flags_description "$(json_str docs/flags.md)"
     add build_options "$(json_strn "$(timing build.options)")"
     add env "$(json_env)"
     add commit "$(json_str "$commit")"
@@ -738,9 +799,9 @@ run() {
     for f in txt html; do
         sh validate/result.sh "$f" "$base_dir/result.json" >"$base_dir/result.$f" \
             || die "could not write $base_dir/result.$f"
-        link "results/$size/latest.$f" "$(basename "$base_dir")/result.$f"
+        link "$RESULTS_ROOT/$size/latest.$f" "$(basename "$base_dir")/result.$f"
         [ "$reportable" = false ] \
-            || link "results/$size/reportable.$f" "$(basename "$base_dir")/result.$f"
+            || link "$RESULTS_ROOT/$size/reportable.$f" "$(basename "$base_dir")/result.$f"
     done
     printf '%s\n' "$record" | sh validate/append-line.sh "$results_log" \
         || die "could not append the record to $results_log"
@@ -748,8 +809,8 @@ run() {
     printf '%s\n' "$result_text"
     # Only a run that passed moves the pointers make validate reads.
     if [ "$all_result" = PASS ]; then
-        point "results/$size/last-run" "$(basename "$base_dir")/$(basename "$median_dir")"
-        point results/last-run "$size"
+        point "$RESULTS_ROOT/$size/last-run" "$(basename "$base_dir")/$(basename "$median_dir")"
+        point "$RESULTS_ROOT/last-run" "$size"
     fi
     trap - INT TERM HUP
     [ "$v_result" = PASS ]
@@ -764,7 +825,7 @@ link() {
 # and the last-run pointers left where they were.
 interrupted() {
     [ -n "$caught" ] || return 0
-    echo "$NAME $size: interrupted by signal $caught; nothing recorded, results/last-run unchanged (this run's files: $run_dir)" >&2
+    echo "$NAME $size: interrupted by signal $caught; nothing recorded, $RESULTS_ROOT/last-run unchanged (this run's files: $run_dir)" >&2
     exit $((128 + caught))
 }
 
@@ -778,8 +839,8 @@ point() {
 # last_run SIZE: sets d_output, d_raw and d_timing to SIZE's last complete
 # run's files (results/SIZE/last-run names its folder).
 last_run() {
-    [ -r "results/$1/last-run" ] || die "no complete run of $1 yet: make run SIZE=$1 first"
-    run_dir=results/$1/$(cat "results/$1/last-run")
+    [ -r "$RESULTS_ROOT/$1/last-run" ] || die "no complete run of $1 yet: make run SIZE=$1 first"
+    run_dir=$RESULTS_ROOT/$1/$(cat "$RESULTS_ROOT/$1/last-run")
     d_output=$run_dir/$(basename "$d_output")
     d_raw=$run_dir/$(basename "$d_raw")
     d_timing=$run_dir/$(basename "$d_timing")
@@ -788,8 +849,8 @@ last_run() {
 revalidate() {
     size=${1:-}
     if [ -z "$size" ]; then
-        [ -r results/last-run ] || die "no run to validate yet: make run first"
-        size=$(cat results/last-run)
+        [ -r "$RESULTS_ROOT/last-run" ] || die "no run to validate yet: make run first"
+        size=$(cat "$RESULTS_ROOT/last-run")
     fi
     load "$size"
     last_run "$size"
@@ -849,6 +910,7 @@ shift
 case $step in
     dataset) [ $# -eq 1 ] || usage; dataset "$1" ;;
     run) [ $# -eq 1 ] || usage; run "$1" ;;
+    check-variables) [ $# -eq 0 ] || usage; check_variables ;;
     validate) [ $# -le 1 ] || usage; revalidate "${1:-}" ;;
     reference) [ $# -eq 1 ] || usage; reference "$1" ;;
     check-spec) [ $# -eq 1 ] || usage; check_spec "$1" ;;

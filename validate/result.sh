@@ -18,7 +18,18 @@ set -u
 [ -r "$2" ] || { echo "result: cannot read $2" >&2; exit 1; }
 here=$(dirname "$0")
 flat=$(head -n 1 "$2" | awk -f "$here/json.awk") || exit 1
-printf '%s\n' "$flat" | awk -F '\t' -v fmt="$1" '
+# docs/flags.md (what each compiler flag and kernel option means) as a
+# path from the page's folder, for its link
+page_dir=$(cd "$(dirname "$2")" && pwd -P)
+flags_doc=$(cd "$here/../docs" && pwd -P)/flags.md
+flags_rel=$(awk -v from="$page_dir" -v to="$flags_doc" 'BEGIN {
+    nf = split(from, f, "/"); nt = split(to, t, "/")
+    for (i = 2; i <= nf && i < nt && f[i] == t[i]; i++) ;
+    rel = ""
+    for (j = i; j <= nf; j++) if (f[j] != "") rel = rel "../"
+    for (j = i; j <= nt; j++) rel = rel t[j] (j < nt ? "/" : "")
+    print rel }')
+printf '%s\n' "$flat" | awk -F '\t' -v fmt="$1" -v flags_rel="$flags_rel" '
 function get(k) { return (k in v) ? v[k] : "" }
 function orna(x) { return x == "" || x == "null" ? "n/a" : x }
 function unit(x, u) { return x == "" || x == "null" ? "n/a" : x " " u }
@@ -34,6 +45,10 @@ function section(t) {
 function row(label, x) {
     if (fmt == "txt") printf "%-22s %s\n", label, x
     else printf "<tr><th>%s</th><td>%s</td></tr>\n", esc(label), esc(x)
+}
+function link_row(label, x, href) {
+    if (fmt == "txt") printf "%-22s %s\n", label, x
+    else printf "<tr><th>%s</th><td><a href=\"%s\">%s</a></td></tr>\n", esc(label), esc(href), esc(x)
 }
 function runs_head() {
     if (fmt == "txt")
@@ -61,7 +76,7 @@ END {
     for (i = 0; ("not_reportable." i) in v; i++)
         why_not = why_not (i ? "; " : "") v["not_reportable." i]
     ratio = get("reference_kind") == "host" ? "host ratio " orna(get("ratio")) : "ratio " orna(get("ratio"))
-    title = sprintf("%s %s: %s s/iteration, %s, %s, %s, %s", get("benchmark"), get("dataset"),
+    title = sprintf("%s %s: %s s/iteration host wall, %s, %s, %s, %s", get("benchmark"), get("dataset"),
                     orna(get("s_per_iteration")), ratio, get("tuning") == "null" ? "n/a" : get("tuning"),
                     get("result"), rep ? "reportable" : "NOT REPORTABLE")
     if (fmt == "txt") { print title; u = title; gsub(/./, "=", u); print u }
@@ -78,13 +93,13 @@ END {
     row("result", get("result") (get("why") != "" ? " (" get("why") ")" : ""))
     row("reportable", rep ? "yes" : "no: " why_not)
     row("tuning", get("tuning") == "peak" ? "peak: " get("knobs_why") : get("tuning") == "base" ? "base: histo'"'"'s defaults" : "n/a")
-    row("median", orna(get("s_per_iteration")) " s/iteration over " get("runs_passed") " of " get("runs") " runs that passed (min " orna(get("s_per_iteration_min")) ", max " orna(get("s_per_iteration_max")) ")")
+    row("median, host wall", orna(get("s_per_iteration")) " s/iteration: the host clock over each run'"'"'s timed iterations over their count, the median of " get("runs_passed") " of " get("runs") " runs that passed (min " orna(get("s_per_iteration_min")) ", max " orna(get("s_per_iteration_max")) ")")
     row(get("reference_kind") == "host" ? "host ratio" : "ratio", orna(get("ratio")) " = reference " orna(get("reference_s_per_iteration")) " s/iteration / median")
     row("ratio against", get("ratio_against"))
     row("iterations", get("iterations") " (Spec: " get("spec_iterations") ")")
     row("iteration, device", unit(get("iteration_device_median_us"), "us median (OpenCL profiling events)"))
     row("iteration, host", unit(get("iteration_host_median_us"), "us median (host clock, each iteration waited for)"))
-    row("timed by", orna(get("timed_by")))
+    row("histo'"'"'s figure timed by", orna(get("timed_by")) " (the iteration rows above; not the median)")
     row("energy", get("energy_j_per_iteration") != "null" && get("energy_j_per_iteration") != "" \
         ? sprintf("%.3f mJ/iteration, %s W mean (%s W before the run), %s: the device'"'"'s own counter", \
                   get("energy_j_per_iteration") * 1e3, orna(get("energy_mean_watts")), \
@@ -120,8 +135,11 @@ END {
     row("kernel", get("kernel"))
     row("memory", unit(get("memory_bytes"), "bytes"))
     row("CPU", get("cpu_model") " (" orna(get("cpu_cores")) " cores online)")
-    row("compiler", get("compiler"))
-    row("flags", get("cflags"))
+    row("compiler", get("compiler") (get("cc") != "" ? " (CC " get("cc") ")" : ""))
+    row("cflags", get("cflags"))
+    row("ldflags", get("ldflags"))
+    row("ldlibs", get("ldlibs"))
+    link_row("flags described in", flags_rel, flags_rel)
     row("commit", get("commit") (get("modified") == "true" ? " (tree modified)" : ""))
     row("command", get("command"))
     row("results", get("result_dir"))
