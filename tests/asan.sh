@@ -10,7 +10,7 @@ SUBJECT=asan
 . "$(dirname "$0")/lib.sh"
 
 if [ "$B" = build ]; then
-    echo "asan.no_leaks: skipped: $B is not the sanitizer build (make test-asan runs them)"
+    echo "SKIP asan.no_leaks: $B is not the sanitizer build (make test-asan runs them)"
     exit 0
 fi
 need_case gauss || exit 0

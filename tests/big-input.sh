@@ -8,7 +8,7 @@
 # memory.peak_rss_bytes) of at most 1.25 times the input's bytes: the
 # values are held once, in the device's buffers or, streamed, in host
 # memory, never copied whole. Prints PASS/FAIL lines for tests/run.sh,
-# or one "skipped" line where disk space or memory is short.
+# or one "SKIP" line where disk space or memory is short.
 set -u
 W=$1 PLATFORM=$2 DEVICE=${3:-}
 B=${HISTO_BUILD:-build}
@@ -20,11 +20,11 @@ need_kb=$((bytes / 1024 + 1048576))  # the input and a GiB to spare
 free_kb=$(df -Pk "$W" | awk 'NR == 2 { print $4 }')
 avail_kb=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null)
 if [ "${free_kb:-0}" -lt "$need_kb" ]; then
-    echo "big_input: skipped: ${free_kb:-?} KiB free in $W, $need_kb needed"
+    echo "SKIP big_input: ${free_kb:-?} KiB free in $W, $need_kb needed"
     exit 0
 fi
 if [ "${avail_kb:-0}" -lt $((need_kb + 2097152)) ]; then
-    echo "big_input: skipped: ${avail_kb:-?} KiB of memory available, $((need_kb + 2097152)) needed"
+    echo "SKIP big_input: ${avail_kb:-?} KiB of memory available, $((need_kb + 2097152)) needed"
     exit 0
 fi
 trap 'rm -f "$in"' EXIT INT TERM

@@ -7,7 +7,7 @@ SUBJECT=big
 . "$(dirname "$0")/lib.sh"
 
 if [ "$B" != build ]; then
-    echo "big_input: skipped: $B is not the plain build (its RSS is the sanitizer's)"
+    echo "SKIP big_input: $B is not the plain build (its RSS is the sanitizer's)"
     exit 0
 fi
 sh tests/big-input.sh "$W" "$PLATFORM" "$DEVICE"

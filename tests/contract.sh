@@ -265,7 +265,7 @@ for s in $STRATEGIES; do
     # Compilers that honour #line name them (PoCL, Intel's); NVIDIA's
     # reports "<kernel>:LINE" of the joined sources whatever #line says.
     if grep -q "<kernel>:[0-9]" "$W/device.$s.build_failure_log.stderr"; then
-        echo "device.$s.build_log_names_kernel_lines: skipped: this compiler ignores #line"
+        echo "SKIP device.$s.build_log_names_kernel_lines: this compiler ignores #line"
         continue
     fi
     missing=""
@@ -342,7 +342,7 @@ fi
 # are split into chunks, and streamed past the device's memory.)
 max_alloc=$(cat "$W"/gz.*.out 2>/dev/null | sed -n 's/^selected.max_alloc_bytes = //p' | head -n 1)
 if [ -z "$max_alloc" ] || [ "$max_alloc" -ge 4294901760 ]; then
-    echo "input.too_large_from_header: skipped: the device allows ${max_alloc:-?} bytes, not less than a 65535x65536 histogram needs"
+    echo "SKIP input.too_large_from_header: the device allows ${max_alloc:-?} bytes, not less than a 65535x65536 histogram needs"
 else
     rm -f "$W/big.fifo"
     mkfifo "$W/big.fifo"
@@ -385,7 +385,7 @@ le32 2 1 310 13854733 0 4294967229 >"$W/bins_2p32m66.bin"
 # with HISTO_TEST_HUGE=1.
 huge_names="2p32m64 2p32m1 2p32m66"
 if [ -n "$max_alloc" ] && [ "$max_alloc" -ge 4294967232 ] && [ -z "${HISTO_TEST_HUGE:-}" ]; then
-    echo "huge_bins: skipped: the device allows $max_alloc bytes in one allocation; HISTO_TEST_HUGE=1 runs them (4 GiB of counters each)"
+    echo "SKIP huge_bins: the device allows $max_alloc bytes in one allocation; HISTO_TEST_HUGE=1 runs them (4 GiB of counters each)"
     huge_names=""
 fi
 for name in $huge_names; do

@@ -44,7 +44,7 @@ fake_rapl() {
 }
 
 if [ "$cpu" = no ]; then
-    echo "energy: skipped: the test device is not a CPU, whose counters the fakes stand in for"
+    echo "SKIP energy: the test device is not a CPU, whose counters the fakes stand in for"
     exit 0
 fi
 

@@ -436,7 +436,7 @@ done
 # extra implementations of make platforms, the Oclgrind simulator among
 # them, are reached by name only).
 if ./histo --list 2>/dev/null | grep -q '\[[A-Z|]*GPU'; then
-    echo "harness.device_gpu_none: skipped: this machine has a GPU" >&2
+    echo "SKIP harness.device_gpu_none: this machine has a GPU"
 else
     $MAKE_CMD --no-print-directory run DEVICE=GPU RESULTS_LOG="$LOG" >"$W/gpu.log" 2>&1
     st=$?
@@ -582,7 +582,7 @@ if command -v tidy >/dev/null 2>&1; then
         bad harness.result_html "$(head -c 400 "$W/tidy.log")"
     fi
 else
-    echo "harness.result_html: skipped: tidy is not installed (sh .ci/deps tidy)" >&2
+    echo "SKIP harness.result_html: tidy is not installed (sh .ci/deps tidy)"
 fi
 
 # REFERENCE=host times sequential C now; REPEAT=2 gives two runs; not
@@ -685,7 +685,7 @@ if [ -f "${HISTO_OCL_DIR:-$HOME/.cache/histo/ocl}/installed" ] && [ "$B" = build
         bad harness.simulator_marked "status $st: $(tail -n 2 "$W/sim.log")"
     fi
 else
-    echo "harness.simulator_marked: skipped: Oclgrind not installed (make platforms), or a sanitizer build" >&2
+    echo "SKIP harness.simulator_marked: Oclgrind not installed (make platforms), or a sanitizer build"
 fi
 
 # validate_fails NAME WHY PATTERN: make validate fails, its result line
@@ -849,7 +849,7 @@ if command -v setsid >/dev/null 2>&1; then
         bad harness.interrupted_run "status $st: $(tail -n 2 "$W/interrupted.log" | tr '\n' ' ')"
     fi
 else
-    echo "harness.interrupted_run: skipped: no setsid" >&2
+    echo "SKIP harness.interrupted_run: no setsid"
 fi
 
 # make report on a committed sample with known numbers (tests/data/:
@@ -931,5 +931,5 @@ if ./histo --list 2>/dev/null | grep -q "^  device 0: .*\[CPU"; then
     wait "$ticker" 2>/dev/null
     rm -rf "$p"
 else
-    echo "harness.energy_measured: skipped: device 0 of platform 0 is not a CPU" >&2
+    echo "SKIP harness.energy_measured: device 0 of platform 0 is not a CPU"
 fi

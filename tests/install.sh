@@ -3,7 +3,7 @@
 # --version, the man page, make install / uninstall, where an installed
 # histo finds its kernels, and make help. Prints "PASS name" or
 # "FAIL name: why" per test and no summary: tests/run.sh counts the lines;
-# skipped tests say so on stderr.
+# skipped tests print "SKIP id: why".
 #
 # Expectations come from elsewhere than the code under test: the version
 # from src/version.h's define, the commit from git itself, the installed
@@ -39,7 +39,7 @@ export HISTO_TUNE_FILE
 
 ok() { echo "PASS install.$1"; }
 bad() { echo "FAIL install.$1: $2"; }
-skip() { echo "install.$1: skipped: $2" >&2; }
+skip() { echo "SKIP install.$1: $2"; }
 
 # run_in DIR PROGRAM ARGS...: PROGRAM on the test device, from inside DIR.
 run_in() {

@@ -3,8 +3,10 @@
 # SUBJECT, never run alone. tests/run.sh runs the subjects and counts
 # their lines; a subject also runs by itself: sh tests/device.sh.
 #
-# A subject prints "PASS id" or "FAIL id: why" per test, any other line
-# for the reader (a "skipped" note), and no summary. It works in a folder
+# A subject prints "PASS id", "FAIL id: why" or, for a case this machine
+# cannot run, "SKIP id: why" per test, any other line for its log, and no
+# summary; tests/run.sh runs several subjects at once, so what they share
+# (the inputs below) is made under a lock. It works in a folder
 # of its own, $W (tests/work/SUBJECT), and builds every input it needs:
 # the shared ones below (need_case, need_gz, need_tune_input) go to
 # $INPUTS (tests/work/inputs), made once per suite run and again by a
@@ -71,6 +73,7 @@ relay() {
         case $verdict in
             PASS) ok "$2$rest" ;;
             FAIL) bad "$2${rest%%:*}" "${rest#*: }" ;;
+            SKIP) echo "SKIP ${ID_PREFIX:-}$2$rest" ;;
         esac
     done <"$1"
 }
@@ -226,15 +229,28 @@ make_input() {
     name=$1
     shift
     [ -s "$INPUTS/$name.ref.raw" ] && return 0
-    if ! $GEN -o "$INPUTS/$name.bin" "$@" >/dev/null 2>"$W/$name.gen.err"; then
+    # another subject may be making it now: one makes it, the others wait
+    input_lock "$name"
+    m_status=0
+    if [ -s "$INPUTS/$name.ref.raw" ]; then
+        :
+    elif ! $GEN -o "$INPUTS/$name.bin" "$@" >/dev/null 2>"$W/$name.gen.err"; then
         bad "gen.$name" "$(cat "$W/$name.gen.err")"
-        return 1
-    fi
-    if ! ref_counts "$INPUTS/$name.bin" "$INPUTS/$name.ref.bmp" 2>"$W/$name.ref.err"; then
+        m_status=1
+    elif ! ref_counts "$INPUTS/$name.bin" "$INPUTS/$name.ref.bmp" 2>"$W/$name.ref.err"; then
         bad "ref.$name" "$(cat "$W/$name.ref.err")"
-        return 1
+        m_status=1
     fi
+    input_unlock "$name"
+    return $m_status
 }
+
+# input_lock NAME, input_unlock NAME: NAME's lock in $INPUTS (a folder,
+# made by one process at a time), for inputs several subjects make.
+input_lock() {
+    until mkdir "$INPUTS/.$1.lock" 2>/dev/null; do sleep 0.1; done
+}
+input_unlock() { rmdir "$INPUTS/.$1.lock"; }
 
 # need_case NAME: the correctness input NAME ($INPUTS/NAME.bin, .ref.bmp,
 # .ref.raw).
@@ -247,8 +263,12 @@ need_case() {
 # its reference gz.ref.bmp / gz.ref.raw.
 need_gz() {
     make_input gz --seed 3 --image 700x700 || return 1
+    [ -s "$INPUTS/gz.bin.gz" ] && return 0
+    input_lock gz.gzip
     [ -s "$INPUTS/gz.bin.gz" ] \
-        || $GEN -o "$INPUTS/gz.bin.gz" --gzip --seed 3 --image 700x700 >/dev/null
+        || { $GEN -o "$INPUTS/gz.tmp.gz" --gzip --seed 3 --image 700x700 >/dev/null \
+             && mv "$INPUTS/gz.tmp.gz" "$INPUTS/gz.bin.gz"; }
+    input_unlock gz.gzip
 }
 
 # need_tune_input: $INPUTS/tune.bin (200x200, seed 5) and its reference.

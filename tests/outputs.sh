@@ -176,7 +176,7 @@ if mknod "$W/null" c 1 3 2>/dev/null && mknod "$W/full" c 1 7 2>/dev/null \
         fi
     done
 else
-    echo "output.chardev: skipped: mknod refused here (not root, or a nodev file system)" >&2
+    echo "SKIP output.chardev: mknod refused here (not root, or a nodev file system)"
 fi
 
 # --- signals: nothing left at the output paths, 128 + N ---
@@ -254,7 +254,7 @@ if env --default-signal=INT true 2>/dev/null; then
     interrupted hup_bmp_written HUP yes 129
     interrupted int_iterating INT no 130
 else
-    echo "output.signal.hup_bmp_written, int_iterating: skipped: env has no --default-signal" >&2
+    echo "SKIP output.signal.hup_bmp_written, int_iterating: env has no --default-signal"
 fi
 # A signal ignored when histo starts stays ignored, also once the
 # implementation has compiled kernels in the process (PoCL's LLVM puts
@@ -295,7 +295,7 @@ if env --ignore-signal=HUP true 2>/dev/null; then
     fi
     rm -f "$W/h.fifo" "$W/h.bmp" "$W/h.report"
 else
-    echo "output.signal.hup_ignored: skipped: env has no --ignore-signal" >&2
+    echo "SKIP output.signal.hup_ignored: env has no --ignore-signal"
 fi
 interrupted kill_bmp_written KILL yes 137
 

@@ -183,7 +183,7 @@ fi
 # both the terminal there, as in an interactive shell.
 if ! command -v script >/dev/null 2>&1 \
    || ! script --version 2>/dev/null | grep -q util-linux; then
-    echo "progress.terminal: skipped: no util-linux script to make a pseudo-terminal" >&2
+    echo "SKIP progress.terminal: no util-linux script to make a pseudo-terminal"
 else
     dev=""
     [ -z "$DEVICE" ] || dev="--device '$DEVICE'"

@@ -1,17 +1,27 @@
 #!/bin/sh
 # tests/run.sh [T] - the test suite (make test, make test T=...). Last
-# line: "N passed, N failed".
+# lines: "N skipped (...)", then "N passed, N failed".
 #
 # The suite is one file per subject in tests/, each runnable alone
-# (sh tests/device.sh), sharing tests/lib.sh; this runs them in the order
-# below, counts their "PASS id" / "FAIL id: why" lines and passes on any
-# other line (a "skipped" note). A subject's stderr goes to
-# tests/work/SUBJECT.err, whose "skipped" lines are shown.
+# (sh tests/device.sh), sharing tests/lib.sh. This runs the subjects
+# HISTO_TEST_JOBS at a time (default: the cores online), the longest
+# first, and as they go prints when each starts and ends (its counts and
+# seconds) and every failure at once, with the path of its subject's log.
+# A subject prints "PASS id", "FAIL id: why" or "SKIP id: why" lines;
+# any other line of its output goes to its log only. Its stderr goes to
+# tests/work/SUBJECT.err.
 #
-# T re-runs part of it: a subject's name (T=device: that file alone), or
-# a test id or the start of one (T=device.eye.gauss, T=work.streamed):
-# the subjects whose "# ids:" line names the id's first part run,
-# skipping what they can, and only the lines of matching ids count.
+# A test's id starts with its subject's name: a line whose id does not
+# is counted as SUBJECT.id (contract.sh's "cli.bad_iterations" is
+# contract.cli.bad_iterations). T re-runs part of it: a subject's name
+# (T=device: tests/device.sh alone) or the start of an id
+# (T=device.eye.gauss, T=work.streamed): that subject runs, and only the
+# lines of matching ids count.
+#
+# Every line's arrival is timed: tests/work/times.tsv holds, per test,
+# the seconds since the line before it in the same subject (what the
+# test took, roughly), and tests/work/subjects.tsv each subject's
+# seconds; make test's summary names the slowest.
 #
 # Correctness cases compare histo's raw 8-bit counters (--raw) byte for
 # byte with the sequential reference's (build/histo-ref), and its BMP with
@@ -21,11 +31,12 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 T=${1:-${T:-}}
 ROOT=${HISTO_TEST_WORK:-tests/work}
-SUBJECTS="unit device saturation work tune eye contract self energy impl
-          outputs progress harness install docs asan big"
-
-# ids_of SUBJECT: the id prefixes its file names.
-ids_of() { sed -n 's/^# ids: //p' "tests/$1.sh"; }
+# the longest first (docs/testing.md has their times), so that the
+# short ones fill in beside them
+SUBJECTS="impl harness eye device asan work saturation contract self
+          energy outputs tune progress install big docs unit"
+JOBS=${HISTO_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case $JOBS in '' | *[!0-9]* | 0) JOBS=1 ;; esac
 
 selected=""
 if [ -z "$T" ]; then
@@ -35,17 +46,11 @@ if [ -z "$T" ]; then
 else
     first=${T%%.*}
     for s in $SUBJECTS; do
-        if [ "$s" = "$T" ]; then
-            selected=$s
-            break
-        fi
-        if ids_of "$s" | tr ' ' '\n' | grep -qx "$first"; then
-            selected="$selected $s"
-        fi
+        [ "$s" = "$first" ] && selected=$s
     done
     if [ -z "$selected" ]; then
         # shellcheck disable=SC2086,SC2116 # the list on one line
-        echo "tests/run.sh: no subject is '$T' or has ids starting '$first.' (subjects: $(echo $SUBJECTS))"
+        echo "tests/run.sh: no subject is '$first' (the subjects: $(echo $SUBJECTS))"
         echo "0 passed, 1 failed"
         exit 1
     fi
@@ -56,6 +61,7 @@ fi
 filter=""
 [ "$selected" = "$T" ] || filter=$T
 mkdir -p "$ROOT"
+ROOT=$(cd "$ROOT" && pwd)
 . tests/asan-vendors.sh
 
 # the user's results/ (make run's): every file's bytes and every link's
@@ -70,31 +76,96 @@ results_state() {
 }
 results_state >"$ROOT/results.before"
 
-pass=0
-fail=0
-for s in $selected; do
-    TEST_FILTER=$filter sh "tests/$s.sh" >"$ROOT/$s.log" 2>"$ROOT/$s.err"
-    st=$?
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+: >"$ROOT/times.tsv"
+: >"$ROOT/subjects.tsv"
+pass=0 fail=0 skip=0
+# per running subject: its start, the lines of its log already read and
+# the time of the last one, its counts
+running=""
+start_subject() {
+    s=$1
+    echo "== $s: started"
+    eval "started_$s=$(now) read_$s=0 last_$s=\$started_$s pass_$s=0 fail_$s=0 skip_$s=0"
+    (TEST_FILTER=$filter sh "tests/$s.sh" >"$ROOT/$s.log" 2>"$ROOT/$s.err"
+     echo $? >"$ROOT/$s.status") &
+    running="$running $s"
+}
+
+# take_lines SUBJECT: counts and prints the subject's new lines: a FAIL at
+# once with the log's path, the others counted; times each.
+take_lines() {
+    s=$1
+    eval "n=\$read_$s last=\$last_$s"
+    total=$(wc -l <"$ROOT/$s.log")
+    [ "$total" -gt "$n" ] || return 0
+    t=$(now)
+    sed -n "$((n + 1)),${total}p" "$ROOT/$s.log" >"$ROOT/$s.new"
     while IFS= read -r line; do
         case $line in
-            "PASS "*|"FAIL "*)
-                id=${line#* }
-                id=${id%%:*}
-                case $id in "$filter"*) ;; *) continue ;; esac
-                echo "$line"
-                case $line in PASS*) pass=$((pass + 1)) ;; *) fail=$((fail + 1)) ;; esac ;;
-            *) [ -n "$filter" ] || echo "$line" ;;
+            "PASS "* | "FAIL "* | "SKIP "*) ;;
+            *) continue ;;
         esac
-    done <"$ROOT/$s.log"
-    grep "skipped" "$ROOT/$s.err"
-    if ! grep -q '^PASS \|^FAIL \|skipped' "$ROOT/$s.log"; then
-        echo "FAIL $s.ran: tests/$s.sh gave no result (exit $st): $(head -c 300 "$ROOT/$s.err")"
-        fail=$((fail + 1))
+        verdict=${line%% *}
+        rest=${line#* }
+        id=${rest%%:*}
+        case $id in "$s" | "$s."*) ;; *) id=$s.$id; line="$verdict $id${rest#"${rest%%:*}"}" ;; esac
+        case $id in "$filter"*) ;; *) continue ;; esac
+        printf '%s\t%s\t%s\n' "$s" "$id" "$(awk -v a="$last" -v b="$t" 'BEGIN { printf "%.2f", b - a }')" >>"$ROOT/times.tsv"
+        last=$t
+        case $verdict in
+            PASS) eval "pass_$s=\$((pass_$s + 1))" ;;
+            SKIP) eval "skip_$s=\$((skip_$s + 1))"; echo "$line" ;;
+            FAIL) eval "fail_$s=\$((fail_$s + 1))"; echo "$line (log: $ROOT/$s.log)" ;;
+        esac
+    done <"$ROOT/$s.new"
+    eval "read_$s=$total last_$s=$last"
+}
+
+# finish_subject SUBJECT: its last lines, its summary line; a subject that
+# printed no result at all fails.
+finish_subject() {
+    s=$1
+    take_lines "$s"
+    st=$(cat "$ROOT/$s.status")
+    eval "p=\$pass_$s f=\$fail_$s k=\$skip_$s t0=\$started_$s"
+    if [ $((p + f + k)) -eq 0 ] && [ -z "$filter" ]; then
+        echo "FAIL $s.ran: tests/$s.sh gave no result (exit $st): $(head -c 300 "$ROOT/$s.err") (log: $ROOT/$s.log)"
+        f=1
     fi
+    grep "skipped" "$ROOT/$s.err" | sed "s/^/  /"
+    secs=$(since "$t0")
+    printf '%s\t%s\n' "$s" "$secs" >>"$ROOT/subjects.tsv"
+    echo "== $s: $p passed, $f failed, $k skipped ($secs s)"
+    pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
+}
+
+t_all=$(now)
+queue=$selected
+while [ -n "$queue" ] || [ -n "$running" ]; do
+    # start subjects while there are free slots
+    while [ -n "$queue" ] && [ "$(echo $running | wc -w)" -lt "$JOBS" ]; do
+        next=${queue%% *}
+        [ "$next" = "$queue" ] && queue="" || queue=${queue#* }
+        start_subject "$next"
+    done
+    still=""
+    for s in $running; do
+        if [ -f "$ROOT/$s.status" ]; then
+            finish_subject "$s"
+        else
+            take_lines "$s"
+            still="$still $s"
+        fi
+    done
+    running=$still
+    [ -z "$running" ] || sleep 0.5
 done
 
 results_state >"$ROOT/results.after"
-if [ -z "$filter" ]; then
+if [ -z "$filter" ] && [ -z "$T" ]; then
     if cmp -s "$ROOT/results.before" "$ROOT/results.after"; then
         echo "PASS run.results_untouched"
         pass=$((pass + 1))
@@ -103,9 +174,15 @@ if [ -z "$filter" ]; then
         fail=$((fail + 1))
     fi
 fi
-if [ -n "$filter" ] && [ $((pass + fail)) -eq 0 ]; then
+if [ -n "$filter" ] && [ $((pass + fail + skip)) -eq 0 ]; then
     echo "FAIL run.filter: no test id starts with '$filter'"
     fail=1
 fi
+if [ -z "$T" ]; then
+    echo "slowest tests (s): $(sort -t "$(printf '\t')" -k3 -rn "$ROOT/times.tsv" | head -n 10 \
+        | awk -F '\t' '{ printf "%s%s %s", NR > 1 ? ", " : "", $2, $3 }')"
+    echo "suite: $(since "$t_all") s with $JOBS at a time; tests/work at its end: $(du -sh "$ROOT" 2>/dev/null | cut -f1)"
+fi
+echo "$skip skipped (each SKIP line above says why)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
