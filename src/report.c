@@ -180,6 +180,11 @@ static void print_parts(FILE *f, const struct run_times *t, double *scratch)
         print_stats(f, "iteration.transfer",
                     run_stats(scratch, t->iterations));
     }
+    if (t->has_move) {
+        for (unsigned long i = 0; i < t->iterations; ++i)
+            scratch[i] = t->move_us[i];
+        print_stats(f, "iteration.move", run_stats(scratch, t->iterations));
+    }
 }
 
 /* iteration.timed_by: what iteration.device or iteration.host measured. */
@@ -189,9 +194,16 @@ static void print_timed_by(FILE *f, const struct run_times *t)
         fprintf(f, "iteration.timed_by = host (each iteration finished "
                    "before the next; the device's profiling timestamps are"
                    " unusable: %s)\n", t->host_reason);
-    else if (t->synced)
-        fputs("iteration.timed_by = host (each iteration finished before "
-              "the next: the devices' clocks need not agree)\n", f);
+    else if (t->wall_reason != NULL)
+        fprintf(f, "iteration.timed_by = wall (the timed loop's wall time "
+                   "over its iterations, iteration.wall_mean_us; the "
+                   "devices' timestamps cannot give an iteration's span: "
+                   "%s)\n", t->wall_reason);
+    else if (t->nshares > 1)
+        fputs("iteration.timed_by = device (first start to last end over "
+              "every device's clock, less any overlap with the iteration "
+              "before; the clocks agree with the order of the copies "
+              "between devices)\n", f);
     else
         fputs("iteration.timed_by = device (first start to last end, less "
               "any overlap with the iteration before)\n", f);
@@ -263,8 +275,9 @@ int report_write(const struct report *r, const char *path)
     }
     for (unsigned long i = 0; i < t->iterations; ++i)
         scratch[i] = t->span_us[i];
-    print_stats(f, t->synced ? "iteration.host" : "iteration.device",
-                run_stats(scratch, t->iterations));
+    if (t->wall_reason == NULL)
+        print_stats(f, t->synced ? "iteration.host" : "iteration.device",
+                    run_stats(scratch, t->iterations));
     if (profiled)
         print_parts(f, t, scratch);
     else
@@ -318,11 +331,19 @@ void report_summary(const struct report *r, FILE *f)
     if (r->knobs->from != TUNE_FROM_DEFAULT)
         fprintf(f, "; knobs from %s", tune_source_name(r->knobs->from));
     fputc('\n', f);
-    fprintf(f, "histo: iteration %.1f us median on the %s, %.1f us wall "
-               "mean; build %.3f s, total %.3f s\n", span.median,
-            t->synced ? "host (each finished before the next)" : "device",
-            t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
-            r->phases.total_s);
+    if (t->wall_reason != NULL)
+        fprintf(f, "histo: iteration %.1f us wall mean over the timed loop"
+                   " (the devices' clocks cannot time one); build %.3f s, "
+                   "total %.3f s\n",
+                t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
+                r->phases.total_s);
+    else
+        fprintf(f, "histo: iteration %.1f us median on the %s, %.1f us wall"
+                   " mean; build %.3f s, total %.3f s\n", span.median,
+                t->synced ? "host (each finished before the next)"
+                : nshares > 1 ? "devices" : "device",
+                t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
+                r->phases.total_s);
     energy_summary(r->energy, f);
     /* a failed check was said on stderr already */
     if (r->check->wrong == 0) {

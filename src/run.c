@@ -19,6 +19,20 @@
 #define BATCH 32
 #define BATCH_EVENTS 4096
 
+/* *after: whether `start` (on another device's clock) is no earlier than
+ * the end of `before`, which the event that started then waited for; one
+ * microsecond is allowed for the two clocks' rounding. */
+static int clock_after(cl_event before, cl_ulong start, bool *after)
+{
+    int status = HISTO_OK;
+    cl_ulong end = 0;
+    CL_CALL(clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END,
+                                    sizeof end, &end, NULL));
+    *after = start + 1000 >= end;
+fail:
+    return status;
+}
+
 static int harvest(const struct run_plan *p, cl_event *events,
                    unsigned long count, unsigned long first,
                    struct run_times *t)
@@ -42,9 +56,22 @@ static int harvest(const struct run_plan *p, cl_event *events,
                 t->transfer_us[it] += us;
             else if (tag.kind == RUN_TAG_COMBINE)
                 t->combine_us[it] += us;
+            else if (tag.kind == RUN_TAG_MOVE)
+                t->move_us[it] += us;
             else
                 t->kernel_us[it * t->nkernels + tag.kind] += us;
-            t->share_us[it * t->nshares + tag.share] += us;
+            /* a share is busy counting; its partial's copies run on the
+             * copy engines beside that */
+            if (tag.kind != RUN_TAG_MOVE)
+                t->share_us[it * t->nshares + tag.share] += us;
+            if (tag.after != 0) {
+                bool after = true;
+                if ((status = clock_after(events[i * p->nevents + tag.after
+                                                 - 1], start, &after))
+                        != HISTO_OK)
+                    goto fail;
+                t->clocks_apart |= !after;
+            }
             if (e == 0 || start < lo)
                 lo = start;
             if (e == 0 || end > hi)
@@ -87,10 +114,12 @@ static int times_init(const struct run_plan *p, unsigned long iterations,
     for (size_t e = 0; e < p->nevents; ++e) {
         t->has_transfer |= p->tags[e].kind == RUN_TAG_TRANSFER;
         t->has_combine |= p->tags[e].kind == RUN_TAG_COMBINE;
+        t->has_move |= p->tags[e].kind == RUN_TAG_MOVE;
     }
     HOST_ALLOC(t->kernel_us, (size_t)iterations * p->nkernels);
     HOST_ALLOC(t->transfer_us, iterations);
     HOST_ALLOC(t->combine_us, iterations);
+    HOST_ALLOC(t->move_us, iterations);
     HOST_ALLOC(t->share_us, (size_t)iterations * p->nshares);
     HOST_ALLOC(t->span_us, iterations);
 fail:
@@ -210,7 +239,7 @@ int run_iterations(const struct strategy *strategy, void *state,
 {
     struct run_tag tags[STRATEGY_MAX_KERNELS];
     for (size_t k = 0; k < strategy->nkernels; ++k)
-        tags[k] = (struct run_tag){(uint8_t)k, 0};
+        tags[k] = (struct run_tag){.kind = (uint8_t)k};
     struct single s = {strategy, state, queue};
     const struct run_plan plan = {
         .nevents = strategy->nkernels,
@@ -232,6 +261,9 @@ const char *run_device_clock_check(const struct run_times *t)
         return NULL;
     if (t->clock_backwards)
         return "they go backwards";
+    if (t->clocks_apart)
+        return "the devices' clocks disagree: an event began before the "
+               "event of another device it waited for had ended";
     double sum = 0;
     for (unsigned long i = 0; i < t->iterations; ++i)
         sum += t->span_us[i];
@@ -252,6 +284,7 @@ void run_times_free(struct run_times *t)
     free(t->kernel_us);
     free(t->transfer_us);
     free(t->combine_us);
+    free(t->move_us);
     free(t->share_us);
     free(t->span_us);
     memset(t, 0, sizeof *t);

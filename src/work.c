@@ -170,7 +170,16 @@ int work_open(struct work *w, cl_platform_id platform)
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
+        if (w->nshares > 1)
+            CL_CREATE(sh->move,
+                      clCreateCommandQueue(w->context, sh->device->id,
+                                           CL_QUEUE_PROFILING_ENABLE,
+                                           &cl_err_));
     }
+    if (w->nshares > 1)
+        CL_CREATE(w->gather,
+                  clCreateCommandQueue(w->context, w->shares[0].device->id,
+                                       CL_QUEUE_PROFILING_ENABLE, &cl_err_));
 fail:
     return status;
 }
@@ -441,12 +450,24 @@ int work_tune_env(const struct work *w, struct strategy_env *env)
 }
 
 /* Whether a share adds its chunks up in a buffer of its own: with
- * several chunks, and on share 0 with several shares. */
+ * several chunks, and every share with several shares (a share's sum
+ * must outlive the next iteration's counting while it is moved). */
 static bool has_acc(const struct work *w, size_t s)
 {
-    return w->shares[s].nchunks > 1 || (s == 0 && w->nshares > 1);
+    return w->shares[s].nchunks > 1 || w->nshares > 1;
 }
 
+/* The shares whose sums are moved to the first device and added there:
+ * 1.. with values. */
+static bool sends(const struct work *w, size_t s)
+{
+    return s > 0 && w->shares[s].nchunks > 0;
+}
+
+/* One iteration's events, in enqueue_iteration's order: every share's
+ * chunks (copy, kernels, combine), then each sending share's two copies
+ * (to host memory on its device, into the first device, which waits for
+ * the first), then the additions on the first device. */
 static int build_tags(struct work *w)
 {
     int status = HISTO_OK;
@@ -454,35 +475,98 @@ static int build_tags(struct work *w)
     const size_t nk = w->strategy->nkernels;
     for (int pass = 0; pass < 2; ++pass) {
         n = 0;
+#define TAG(...) do { if (pass) w->tags[n] = (struct run_tag){__VA_ARGS__}; \
+                      ++n; } while (0)
         for (size_t s = 0; s < w->nshares; ++s) {
             const struct work_share *sh = &w->shares[s];
             for (size_t c = 0; c < sh->nchunks; ++c) {
-                if (sh->streamed && pass)
-                    w->tags[n] = (struct run_tag){RUN_TAG_TRANSFER,
-                                                  (uint8_t)s};
-                n += sh->streamed;
-                for (size_t k = 0; k < nk; ++k, ++n)
-                    if (pass)
-                        w->tags[n] = (struct run_tag){(uint8_t)k,
-                                                      (uint8_t)s};
-                if (has_acc(w, s)) {
-                    if (pass)
-                        w->tags[n] = (struct run_tag){RUN_TAG_COMBINE,
-                                                      (uint8_t)s};
-                    ++n;
-                }
+                if (sh->streamed)
+                    TAG(.kind = RUN_TAG_TRANSFER, .share = (uint8_t)s);
+                for (size_t k = 0; k < nk; ++k)
+                    TAG(.kind = (uint8_t)k, .share = (uint8_t)s);
+                if (has_acc(w, s))
+                    TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
             }
         }
         for (size_t s = 1; s < w->nshares; ++s)
-            if (w->shares[s].nchunks > 0) {
-                if (pass)
-                    w->tags[n] = (struct run_tag){RUN_TAG_COMBINE, 0};
-                ++n;
+            if (sends(w, s)) {
+                TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s);
+                TAG(.kind = RUN_TAG_MOVE, .share = 0, .after = (uint16_t)n);
             }
+        for (size_t s = 1; s < w->nshares; ++s)
+            if (sends(w, s))
+                TAG(.kind = RUN_TAG_COMBINE, .share = 0);
+#undef TAG
         if (!pass)
             HOST_ALLOC(w->tags, n);
     }
     w->nevents = n;
+fail:
+    return status;
+}
+
+/* Host memory for a share's partial histogram on its way between
+ * devices: pinned (a mapped ALLOC_HOST_PTR buffer), so that both copies
+ * are asynchronous and at full speed, where the implementation gives it;
+ * else ordinary memory, and w->parts_pinned false. */
+static int host_part(struct work *w, struct work_share *sh, size_t set)
+{
+    const size_t bytes = w->input->nbins;
+    cl_int err;
+    cl_mem mem = clCreateBuffer(w->context, CL_MEM_ALLOC_HOST_PTR
+                                | CL_MEM_READ_WRITE, bytes, NULL, &err);
+    void *p = NULL;
+    if (mem != NULL && err == CL_SUCCESS)
+        p = clEnqueueMapBuffer(sh->queue, mem, CL_TRUE,
+                               CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                               NULL, NULL, &err);
+    if (p != NULL && err == CL_SUCCESS) {
+        sh->host_part_mem[set] = mem;
+        sh->host_part[set] = p;
+        return HISTO_OK;
+    }
+    if (mem != NULL)
+        clReleaseMemObject(mem);
+    w->parts_pinned = false;
+    sh->host_part[set] = histo_calloc(bytes, 1, "partial histogram");
+    return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
+}
+
+/* The buffers of several shares: each share's two sums, and for each
+ * sending share two pinned host buffers and two landing buffers on the
+ * first device. Each device buffer is filled once, on the device that
+ * uses it, so that the implementation places it there before the timed
+ * iterations. */
+static int setup_shares(struct work *w)
+{
+    int status = HISTO_OK;
+    struct work_share *first = &w->shares[0];
+    const cl_uchar zero = 0;
+    w->parts_pinned = true;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        for (size_t set = 0; set < 2; ++set) {
+            CL_CREATE(sh->acc[set], clCreateBuffer(w->context,
+                                                   CL_MEM_READ_WRITE,
+                                                   w->input->nbins, NULL,
+                                                   &cl_err_));
+            CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
+                                        sizeof zero, 0, w->input->nbins, 0,
+                                        NULL, NULL));
+            if (!sends(w, s))
+                continue;
+            if ((status = host_part(w, sh, set)) != HISTO_OK)
+                return status;
+            CL_CREATE(sh->landing[set],
+                      clCreateBuffer(w->context, CL_MEM_READ_WRITE,
+                                     w->input->nbins, NULL, &cl_err_));
+            CL_CALL(clEnqueueFillBuffer(first->move, sh->landing[set], &zero,
+                                        sizeof zero, 0, w->input->nbins, 0,
+                                        NULL, NULL));
+        }
+        CL_CALL(clFinish(sh->queue));
+    }
+    CL_CALL(clFinish(first->move));
 fail:
     return status;
 }
@@ -499,40 +583,42 @@ int work_setup(struct work *w, const struct strategy_env *base)
                                          &sh->slots[i].state)) != HISTO_OK)
                 return status;
         }
-        if (has_acc(w, s))
-            CL_CREATE(sh->acc, clCreateBuffer(w->context, CL_MEM_READ_WRITE,
-                                              w->input->nbins, NULL,
-                                              &cl_err_));
+        if (has_acc(w, s) && w->nshares == 1)
+            CL_CREATE(sh->acc[0], clCreateBuffer(w->context,
+                                                 CL_MEM_READ_WRITE,
+                                                 w->input->nbins, NULL,
+                                                 &cl_err_));
     }
+    if (w->nshares > 1 && (status = setup_shares(w)) != HISTO_OK)
+        return status;
     return build_tags(w);
 fail:
     return status;
 }
 
-/* acc = part (first) or min(acc + part, 255), on the share's queue. */
-static int combine(struct work *w, struct work_share *sh, cl_mem acc,
-                   cl_mem part, bool first, cl_event *event)
+/* acc = part (first) or min(acc + part, 255), on `queue` of the share's
+ * device, after the `nwait` events in `wait` (NULLs skipped). */
+static int combine(struct work *w, struct work_share *sh,
+                   cl_command_queue queue, cl_mem acc, cl_mem part,
+                   bool first, const cl_event *wait, size_t nwait,
+                   cl_event *event)
 {
     int status = HISTO_OK;
     const cl_uint nbins = w->input->nbins, copy = first;
     cl_kernel k = sh->combine;
+    cl_event waits[2];
+    cl_uint n = 0;
+    for (size_t i = 0; i < nwait; ++i)
+        if (wait[i] != NULL)
+            waits[n++] = wait[i];
     CL_CALL(clSetKernelArg(k, 0, sizeof acc, &acc));
     CL_CALL(clSetKernelArg(k, 1, sizeof part, &part));
     CL_CALL(clSetKernelArg(k, 2, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, 3, sizeof copy, &copy));
-    CL_CALL(clEnqueueNDRangeKernel(sh->queue, k, 1, NULL, &sh->combine_items,
-                                   NULL, 0, NULL, event));
+    CL_CALL(clEnqueueNDRangeKernel(queue, k, 1, NULL, &sh->combine_items,
+                                   NULL, n, n > 0 ? waits : NULL, event));
 fail:
     return status;
-}
-
-/* The buffer a share's iteration ends in. */
-static cl_mem share_result(const struct work *w, size_t s)
-{
-    const struct work_share *sh = &w->shares[s];
-    if (sh->acc != NULL)
-        return sh->acc;
-    return w->strategy->output(sh->slots[sh->chunk_slot[0]].state);
 }
 
 /* A marker on queue that completes when all before it has: *event. */
@@ -547,9 +633,25 @@ fail:
     return status;
 }
 
-/* Chunk c of a share: its copy (streamed), its count, its combine. */
+/* *held = event, retained (the loop releases its own reference once it
+ * has read the iteration's times), the event held before released. */
+static int hold(cl_event *held, cl_event event)
+{
+    int status = HISTO_OK;
+    CL_CALL(clRetainEvent(event));
+    if (*held != NULL)
+        clReleaseEvent(*held);
+    *held = event;
+fail:
+    return status;
+}
+
+/* Chunk c of a share: its copy (streamed), its count, its combine into
+ * acc[set]. The first chunk's combine starts the sum, so it waits for
+ * the last use of that buffer two iterations before: its copy to host
+ * memory (shares 1..), or the additions into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
-                         size_t c, cl_event *ev, size_t *e)
+                         size_t c, size_t set, cl_event *ev, size_t *e)
 {
     int status = HISTO_OK;
     struct work_slot *slot = &sh->slots[sh->chunk_slot[c]];
@@ -573,8 +675,11 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         return status;
     *e += w->strategy->nkernels;
     if (has_acc(w, s)) {
-        if ((status = combine(w, sh, sh->acc, w->strategy->output(slot->state),
-                              c == 0, &ev[*e])) != HISTO_OK)
+        const cl_event last_use = c > 0 ? NULL
+                                : s == 0 ? w->gathered[set] : sh->sent[set];
+        if ((status = combine(w, sh, sh->queue, sh->acc[set],
+                              w->strategy->output(slot->state), c == 0,
+                              &last_use, 1, &ev[*e])) != HISTO_OK)
             return status;
         ++*e;
     }
@@ -590,35 +695,82 @@ fail:
     return status;
 }
 
+/* Share s's sum of this iteration (its last event: `summed`) to the
+ * first device: into pinned host memory on its move queue, once the copy
+ * two iterations before has read that memory, then into the landing
+ * buffer on the first device's move queue, once the addition two
+ * iterations before has read that. Each queue another waits on is
+ * flushed at once. */
+static int enqueue_move(struct work *w, size_t s, size_t set,
+                        cl_event summed, cl_event *ev, size_t *e)
+{
+    int status = HISTO_OK;
+    struct work_share *sh = &w->shares[s], *first = &w->shares[0];
+    const size_t bytes = w->input->nbins;
+    cl_event wait[2] = {summed, sh->landed[set]};
+    CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0, bytes,
+                                sh->host_part[set], wait[1] != NULL ? 2 : 1,
+                                wait, &ev[*e]));
+    CL_CALL(clFlush(sh->move));
+    if ((status = hold(&sh->sent[set], ev[*e])) != HISTO_OK)
+        return status;
+    wait[0] = ev[(*e)++];
+    wait[1] = sh->added[set];
+    CL_CALL(clEnqueueWriteBuffer(first->move, sh->landing[set], CL_FALSE, 0,
+                                 bytes, sh->host_part[set],
+                                 wait[1] != NULL ? 2 : 1, wait, &ev[*e]));
+    CL_CALL(clFlush(first->move));
+    status = hold(&sh->landed[set], ev[(*e)++]);
+fail:
+    return status;
+}
+
 static int enqueue_iteration(void *ctx, cl_event *ev)
 {
     int status = HISTO_OK;
     struct work *w = ctx;
-    size_t e = 0;
+    const size_t set = w->nshares > 1 ? w->enqueued % 2 : 0;
+    size_t e = 0, last[WORK_MAX_SHARES];
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t c = 0; c < sh->nchunks; ++c)
-            if ((status = enqueue_chunk(w, sh, s, c, ev, &e)) != HISTO_OK)
+            if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e))
+                    != HISTO_OK)
                 return status;
-        if (w->nshares > 1 && sh->nchunks > 0) {
-            if ((status = mark(sh->queue, &sh->done)) != HISTO_OK)
-                return status;
+        last[s] = e - 1;
+        /* its sum is copied or added on another queue */
+        if (w->nshares > 1 && sh->nchunks > 0)
             CL_CALL(clFlush(sh->queue));
-        }
     }
-    /* The other shares' histograms into share 0's, on its device: the
-     * implementation moves each buffer there from the device that wrote
-     * it. */
-    struct work_share *first = &w->shares[0];
-    for (size_t s = 1; s < w->nshares; ++s) {
-        if (w->shares[s].nchunks == 0)
-            continue;
-        CL_CALL(clEnqueueBarrierWithWaitList(first->queue, 1,
-                                             &w->shares[s].done, NULL));
-        if ((status = combine(w, first, first->acc, share_result(w, s), false,
-                              &ev[e++])) != HISTO_OK)
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s)
+            && (status = enqueue_move(w, s, set, ev[last[s]], ev, &e))
+                   != HISTO_OK)
             return status;
+    /* The other shares' sums into share 0's, on the first device's gather
+     * queue: the first waits for share 0's own sum (copied into acc[set]
+     * at its first chunk, unless it has none: then the first addition
+     * copies), each for its landing copy. */
+    struct work_share *first = &w->shares[0];
+    bool started = first->nchunks > 0;
+    for (size_t s = 1; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        if (!sends(w, s))
+            continue;
+        const cl_event wait[2] = {sh->landed[set],
+                                  first->nchunks > 0 ? ev[last[0]] : NULL};
+        if ((status = combine(w, first, w->gather, first->acc[set],
+                              sh->landing[set], !started, wait, 2, &ev[e]))
+                != HISTO_OK
+            || (status = hold(&sh->added[set], ev[e])) != HISTO_OK
+            || (status = hold(&w->gathered[set], ev[e])) != HISTO_OK)
+            return status;
+        ++e;
+        started = true;
     }
+    if (w->nshares > 1)
+        CL_CALL(clFlush(w->gather));
+    w->enqueued++;
 fail:
     return status;
 }
@@ -631,7 +783,11 @@ static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
         if (w->shares[s].copy != NULL)
             CL_CALL(op(w->shares[s].copy));
         CL_CALL(op(w->shares[s].queue));
+        if (w->shares[s].move != NULL)
+            CL_CALL(op(w->shares[s].move));
     }
+    if (w->gather != NULL)
+        CL_CALL(op(w->gather));
 fail:
     return status;
 }
@@ -657,7 +813,6 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .tags = w->tags,
         .nkernels = w->strategy->nkernels,
         .nshares = w->nshares,
-        .synced = w->nshares > 1,
         .enqueue = enqueue_iteration,
         .flush = flush_all,
         .finish = finish_all,
@@ -673,8 +828,11 @@ int work_download(struct work *w, uint8_t *histo)
     if ((status = w->strategy->download(sh->slots[0].state, sh->queue,
                                         histo)) != HISTO_OK)
         return status;
-    if (sh->acc != NULL)
-        CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc, CL_TRUE, 0,
+    /* the set the last iteration used */
+    const size_t set = w->nshares > 1 && w->enqueued > 0
+                     ? (w->enqueued - 1) % 2 : 0;
+    if (sh->acc[set] != NULL)
+        CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
                                     w->input->nbins, histo, 0, NULL, NULL));
 fail:
     return status;
@@ -735,8 +893,22 @@ void work_release(struct work *w)
         for (size_t b = 0; b < 2; ++b)
             if (sh->buffer_free[b] != NULL)
                 clReleaseEvent(sh->buffer_free[b]);
-        if (sh->done != NULL)
-            clReleaseEvent(sh->done);
+        for (size_t set = 0; set < 2; ++set) {
+            cl_event *held[] = {&sh->sent[set], &sh->landed[set],
+                                &sh->added[set]};
+            for (size_t i = 0; i < 3; ++i)
+                if (*held[i] != NULL)
+                    clReleaseEvent(*held[i]);
+            if (sh->host_part_mem[set] != NULL) {
+                clEnqueueUnmapMemObject(sh->queue, sh->host_part_mem[set],
+                                        sh->host_part[set], 0, NULL, NULL);
+                clFinish(sh->queue);
+                clReleaseMemObject(sh->host_part_mem[set]);
+            } else {
+                free(sh->host_part[set]);
+            }
+        }
+        strategy_release_objects(NULL, 0, sh->landing, 2);
         for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c) {
             if (sh->host_mem != NULL && sh->host_mem[c] != NULL) {
                 clEnqueueUnmapMemObject(sh->queue, sh->host_mem[c],
@@ -749,13 +921,15 @@ void work_release(struct work *w)
         }
         strategy_release_objects(&sh->combine, 1, sh->buffers,
                                  sh->buffers != NULL ? sh->nbuffers : 0);
-        strategy_release_objects(NULL, 0, &sh->acc, 1);
+        strategy_release_objects(NULL, 0, sh->acc, 2);
         if (sh->combine_program != NULL)
             clReleaseProgram(sh->combine_program);
         if (sh->program != NULL)
             clReleaseProgram(sh->program);
         if (sh->copy != NULL)
             clReleaseCommandQueue(sh->copy);
+        if (sh->move != NULL)
+            clReleaseCommandQueue(sh->move);
         if (sh->queue != NULL)
             clReleaseCommandQueue(sh->queue);
         free(sh->buffers);
@@ -764,6 +938,11 @@ void work_release(struct work *w)
         free(sh->slots);
         free(sh->chunk_slot);
     }
+    for (size_t set = 0; set < 2; ++set)
+        if (w->gathered[set] != NULL)
+            clReleaseEvent(w->gathered[set]);
+    if (w->gather != NULL)
+        clReleaseCommandQueue(w->gather);
     free(w->tags);
     if (w->context != NULL)
         clReleaseContext(w->context);

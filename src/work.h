@@ -11,6 +11,16 @@
  * shares' on the first device, so the result is the sequential one byte
  * for byte whatever the split.
  *
+ * With several devices nothing waits on the host between iterations: each
+ * other share's sum goes to the first device by two explicit copies
+ * through pinned host memory (its device to host, host to the first
+ * device), on queues of their own, ordered by events, and is added there
+ * on a queue of its own; the sums, the host memory and the landing
+ * buffers are double-buffered (iteration i uses set i % 2), so the moving
+ * and adding of iteration i run while iteration i+1 counts. Every
+ * iteration still makes a whole histogram from zero; the last one is
+ * read back.
+ *
  * A share is resident when its values fit the device budget (--device-
  * budget, else 7/8 of the device's global memory): its chunks are device
  * buffers filled once, while the file is read, through a bounded staging
@@ -87,16 +97,35 @@ struct work_share {
     struct work_slot *slots;
     size_t nslots;
     size_t *chunk_slot;        /* [chunk]: its slot                     */
-    cl_mem acc;                /* the share's sum of chunks (or NULL)   */
+    cl_mem acc[2];             /* the share's sum of chunks (or NULL):
+                                  one, or with several shares one per
+                                  buffer set                            */
     cl_event buffer_free[2];   /* streamed: when each buffer may be
                                   written again                         */
-    cl_event done;             /* several shares: its iteration's end   */
+    /* Several shares. Every share: `move` copies partial histograms
+     * (share 0: into its device, the others: to host memory). Shares
+     * 1..: per buffer set, the host memory their sum goes through, the
+     * first device's buffer it lands in, and the last events that used
+     * each (NULL before any). */
+    cl_command_queue move;
+    cl_mem host_part_mem[2];   /* ... pinned: mapped ALLOC_HOST_PTR     */
+    uint8_t *host_part[2];
+    cl_mem landing[2];         /* on the first device                   */
+    cl_event sent[2];          /* acc[set] copied to host_part[set]     */
+    cl_event landed[2];        /* host_part[set] copied to landing[set] */
+    cl_event added[2];         /* landing[set] added into share 0's sum */
 };
 
 struct work {
     const struct strategy *strategy;
     const struct histo_input *input;
     cl_context context;
+    cl_command_queue gather;   /* several shares: the additions of the
+                                  others' sums on the first device      */
+    cl_event gathered[2];      /* the last addition into share 0's
+                                  acc[set]                              */
+    unsigned long enqueued;    /* iterations enqueued                   */
+    bool parts_pinned;         /* every host_part is pinned memory      */
     size_t nshares;
     struct work_share shares[WORK_MAX_SHARES];
     struct run_tag *tags;      /* one iteration's events                */
