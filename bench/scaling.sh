@@ -50,9 +50,10 @@ input_file() {
     case $1 in
         1M) side=1024 ;;
         16M) side=4096 ;;
+        67M) side=8192 ;;
         268M) side=16384 ;;
         1G) side=32768 ;;
-        *) echo "scaling: unknown size '$1' (1M, 16M, 268M, 1G)" >&2; return 1 ;;
+        *) echo "scaling: unknown size '$1' (1M, 16M, 67M, 268M, 1G)" >&2; return 1 ;;
     esac
     f=$W/eye$1.bin
     if [ -s "$f" ]; then echo "$f"; return 0; fi
