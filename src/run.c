@@ -54,15 +54,18 @@ static int harvest(const struct run_plan *p, cl_event *events,
             const struct run_tag tag = p->tags[e];
             if (tag.kind == RUN_TAG_TRANSFER)
                 t->transfer_us[it] += us;
-            else if (tag.kind == RUN_TAG_COMBINE)
+            else if (tag.kind == RUN_TAG_COMBINE
+                     || tag.kind == RUN_TAG_GATHER)
                 t->combine_us[it] += us;
             else if (tag.kind == RUN_TAG_MOVE)
                 t->move_us[it] += us;
             else
                 t->kernel_us[it * t->nkernels + tag.kind] += us;
-            /* a share is busy counting; its partial's copies run on the
-             * copy engines beside that */
-            if (tag.kind != RUN_TAG_MOVE)
+            /* a share is busy counting; its partial's copies and the
+             * additions on the first device run on queues beside that
+             * (and a kernel's span there includes waiting for the
+             * counting kernel's processors) */
+            if (tag.kind != RUN_TAG_MOVE && tag.kind != RUN_TAG_GATHER)
                 t->share_us[it * t->nshares + tag.share] += us;
             if (tag.after != 0) {
                 bool after = true;
@@ -113,7 +116,8 @@ static int times_init(const struct run_plan *p, unsigned long iterations,
     t->synced = p->synced;
     for (size_t e = 0; e < p->nevents; ++e) {
         t->has_transfer |= p->tags[e].kind == RUN_TAG_TRANSFER;
-        t->has_combine |= p->tags[e].kind == RUN_TAG_COMBINE;
+        t->has_combine |= p->tags[e].kind == RUN_TAG_COMBINE
+                          || p->tags[e].kind == RUN_TAG_GATHER;
         t->has_move |= p->tags[e].kind == RUN_TAG_MOVE;
     }
     HOST_ALLOC(t->kernel_us, (size_t)iterations * p->nkernels);

@@ -11,12 +11,18 @@
 
 /* What an event of an iteration is: kernel k of the strategy (0..), a
  * copy of input values to the device, a combine of two partial
- * histograms, or a copy of a share's partial histogram on its way to the
- * first device (work.c); the share (device) it ran on; and, for an event
+ * histograms, a copy of a share's partial histogram on its way to the
+ * first device, or its addition there (a combine on a queue beside that
+ * device's counting) (work.c); the share (device) it ran on; and, for an event
  * that waited for an event of the same iteration on another device, that
  * event (its index + 1; 0: none), so that the devices' clocks can be
  * checked against the order the events must have run in. */
-enum { RUN_TAG_TRANSFER = 250, RUN_TAG_COMBINE = 251, RUN_TAG_MOVE = 252 };
+enum {
+    RUN_TAG_TRANSFER = 250,
+    RUN_TAG_COMBINE = 251,
+    RUN_TAG_MOVE = 252,
+    RUN_TAG_GATHER = 253
+};
 struct run_tag {
     uint8_t kind;   /* k < STRATEGY_MAX_KERNELS, or RUN_TAG_*   */
     uint8_t share;
@@ -52,11 +58,12 @@ struct run_times {
     double *kernel_us;   /* [iteration * nkernels + k]: device time of
                             kernel k, summed over chunks and shares   */
     double *transfer_us; /* [iteration]: copies to the device, summed  */
-    double *combine_us;  /* [iteration]: combines, summed              */
+    double *combine_us;  /* [iteration]: combines (gathers too), summed */
     double *move_us;     /* [iteration]: partials' copies between
                             devices, summed                           */
     double *share_us;    /* [iteration * nshares + s]: kernel, combine
-                            and input copy time on share s            */
+                            and input copy time on share s (not the
+                            moves and gathers, which run beside it)   */
     double *span_us;     /* [iteration]: first start to last end on the
                             device, or host time when synced          */
     bool has_transfer, has_combine, has_move, synced;

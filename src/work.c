@@ -495,7 +495,7 @@ static int build_tags(struct work *w)
             }
         for (size_t s = 1; s < w->nshares; ++s)
             if (sends(w, s))
-                TAG(.kind = RUN_TAG_COMBINE, .share = 0);
+                TAG(.kind = RUN_TAG_GATHER, .share = 0);
 #undef TAG
         if (!pass)
             HOST_ALLOC(w->tags, n);
@@ -532,9 +532,9 @@ static int host_part(struct work *w, struct work_share *sh, size_t set)
     return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
 }
 
-/* The buffers of several shares: each share's two sums, and for each
- * sending share two pinned host buffers and two landing buffers on the
- * first device. Each device buffer is filled once, on the device that
+/* The buffers of several shares: each share's sums, and for each sending
+ * share its pinned host buffers and landing buffers on the first device,
+ * one of each per set. Each device buffer is filled once, on the device that
  * uses it, so that the implementation places it there before the timed
  * iterations. */
 static int setup_shares(struct work *w)
@@ -545,7 +545,7 @@ static int setup_shares(struct work *w)
     w->parts_pinned = true;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
-        for (size_t set = 0; set < 2; ++set) {
+        for (size_t set = 0; set < WORK_SETS; ++set) {
             CL_CREATE(sh->acc[set], clCreateBuffer(w->context,
                                                    CL_MEM_READ_WRITE,
                                                    w->input->nbins, NULL,
@@ -648,8 +648,8 @@ fail:
 
 /* Chunk c of a share: its copy (streamed), its count, its combine into
  * acc[set]. The first chunk's combine starts the sum, so it waits for
- * the last use of that buffer two iterations before: its copy to host
- * memory (shares 1..), or the additions into it (share 0). */
+ * the last use of that buffer WORK_SETS iterations before: its copy to
+ * host memory (shares 1..), or the additions into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                          size_t c, size_t set, cl_event *ev, size_t *e)
 {
@@ -697,9 +697,9 @@ fail:
 
 /* Share s's sum of this iteration (its last event: `summed`) to the
  * first device: into pinned host memory on its move queue, once the copy
- * two iterations before has read that memory, then into the landing
- * buffer on the first device's move queue, once the addition two
- * iterations before has read that. Each queue another waits on is
+ * of that set's last iteration has read that memory, then into the
+ * landing buffer on the first device's move queue, once that set's last
+ * addition has read that. Each queue another waits on is
  * flushed at once. */
 static int enqueue_move(struct work *w, size_t s, size_t set,
                         cl_event summed, cl_event *ev, size_t *e)
@@ -729,7 +729,7 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
 {
     int status = HISTO_OK;
     struct work *w = ctx;
-    const size_t set = w->nshares > 1 ? w->enqueued % 2 : 0;
+    const size_t set = w->nshares > 1 ? w->enqueued % WORK_SETS : 0;
     size_t e = 0, last[WORK_MAX_SHARES];
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
@@ -830,7 +830,7 @@ int work_download(struct work *w, uint8_t *histo)
         return status;
     /* the set the last iteration used */
     const size_t set = w->nshares > 1 && w->enqueued > 0
-                     ? (w->enqueued - 1) % 2 : 0;
+                     ? (w->enqueued - 1) % WORK_SETS : 0;
     if (sh->acc[set] != NULL)
         CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
                                     w->input->nbins, histo, 0, NULL, NULL));
@@ -893,7 +893,7 @@ void work_release(struct work *w)
         for (size_t b = 0; b < 2; ++b)
             if (sh->buffer_free[b] != NULL)
                 clReleaseEvent(sh->buffer_free[b]);
-        for (size_t set = 0; set < 2; ++set) {
+        for (size_t set = 0; set < WORK_SETS; ++set) {
             cl_event *held[] = {&sh->sent[set], &sh->landed[set],
                                 &sh->added[set]};
             for (size_t i = 0; i < 3; ++i)
@@ -908,7 +908,7 @@ void work_release(struct work *w)
                 free(sh->host_part[set]);
             }
         }
-        strategy_release_objects(NULL, 0, sh->landing, 2);
+        strategy_release_objects(NULL, 0, sh->landing, WORK_SETS);
         for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c) {
             if (sh->host_mem != NULL && sh->host_mem[c] != NULL) {
                 clEnqueueUnmapMemObject(sh->queue, sh->host_mem[c],
@@ -921,7 +921,7 @@ void work_release(struct work *w)
         }
         strategy_release_objects(&sh->combine, 1, sh->buffers,
                                  sh->buffers != NULL ? sh->nbuffers : 0);
-        strategy_release_objects(NULL, 0, sh->acc, 2);
+        strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
         if (sh->combine_program != NULL)
             clReleaseProgram(sh->combine_program);
         if (sh->program != NULL)
@@ -938,7 +938,7 @@ void work_release(struct work *w)
         free(sh->slots);
         free(sh->chunk_slot);
     }
-    for (size_t set = 0; set < 2; ++set)
+    for (size_t set = 0; set < WORK_SETS; ++set)
         if (w->gathered[set] != NULL)
             clReleaseEvent(w->gathered[set]);
     if (w->gather != NULL)

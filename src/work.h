@@ -16,8 +16,9 @@
  * through pinned host memory (its device to host, host to the first
  * device), on queues of their own, ordered by events, and is added there
  * on a queue of its own; the sums, the host memory and the landing
- * buffers are double-buffered (iteration i uses set i % 2), so the moving
- * and adding of iteration i run while iteration i+1 counts. Every
+ * buffers come in WORK_SETS sets (iteration i uses set i % WORK_SETS),
+ * so the moving and adding of iteration i run while the iterations after
+ * it count. Every
  * iteration still makes a whole histogram from zero; the last one is
  * read back.
  *
@@ -61,6 +62,12 @@
 /* Values copied to the device at a time while the file is read. */
 #define WORK_STAGING_VALUES ((size_t)1 << 22)
 #define WORK_MAX_SHARES 16
+/* Iterations whose partial histograms may be on their way between
+ * devices at once. A set's round trip (its sum copied, moved through
+ * host memory, added, then free) takes several iterations of a small
+ * input (docs/design.md): with two sets it paced a two-GPU iteration of
+ * 16.7M values at about half that round trip. */
+#define WORK_SETS 4
 
 struct work_options {
     uint64_t device_budget; /* --device-budget bytes, 0 = 7/8 of memory  */
@@ -97,9 +104,9 @@ struct work_share {
     struct work_slot *slots;
     size_t nslots;
     size_t *chunk_slot;        /* [chunk]: its slot                     */
-    cl_mem acc[2];             /* the share's sum of chunks (or NULL):
+    cl_mem acc[WORK_SETS];     /* the share's sum of chunks (or NULL):
                                   one, or with several shares one per
-                                  buffer set                            */
+                                  set                                   */
     cl_event buffer_free[2];   /* streamed: when each buffer may be
                                   written again                         */
     /* Several shares. Every share: `move` copies partial histograms
@@ -108,12 +115,12 @@ struct work_share {
      * first device's buffer it lands in, and the last events that used
      * each (NULL before any). */
     cl_command_queue move;
-    cl_mem host_part_mem[2];   /* ... pinned: mapped ALLOC_HOST_PTR     */
-    uint8_t *host_part[2];
-    cl_mem landing[2];         /* on the first device                   */
-    cl_event sent[2];          /* acc[set] copied to host_part[set]     */
-    cl_event landed[2];        /* host_part[set] copied to landing[set] */
-    cl_event added[2];         /* landing[set] added into share 0's sum */
+    cl_mem host_part_mem[WORK_SETS];   /* ... pinned: mapped ALLOC_HOST_PTR     */
+    uint8_t *host_part[WORK_SETS];
+    cl_mem landing[WORK_SETS];         /* on the first device                   */
+    cl_event sent[WORK_SETS];          /* acc[set] copied to host_part[set]     */
+    cl_event landed[WORK_SETS];        /* host_part[set] copied to landing[set] */
+    cl_event added[WORK_SETS];         /* landing[set] added into share 0's sum */
 };
 
 struct work {
@@ -122,7 +129,7 @@ struct work {
     cl_context context;
     cl_command_queue gather;   /* several shares: the additions of the
                                   others' sums on the first device      */
-    cl_event gathered[2];      /* the last addition into share 0's
+    cl_event gathered[WORK_SETS];      /* the last addition into share 0's
                                   acc[set]                              */
     unsigned long enqueued;    /* iterations enqueued                   */
     bool parts_pinned;         /* every host_part is pinned memory      */
