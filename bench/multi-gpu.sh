@@ -12,7 +12,8 @@
 #
 # Each row: size, devices, shares used, the iteration's device median
 # (over every device's clock; '-' where the clocks cannot time one), the
-# wall mean over the timed loop, each share's busy median, the
+# wall mean over the timed loop, the host's enqueuing time per iteration,
+# each share's busy median, the
 # partials' copies (iteration.move) and combines medians, check. Every
 # histo.out is kept in OUTDIR.
 set -u
@@ -33,8 +34,8 @@ if [ "$ndev" -ge 2 ]; then
     build/transfer-probe "$platform" "$all" >"$OUT/transfer-probe.txt" 2>&1
     echo "transfer-probe $all:"; cat "$OUT/transfer-probe.txt"
 fi
-printf '%-5s %-8s %-8s %6s %10s %10s %-30s %8s %8s %s\n' size run devices shares \
-    device_us wall_us share_busy_us move_us comb_us check
+printf '%-5s %-8s %-8s %6s %10s %10s %8s %-22s %8s %8s %s\n' size run devices shares \
+    device_us wall_us enq_us share_busy_us move_us comb_us check
 # make_input SIZE: make scaling's input and its reference, if missing
 make_input() {
     mkdir -p "$W"
@@ -67,9 +68,10 @@ row() { # BIN TAG SIZE DEVICES ITERS
         busy="$busy${busy:+/}$(key "$o.out" share.$s.busy.median_us | cut -d. -f1)"
         s=$((s + 1))
     done
-    printf '%-5s %-8s %-8s %6s %10s %10s %-30s %8s %8s %s\n' "$3" "$2" "$4" \
+    printf '%-5s %-8s %-8s %6s %10s %10s %8s %-22s %8s %8s %s\n' "$3" "$2" "$4" \
         "$(key "$o.out" shares)" "$(key "$o.out" iteration.device.median_us)" \
-        "$(key "$o.out" iteration.wall_mean_us)" "${busy:--}" \
+        "$(key "$o.out" iteration.wall_mean_us)" \
+        "$(key "$o.out" iteration.enqueue_host_mean_us)" "${busy:--}" \
         "$(key "$o.out" iteration.move.median_us)" \
         "$(key "$o.out" kernel.combine.median_us)" "$ch"
 }

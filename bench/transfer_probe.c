@@ -32,6 +32,11 @@
  *   implicit_pipelined_us host: RUNS such pairs back to back through
  *                        events, over RUNS
  *   touch_kernel_us      device: the writing kernel alone on one device
+ *   cross_wait_enqueue_us host: enqueuing a copy on the first device that
+ *                        waits for the last of 200 kernels just enqueued
+ *                        on the second (near cross_wait_total_us: the
+ *                        enqueue blocks until the other device is done)
+ *   cross_wait_total_us  host: from that enqueue to the copy's end
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -410,6 +415,32 @@ int main(int argc, char **argv)
         CHECK(clWaitForEvents(1, &prev));
         printf("implicit_pipelined_us = %.2f\n", (now_us() - t0) / runs);
         clReleaseEvent(prev);
+    }
+    /* does an enqueue that waits for another device's unfinished event
+     * return at once? a long run of kernels on the second device, then a
+     * copy on the first that waits for its last */
+    {
+        cl_event last = NULL;
+        CHECK(clSetKernelArg(touch[1], 0, sizeof(cl_mem), &d[1].part[0]));
+        for (int r = 0; r < 200; ++r) {
+            if (last != NULL)
+                clReleaseEvent(last);
+            CHECK(clEnqueueNDRangeKernel(d[1].queue, touch[1], 1, NULL,
+                                         &global, &group, 0, NULL, &last));
+        }
+        CHECK(clFlush(d[1].queue));
+        cl_event wr;
+        const double t0 = now_us();
+        CHECK(clEnqueueWriteBuffer(d[0].copy, d[0].land[0], CL_FALSE, 0,
+                                   nbytes, d[1].pinned[0], 1, &last, &wr));
+        const double t1 = now_us();
+        CHECK(clFlush(d[0].copy));
+        CHECK(clWaitForEvents(1, &wr));
+        const double t2 = now_us();
+        printf("cross_wait_enqueue_us = %.2f\ncross_wait_total_us = %.2f\n",
+               t1 - t0, t2 - t0);
+        clReleaseEvent(last);
+        clReleaseEvent(wr);
     }
     for (int i = 0; i < n; ++i) {
         CHECK(clFinish(d[i].queue));

@@ -287,6 +287,10 @@ int report_write(const struct report *r, const char *path)
     print_work(f, r->work, t, scratch, profiled);
     fprintf(f, "iteration.wall_mean_us = %.3f\n",
             t->wall_s * 1e6 / (double)t->iterations);
+    /* what the host spends enqueuing one: where it nears the wall mean,
+     * the host paces the loop */
+    fprintf(f, "iteration.enqueue_host_mean_us = %.3f\n",
+            t->enqueue_s * 1e6 / (double)t->iterations);
     energy_report(r->energy, f);
     free(scratch);
     return outfile_commit(&out);

@@ -155,6 +155,7 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
             status = p->enqueue(p->ctx, &events[cur][live[cur] * p->nevents]);
             if (status != HISTO_OK)
                 goto fail;
+            t->enqueue_s += timer_now() - it0;
             ++live[cur];
             if (p->synced) {
                 /* its events too: clFinish may return before them */

@@ -69,6 +69,7 @@ struct run_times {
     bool has_transfer, has_combine, has_move, synced;
     double wall_s;       /* host clock: first enqueue to the last event's
                             completion                                */
+    double enqueue_s;    /* host clock: time spent in plan->enqueue    */
     bool clock_backwards;        /* an event ended before it started, or
                                     an iteration began before the one
                                     before it                         */
