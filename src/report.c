@@ -112,6 +112,23 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "selected.max_work_items_0 = %zu\n", d->max_work_items);
 }
 
+/* How many of the devices named count, and why (choose.h). */
+static void print_choice(FILE *f, const struct histo_options *opt,
+                         const struct choice *c)
+{
+    fprintf(f, "devices.requested = %s\n",
+            opt->device != NULL ? opt->device : "default");
+    fprintf(f, "devices.named = %zu\n", c->named);
+    fprintf(f, "devices.used = %zu\n", c->used);
+    fprintf(f, "devices.why = %s\n", c->why);
+    for (size_t m = 1; m <= c->measured; ++m) {
+        fprintf(f, "devices.measured.%zu.wall_mean_us = %.3f\n", m,
+                c->wall_us[m - 1]);
+        fprintf(f, "devices.measured.%zu.iterations = %lu\n", m,
+                c->iterations[m - 1]);
+    }
+}
+
 /* Where the values are and who counts them (work.h), and the
  * iteration's parts: copies, kernels, combines, per share. */
 static void print_work(FILE *f, const struct work *w,
@@ -239,6 +256,7 @@ int report_write(const struct report *r, const char *path)
     check_report(r->check, in, f);
     fprintf(f, "iterations = %lu\n", t->iterations);
     print_devices(f, r->devices);
+    print_choice(f, r->options, r->choice);
     fprintf(f, "strategy = %s\n", r->strategy->name);
     /* the knobs it honours: what their options and --tune change */
     fputs("strategy.knobs =", f);
@@ -261,6 +279,8 @@ int report_write(const struct report *r, const char *path)
         fprintf(f, "time.tune_s = %.6f\n", ph->tune_s);
     fprintf(f, "time.upload_s = %.6f\n", ph->upload_s);
     fprintf(f, "time.strategy_setup_s = %.6f\n", ph->strategy_setup_s);
+    if (r->choice->measured > 0)
+        fprintf(f, "time.choose_s = %.6f\n", ph->choose_s);
     fprintf(f, "time.iterations_wall_s = %.6f\n", t->wall_s);
     fprintf(f, "time.download_s = %.6f\n", ph->download_s);
     fprintf(f, "time.bmp_write_s = %.6f\n", ph->bmp_s);
@@ -325,6 +345,15 @@ void report_summary(const struct report *r, FILE *f)
         fprintf(f, "; %zu chunks%s", all.chunks,
                 all.streamed ? ", streamed from host memory" : "");
     fputc('\n', f);
+    const struct choice *c = r->choice;
+    if (c->all) {
+        fprintf(f, "histo: --device all: %zu of %zu device%s, %s",
+                c->used, c->named, c->named == 1 ? "" : "s", c->why);
+        for (size_t m = 1; m <= c->measured; ++m)
+            fprintf(f, "%s%zu: %.1f us", m == 1 ? " (wall mean: " : ", ", m,
+                    c->wall_us[m - 1]);
+        fputs(c->measured > 0 ? ")\n" : "\n", f);
+    }
     if (first.loop_limit != 0)
         fprintf(f, "histo: %s ends a work-item's loops after %" PRIu32
                    " iterations in all (kernels/probe.cl): every kernel is"

@@ -38,13 +38,21 @@ static size_t slot_of(struct work_share *sh, const struct histo_input *in,
     return sh->nslots++;
 }
 
+/* The most bytes of values a device holds resident: --device-budget,
+ * else 7/8 of its global memory. */
+static uint64_t share_budget(const struct device_info *dev,
+                             const struct work_options *opt)
+{
+    return opt->device_budget != 0 ? opt->device_budget
+                                   : dev->global_mem / 8 * 7;
+}
+
 static int plan_share(struct work_share *sh, const struct histo_input *in,
                       const struct work_options *opt)
 {
     int status = HISTO_OK;
     const struct device_info *dev = sh->device;
-    const uint64_t budget = opt->device_budget != 0
-                          ? opt->device_budget : dev->global_mem / 8 * 7;
+    const uint64_t budget = share_budget(dev, opt);
     uint64_t chunk = min64(WORK_MAX_CHUNK_VALUES,
                            dev->max_alloc / sizeof(cl_uint));
     if (opt->chunk_values != 0)
@@ -103,45 +111,63 @@ fail:
     return status;
 }
 
+/* The input split over the first `nshares` devices, in proportion to
+ * compute units: a device's rate is close to proportional to them among
+ * devices of one platform, and they are known before anything runs.
+ * Share 0 takes the remainder. */
+static int split(struct work *w, size_t nshares)
+{
+    int status = HISTO_OK;
+    const struct histo_input *in = w->input;
+    uint64_t units = 0;
+    for (size_t s = 0; s < nshares; ++s)
+        units += device_units(w->shares[s].device);
+    const uint64_t n = in->nvalues;
+    size_t given = 0;
+    for (size_t s = nshares; s-- > 1;) {
+        const uint64_t cu = device_units(w->shares[s].device);
+        w->shares[s].count = (size_t)(n / units * cu + n % units * cu / units);
+        given += w->shares[s].count;
+    }
+    w->shares[0].count = in->nvalues - given;
+    w->nshares = nshares;
+    size_t first = 0;
+    for (size_t s = 0; s < nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        sh->first = first;
+        first += sh->count;
+        if ((status = plan_share(sh, in, &w->options)) != HISTO_OK)
+            return status;
+    }
+    return HISTO_OK;
+}
+
 int work_plan(struct work *w, const struct device_info *const *devices,
               size_t ndevices, const struct histo_input *in,
-              const struct work_options *opt)
+              const struct work_options *opt, bool whole_first)
 {
     int status = HISTO_OK;
     memset(w, 0, sizeof *w);
     w->input = in;
+    w->options = *opt;
     if (ndevices < 1 || ndevices > WORK_MAX_SHARES) {
         histo_error("%zu devices named: histo runs on 1 to %d at once",
                     ndevices, WORK_MAX_SHARES);
         return HISTO_EXIT_USAGE;
     }
-    w->nshares = ndevices;
-    /* Shares in proportion to compute units: a device's rate is close to
-     * proportional to them among devices of one platform, and they are
-     * known before anything runs. Share 0 takes the remainder. */
-    uint64_t units = 0;
-    for (size_t s = 0; s < ndevices; ++s)
-        units += device_units(devices[s]);
-    const uint64_t n = in->nvalues;
-    size_t given = 0;
-    for (size_t s = ndevices; s-- > 1;) {
-        const uint64_t cu = device_units(devices[s]);
-        w->shares[s].count = (size_t)(n / units * cu + n % units * cu / units);
-        given += w->shares[s].count;
-    }
-    w->shares[0].count = in->nvalues - given;
-    size_t first = 0;
-    for (size_t s = 0; s < ndevices; ++s) {
-        struct work_share *sh = &w->shares[s];
-        sh->device = devices[s];
-        sh->first = first;
-        first += sh->count;
-        if ((status = device_check_alloc(sh->device, "histogram",
-                                         in->nbins)) != HISTO_OK
-            || (status = plan_share(sh, in, opt)) != HISTO_OK)
+    w->ndevices = ndevices;
+    for (size_t d = 0; d < ndevices; ++d) {
+        w->shares[d].device = devices[d];
+        if ((status = device_check_alloc(devices[d], "histogram",
+                                         in->nbins)) != HISTO_OK)
             return status;
     }
-    return HISTO_OK;
+    /* Only a resident whole can be split again on the device: a streamed
+     * one is read from the file once, into host memory. */
+    w->whole = whole_first && ndevices > 1
+               && (uint64_t)in->nvalues * sizeof(cl_uint)
+                      <= share_budget(devices[0], opt);
+    return split(w, w->whole ? 1 : ndevices);
 }
 
 int work_open(struct work *w, cl_platform_id platform)
@@ -149,7 +175,7 @@ int work_open(struct work *w, cl_platform_id platform)
     int status = HISTO_OK;
     cl_device_id ids[WORK_MAX_SHARES];
     cl_uint nids = 0;
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 0; s < w->ndevices; ++s) {
         cl_uint i = 0;
         while (i < nids && ids[i] != w->shares[s].device->id)
             ++i;
@@ -160,23 +186,24 @@ int work_open(struct work *w, cl_platform_id platform)
         CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     CL_CREATE(w->context, clCreateContext(props, nids, ids, NULL, NULL,
                                           &cl_err_));
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         CL_CREATE(sh->queue, clCreateCommandQueue(w->context, sh->device->id,
                                                   CL_QUEUE_PROFILING_ENABLE,
                                                   &cl_err_));
-        if (sh->streamed)
+        /* a share split again (work_reshare) may be streamed */
+        if (sh->streamed || w->whole)
             CL_CREATE(sh->copy,
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
-        if (w->nshares > 1)
+        if (w->ndevices > 1)
             CL_CREATE(sh->move,
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
     }
-    if (w->nshares > 1)
+    if (w->ndevices > 1)
         CL_CREATE(w->gather,
                   clCreateCommandQueue(w->context, w->shares[0].device->id,
                                        CL_QUEUE_PROFILING_ENABLE, &cl_err_));
@@ -263,7 +290,7 @@ fail:
 int work_probe(struct work *w, const char *kernel_dir)
 {
     int status = HISTO_OK;
-    for (size_t s = 0; s < w->nshares && status == HISTO_OK; ++s)
+    for (size_t s = 0; s < w->ndevices && status == HISTO_OK; ++s)
         status = build_combine(w, &w->shares[s], kernel_dir);
     return status;
 }
@@ -273,7 +300,7 @@ int work_build(struct work *w, const struct strategy *strategy,
 {
     int status = HISTO_OK;
     w->strategy = strategy;
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         const struct device_info *dev = sh->device;
         struct program_defines defines = {.count = 0};
@@ -312,9 +339,45 @@ static void expect_add(struct work *w, const uint32_t *values, size_t n)
     w->expect_s += timer_now() - t0;
 }
 
+/* Where a fill reads its values: the input file, its values counted
+ * into the check's histogram on the way; or, splitting the input again
+ * (work_reshare), the first device's buffers of the whole input, from
+ * value `at` on. */
+struct source {
+    struct input_stream *stream;
+    size_t at;
+};
+
+/* The next k values of `src` into dst. */
+static int source_next(struct work *w, struct source *src, uint32_t *dst,
+                       size_t k)
+{
+    int status = HISTO_OK;
+    if (src->stream != NULL) {
+        if ((status = input_next(src->stream, dst, k)) == HISTO_OK)
+            expect_add(w, dst, k);
+        return status;
+    }
+    const struct work_share *first = &w->shares[0];
+    while (k > 0) {
+        const size_t c = src->at / first->chunk_values;
+        const size_t at = src->at % first->chunk_values;
+        const size_t n = min64(k, first->chunk_values - at);
+        CL_CALL(clEnqueueReadBuffer(first->queue, first->buffers[c], CL_TRUE,
+                                    at * sizeof(cl_uint),
+                                    n * sizeof(cl_uint), dst, 0, NULL,
+                                    NULL));
+        dst += n;
+        k -= n;
+        src->at += n;
+    }
+fail:
+    return status;
+}
+
 /* A resident share: each chunk's buffer, filled through `staging`. */
 static int fill_resident(struct work *w, struct work_share *sh,
-                         struct input_stream *stream, uint32_t *staging)
+                         struct source *src, uint32_t *staging)
 {
     int status = HISTO_OK;
     HOST_ALLOC(sh->buffers, sh->nchunks);
@@ -326,9 +389,8 @@ static int fill_resident(struct work *w, struct work_share *sh,
             return status;
         for (size_t done = 0; done < len;) {
             const size_t k = min64(len - done, WORK_STAGING_VALUES);
-            if ((status = input_next(stream, staging, k)) != HISTO_OK)
+            if ((status = source_next(w, src, staging, k)) != HISTO_OK)
                 return status;
-            expect_add(w, staging, k);
             const double t0 = timer_now();
             CL_CALL(clEnqueueWriteBuffer(sh->queue, sh->buffers[c], CL_TRUE,
                                          done * sizeof(cl_uint),
@@ -375,7 +437,7 @@ static int host_chunk(struct work *w, struct work_share *sh, size_t c,
 
 /* A streamed share: two device buffers, and every chunk in host memory. */
 static int fill_streamed(struct work *w, struct work_share *sh,
-                         struct input_stream *stream)
+                         struct source *src)
 {
     int status = HISTO_OK;
     HOST_ALLOC(sh->buffers, 2);
@@ -392,22 +454,22 @@ static int fill_streamed(struct work *w, struct work_share *sh,
         const size_t len = chunk_length(sh, c);
         if ((status = host_chunk(w, sh, c, len * sizeof(cl_uint)))
                 != HISTO_OK
-            || (status = input_next(stream, sh->host[c], len)) != HISTO_OK)
+            || (status = source_next(w, src, sh->host[c], len)) != HISTO_OK)
             return status;
-        expect_add(w, sh->host[c], len);
     }
 fail:
     return status;
 }
 
-int work_fill(struct work *w, struct input_stream *stream)
+/* Shares from..nshares-1, each filled from `src` in turn. */
+static int fill_shares(struct work *w, size_t from, struct source *src)
 {
     int status = HISTO_OK;
     uint32_t *staging = NULL;
-    for (size_t s = 0; s < w->nshares && status == HISTO_OK; ++s) {
+    for (size_t s = from; s < w->nshares && status == HISTO_OK; ++s) {
         struct work_share *sh = &w->shares[s];
         if (sh->streamed) {
-            status = fill_streamed(w, sh, stream);
+            status = fill_streamed(w, sh, src);
             continue;
         }
         if (staging == NULL) {
@@ -416,9 +478,16 @@ int work_fill(struct work *w, struct input_stream *stream)
             if (staging == NULL)
                 return HISTO_EXIT_INTERNAL;
         }
-        status = fill_resident(w, sh, stream, staging);
+        status = fill_resident(w, sh, src, staging);
     }
     free(staging);
+    return status;
+}
+
+int work_fill(struct work *w, struct input_stream *stream)
+{
+    struct source src = {.stream = stream};
+    int status = fill_shares(w, 0, &src);
     if (status == HISTO_OK)
         status = input_end(stream);
     return status;
@@ -574,6 +643,7 @@ fail:
 int work_setup(struct work *w, const struct strategy_env *base)
 {
     int status = HISTO_OK;
+    w->base = *base;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t i = 0; i < sh->nslots; ++i) {
@@ -779,7 +849,8 @@ static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
 {
     int status = HISTO_OK;
     struct work *w = ctx;
-    for (size_t s = 0; s < w->nshares; ++s) {
+    /* every device's, those of an earlier split's shares too */
+    for (size_t s = 0; s < w->ndevices; ++s) {
         if (w->shares[s].copy != NULL)
             CL_CALL(op(w->shares[s].copy));
         CL_CALL(op(w->shares[s].queue));
@@ -856,6 +927,16 @@ size_t work_nshares(const struct work *w)
     return w->nshares;
 }
 
+size_t work_ndevices(const struct work *w)
+{
+    return w->ndevices;
+}
+
+bool work_can_reshare(const struct work *w)
+{
+    return w->whole;
+}
+
 struct work_share_info work_share_info(const struct work *w, size_t s)
 {
     const struct work_share *sh = &w->shares[s];
@@ -883,9 +964,12 @@ uint64_t work_peak_rss(void)
     return (uint64_t)u.ru_maxrss * 1024; /* Linux: kilobytes */
 }
 
-void work_release(struct work *w)
+/* Everything of the current split: every share's states, sums, events,
+ * host memory and input buffers (share 0's too, unless `keep_first`),
+ * and the iteration's tags. The devices' queues and programs stay. */
+static void release_split(struct work *w, bool keep_first)
 {
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t i = 0; i < sh->nslots; ++i)
             if (sh->slots[i].state != NULL)
@@ -909,19 +993,98 @@ void work_release(struct work *w)
             }
         }
         strategy_release_objects(NULL, 0, sh->landing, WORK_SETS);
-        for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c) {
-            if (sh->host_mem != NULL && sh->host_mem[c] != NULL) {
-                clEnqueueUnmapMemObject(sh->queue, sh->host_mem[c],
-                                        sh->host[c], 0, NULL, NULL);
-                clFinish(sh->queue);
-                clReleaseMemObject(sh->host_mem[c]);
-            } else {
-                free(sh->host[c]);
-            }
-        }
-        strategy_release_objects(&sh->combine, 1, sh->buffers,
-                                 sh->buffers != NULL ? sh->nbuffers : 0);
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
+        if (!(keep_first && s == 0)) {
+            for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c) {
+                if (sh->host_mem != NULL && sh->host_mem[c] != NULL) {
+                    clEnqueueUnmapMemObject(sh->queue, sh->host_mem[c],
+                                            sh->host[c], 0, NULL, NULL);
+                    clFinish(sh->queue);
+                    clReleaseMemObject(sh->host_mem[c]);
+                } else {
+                    free(sh->host[c]);
+                }
+            }
+            strategy_release_objects(NULL, 0, sh->buffers,
+                                     sh->buffers != NULL ? sh->nbuffers : 0);
+            free(sh->buffers);
+            free(sh->host);
+            free(sh->host_mem);
+            sh->buffers = NULL;
+            sh->host = NULL;
+            sh->host_mem = NULL;
+            sh->nbuffers = 0;
+        }
+        free(sh->slots);
+        free(sh->chunk_slot);
+        /* the device's objects stay; the split's are gone */
+        *sh = (struct work_share){
+            .device = sh->device,
+            .queue = sh->queue,
+            .copy = sh->copy,
+            .move = sh->move,
+            .program = sh->program,
+            .combine_program = sh->combine_program,
+            .combine = sh->combine,
+            .combine_items = sh->combine_items,
+            .loop_limit = sh->loop_limit,
+            .buffers = sh->buffers,
+            .nbuffers = sh->nbuffers,
+            .chunk_values = sh->chunk_values,
+        };
+    }
+    for (size_t set = 0; set < WORK_SETS; ++set) {
+        if (w->gathered[set] != NULL)
+            clReleaseEvent(w->gathered[set]);
+        w->gathered[set] = NULL;
+    }
+    free(w->tags);
+    w->tags = NULL;
+    w->nevents = 0;
+    w->nshares = 0;
+}
+
+int work_reshare(struct work *w, size_t nshares)
+{
+    struct work_share *first = &w->shares[0];
+    if (!w->whole || nshares < 1 || nshares > w->ndevices) {
+        histo_error("internal: the input cannot be split over %zu of %zu "
+                    "devices", nshares, w->ndevices);
+        return HISTO_EXIT_INTERNAL;
+    }
+    int status = finish_all(w);
+    if (status != HISTO_OK)
+        return status;
+    release_split(w, true);
+    const size_t chunk_values = first->chunk_values;
+    const size_t nwhole = first->nbuffers;
+    if ((status = split(w, nshares)) != HISTO_OK)
+        return status;
+    /* share 0 counts a prefix of the whole input's chunks, which have
+     * its chunks' length (both resident on the one device) */
+    first->nbuffers = nwhole;
+    if (first->streamed || first->chunk_values != chunk_values) {
+        histo_error("internal: the first device's share is not a prefix "
+                    "of the whole input's chunks");
+        return HISTO_EXIT_INTERNAL;
+    }
+    /* copies between devices are not the upload from the file */
+    const double upload_s = w->upload_s;
+    struct source src = {.stream = NULL,
+                         .at = nshares > 1 ? w->shares[1].first : 0};
+    status = fill_shares(w, 1, &src);
+    w->upload_s = upload_s;
+    if (status != HISTO_OK)
+        return status;
+    return work_setup(w, &w->base);
+}
+
+void work_release(struct work *w)
+{
+    release_split(w, false);
+    for (size_t s = 0; s < w->ndevices; ++s) {
+        struct work_share *sh = &w->shares[s];
+        strategy_release_objects(&sh->combine, 1, NULL, 0);
         if (sh->combine_program != NULL)
             clReleaseProgram(sh->combine_program);
         if (sh->program != NULL)
@@ -932,18 +1095,9 @@ void work_release(struct work *w)
             clReleaseCommandQueue(sh->move);
         if (sh->queue != NULL)
             clReleaseCommandQueue(sh->queue);
-        free(sh->buffers);
-        free(sh->host);
-        free(sh->host_mem);
-        free(sh->slots);
-        free(sh->chunk_slot);
     }
-    for (size_t set = 0; set < WORK_SETS; ++set)
-        if (w->gathered[set] != NULL)
-            clReleaseEvent(w->gathered[set]);
     if (w->gather != NULL)
         clReleaseCommandQueue(w->gather);
-    free(w->tags);
     if (w->context != NULL)
         clReleaseContext(w->context);
     memset(w, 0, sizeof *w);

@@ -22,6 +22,12 @@
  * iteration still makes a whole histogram from zero; the last one is
  * read back.
  *
+ * `--device all` may use fewer devices than it names (choose.h): the
+ * fill then puts the whole input on the first device, and work_reshare
+ * splits it over the first m devices, share 0 counting a prefix of the
+ * first device's buffers and the others' values copied there from them
+ * through host memory.
+ *
  * A share is resident when its values fit the device budget (--device-
  * budget, else 7/8 of the device's global memory): its chunks are device
  * buffers filled once, while the file is read, through a bounded staging
@@ -126,6 +132,13 @@ struct work_share {
 struct work {
     const struct strategy *strategy;
     const struct histo_input *input;
+    struct work_options options;
+    size_t ndevices;           /* devices named: shares[d].device, each
+                                  with its queues and programs; the first
+                                  nshares of them have a share          */
+    bool whole;                /* share 0's buffers hold the whole input
+                                  (work_reshare may split it)           */
+    struct strategy_env base;  /* work_setup's knobs and paths          */
     cl_context context;
     cl_command_queue gather;   /* several shares: the additions of the
                                   others' sums on the first device      */
@@ -146,10 +159,21 @@ struct work {
 
 /* Splits the input among the devices (ndevices >= 1, of one platform) and
  * each share into chunks; checks that the histogram fits each device.
- * No OpenCL object is made. Returns 0 or an exit status. */
+ * With `whole_first` and several devices, the whole input goes to the
+ * first device where its budget holds it resident (w->whole), to be
+ * split later by work_reshare; else every device takes a share. No
+ * OpenCL object is made. Returns 0 or an exit status. */
 int work_plan(struct work *w, const struct device_info *const *devices,
               size_t ndevices, const struct histo_input *input,
-              const struct work_options *options);
+              const struct work_options *options, bool whole_first);
+
+/* With w->whole, after work_setup: the input split over the first
+ * `nshares` devices instead (1 <= nshares <= ndevices), every queue
+ * finished first; share 0 counts a prefix of the first device's
+ * buffers, the other shares' values are copied from them through host
+ * memory; states, sums and events are made again with work_setup's
+ * knobs. Returns 0 or an exit status. */
+int work_reshare(struct work *w, size_t nshares);
 
 /* A context over the devices and queues on each. Returns 0 or an exit
  * status. */
@@ -204,6 +228,12 @@ struct work_share_info {
 
 /* How many shares the input is split into (at least 1 once planned). */
 size_t work_nshares(const struct work *w);
+
+/* How many devices it was planned over (shares or not). */
+size_t work_ndevices(const struct work *w);
+
+/* Whether work_reshare can split the input again (w->whole). */
+bool work_can_reshare(const struct work *w);
 
 /* Share s (s < work_nshares(w)). */
 struct work_share_info work_share_info(const struct work *w, size_t s);
