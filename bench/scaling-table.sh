@@ -6,14 +6,16 @@
 #   sh bench/scaling-table.sh [ROWS.jsonl...]
 #
 # One column per file, in the order given: a cell is the median time per
-# iteration and, in brackets, the effective rate (input bytes / time). Rows
+# iteration (with several devices the timed loop's wall mean) and, in
+# brackets, the effective rate (input bytes / time). Rows
 # are input size x residency x devices, in the order first seen. The
 # caption names each column's device, platform, strategy, date, commit
 # and file. docs-check compares the table in README.md with this output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 [ $# -gt 0 ] || set -- docs/bench/h100-c063043-scaling.jsonl docs/bench/h200-b03c675-scaling.jsonl \
-    docs/bench/pocl-2core-5c31465-scaling.jsonl
+    docs/bench/pocl-2core-5c31465-scaling.jsonl docs/bench/h200x2-d8fcc38-scaling.jsonl \
+    docs/bench/h200x4-d8fcc38-scaling.jsonl
 col=0
 for f in "$@"; do
     col=$((col + 1))
@@ -39,12 +41,18 @@ function size(v) {
     mode = field(line, "mode") == "device" ? "resident" : "streamed"
     if (mode == "streamed" && field(line, "host_memory") != "")
         host[c] = field(line, "host_memory")
-    row = size(v) " | " mode " | " (n == 1 ? "one" : n " devices")
+    # --device all: a row of its own, each cell saying how many it used
+    all = field(line, "devices") == "all"
+    row = size(v) " | " mode " | " (all ? "all" : n == 1 ? "one" : n " devices")
     if (!(row in seen)) { seen[row] = 1; order[++nrows] = row }
     if ((row, c) in us) next
-    us[row, c] = field(line, "iteration_median_us")
+    # several devices: the wall mean of the timed loop (their clocks need not
+    # agree), where the row has it
+    us[row, c] = n > 1 && field(line, "wall_mean_us") != "" \
+        ? field(line, "wall_mean_us") : field(line, "iteration_median_us")
     bytes[row, c] = v * 4
     ok[row, c] = field(line, "check")
+    used[row, c] = all ? ", " n " used" : ""
 }
 END {
     printf "| values | input | devices |"
@@ -58,12 +66,12 @@ END {
         for (c = 1; c <= ncol; c++) {
             if (!((row, c) in us)) { printf " - |"; continue }
             u = us[row, c]
-            printf " %.1f (%.1f)%s |", u, bytes[row, c] / (u * 1e3),
-                ok[row, c] == "byte-exact" ? "" : " " ok[row, c]
+            printf " %.1f (%.1f)%s%s |", u, bytes[row, c] / (u * 1e3),
+                used[row, c], ok[row, c] == "byte-exact" ? "" : " " ok[row, c]
         }
         printf "\n"
     }
-    printf "\n"
+    printf "\nSeveral devices: the wall time of the timed loop over its iterations; all: --device all, and how many devices it used.\n"
     for (c = 1; c <= ncol; c++)
         printf "(%d) %s (%s), %s strategy, %s, commit %s%s (`%s`).\n", c,
             device[c], platform[c], strategy[c], date[c], commit[c],

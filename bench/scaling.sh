@@ -14,14 +14,16 @@
 # space are skipped with a message) and kept for the next run.
 #
 # MODES: device (resident: the input in device buffers, read once) and
-# streamed (--device-budget half the input's bytes: the input stays in
-# host memory and is copied to the device every iteration). SHARES: the
+# streamed (--device-budget half of each device's share of the input's
+# bytes: the input stays in host memory and is copied to the device every iteration). SHARES: the
 # --device values to run with, e.g. "0 0,1" for one GPU and two (default:
 # DEVICE, else the platform's first device).
 #
 # Columns: input, values, mode, devices, median us per iteration (histo.out
-# iteration.device: on the device clock, or the host's with several
-# devices), effective GB/s (input bytes / median), the median copy and
+# iteration.device: on the device clock, over every device's where
+# several devices' clocks agree; else the timed loop's wall mean,
+# iteration.wall_mean_us, which every row also carries), effective GB/s
+# (input bytes / median), the median copy and
 # kernel time per iteration (their sum above the iteration's time is the
 # overlap achieved), chunks, peak RSS, check. Rows are appended to
 # results/scaling.jsonl.
@@ -50,9 +52,10 @@ input_file() {
     case $1 in
         1M) side=1024 ;;
         16M) side=4096 ;;
+        67M) side=8192 ;;
         268M) side=16384 ;;
         1G) side=32768 ;;
-        *) echo "scaling: unknown size '$1' (1M, 16M, 268M, 1G)" >&2; return 1 ;;
+        *) echo "scaling: unknown size '$1' (1M, 16M, 67M, 268M, 1G)" >&2; return 1 ;;
     esac
     f=$W/eye$1.bin
     if [ -s "$f" ]; then echo "$f"; return 0; fi
@@ -89,7 +92,9 @@ for size in $SIZES; do
             set --
             [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
             [ "$devs" = first ] || set -- "$@" --device "$devs"
-            [ "$mode" = device ] || set -- "$@" --device-budget $((bytes / 2))
+            # streamed: every device's share over its budget
+            ndev=$(echo "$devs" | awk -F, '{ print NF }')
+            [ "$mode" = device ] || set -- "$@" --device-budget $((bytes / 2 / ndev))
             tag=$size.$mode.$(echo "$devs" | tr ',' '_')
             out=$W/$tag.out
             ./histo "$@" -i "$in" -o "$W/$tag.bmp" --timing "$W/$tag.probe.out" -- 3 \
@@ -105,8 +110,10 @@ for size in $SIZES; do
             else check=DIFFERS; status=1; fi
             rm -f "$W/$tag.bmp" "$W/$tag.raw"
             iter=$(key "$out" iteration.device.median_us)
-            # several devices, or unusable device timestamps: timed on the host
+            # unusable device timestamps: timed on the host; several
+            # devices whose clocks disagree: the timed loop's wall mean
             [ -n "$iter" ] || iter=$(key "$out" iteration.host.median_us)
+            [ -n "$iter" ] || iter=$(key "$out" iteration.wall_mean_us)
             copy=$(key "$out" iteration.transfer.median_us)
             kern=$(key "$out" iteration.kernels.median_us)
             rss=$(key "$out" memory.peak_rss_bytes)
@@ -124,6 +131,7 @@ for size in $SIZES; do
                     "$(key "$out" selected.platform_name)"
                 printf '"strategy":"%s","iterations":%s,"iteration_median_us":%s,' \
                     "$(key "$out" strategy)" "$its" "$iter"
+                printf '"wall_mean_us":%s,' "$(key "$out" iteration.wall_mean_us)"
                 printf '"timed_by":"%s","transfer_median_us":%s,"kernels_median_us":%s,' \
                     "$(key "$out" iteration.timed_by | cut -d' ' -f1)" "${copy:-null}" "$kern"
                 printf '"chunks":%s,"chunk_values":%s,"host_memory":"%s",' \

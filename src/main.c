@@ -3,6 +3,7 @@
  */
 #include "bmp.h"
 #include "check.h"
+#include "choose.h"
 #include "cli.h"
 #include "counts.h"
 #include "device.h"
@@ -35,8 +36,9 @@ static FILE *summary_stream(const struct histo_options *opt)
                ? stderr : stdout;
 }
 
-/* The devices' default strategy for this input; NULL where two shares'
- * devices default to different ones (*differs: the second share's index). */
+/* The devices' default strategy for this input; NULL where two of the
+ * devices named default to different ones (*differs: the second's
+ * index). */
 static const struct strategy *devices_default(const struct work *w,
                                               size_t *differs)
 {
@@ -46,7 +48,7 @@ static const struct strategy *devices_default(const struct work *w,
     const struct strategy *st = strategy_default(sh[0].device,
                                                  sh[0].loop_limit, nbins,
                                                  nvalues);
-    for (size_t i = 1; i < w->nshares; ++i)
+    for (size_t i = 1; i < w->ndevices; ++i)
         if (strategy_default(sh[i].device, sh[i].loop_limit, nbins, nvalues)
                 != st) {
             *differs = i;
@@ -90,6 +92,7 @@ struct histo_run {
     struct strategy_env env;
     struct tune_knobs knobs;
     struct tune_result tuning;
+    struct choice choice;
     struct progress progress;
     struct run_times times;
     struct phase_times ph;
@@ -120,6 +123,12 @@ static int prepare_outputs(const struct histo_options *opt)
     return HISTO_OK;
 }
 
+/* --device all: histo chooses how many of them count (choose.h). */
+static bool device_all(const struct histo_options *opt)
+{
+    return opt->device != NULL && strcmp(opt->device, "all") == 0;
+}
+
 /* The devices, then the input's header: the work is planned from it (and
  * a histogram too large for a device or a BMP refused) before gigabytes
  * are read or decompressed. */
@@ -146,7 +155,7 @@ static int plan_work(struct histo_run *r)
             && (status = bmp_check_size(r->input.histo_width,
                                         r->input.histo_height)) != HISTO_OK)
         || (status = work_plan(&r->work, r->devs, r->ndevs, &r->input,
-                               &wopt)) != HISTO_OK)
+                               &wopt, device_all(opt))) != HISTO_OK)
         return status;
     r->ph.read_s = timer_now() - t;
     return HISTO_OK;
@@ -253,6 +262,17 @@ static int set_up(struct histo_run *r)
     return HISTO_OK;
 }
 
+/* How many devices count: those named, or with --device all the count
+ * measured fastest. */
+static int choose(struct histo_run *r)
+{
+    const double t = timer_now();
+    const int status = choose_devices(&r->work, device_all(&r->opt),
+                                      &r->choice);
+    r->ph.choose_s = timer_now() - t;
+    return status;
+}
+
 /* One timed run of the iterations, the devices' energy counters read
  * around it. */
 static int timed_run(struct histo_run *r, const struct run_plan *plan)
@@ -271,7 +291,8 @@ static int iterate(struct histo_run *r)
     struct run_plan plan;
     work_run_plan(&r->work, &plan);
     plan.progress = &r->progress;
-    energy_open(&r->energy, r->devs, r->ndevs);
+    const size_t used = work_nshares(&r->work);
+    energy_open(&r->energy, r->devs, used);
     progress_begin(&r->progress, "iteration", "", r->opt.iterations, 0);
     int status = timed_run(r, &plan);
     if (status != HISTO_OK)
@@ -279,6 +300,16 @@ static int iterate(struct histo_run *r)
     const char *unusable = run_device_clock_check(&r->times);
     if (unusable == NULL)
         return HISTO_OK;
+    if (used > 1) {
+        /* Finishing each iteration would time another loop than the one
+         * run: the timed loop's wall time over its iterations is the
+         * figure. */
+        fprintf(stderr, "histo: the devices' profiling timestamps cannot "
+                        "time an iteration (%s): its time is the timed "
+                        "loop's wall time over its iterations\n", unusable);
+        r->times.wall_reason = unusable;
+        return HISTO_OK;
+    }
     fprintf(stderr, "histo: the device's profiling timestamps are unusable "
                     "(%s): the iterations run again, each finished before "
                     "the next and timed on the host\n", unusable);
@@ -356,6 +387,7 @@ static int write_results(struct histo_run *r, double start)
         .times = &r->times,
         .knobs = &r->knobs,
         .tuning = opt->tune ? &r->tuning : NULL,
+        .choice = &r->choice,
         .phases = r->ph,
         .digest = digest,
         .check = &r->check,
@@ -413,6 +445,7 @@ int main(int argc, char **argv)
         && (status = build(&r)) == HISTO_OK
         && (status = fill(&r)) == HISTO_OK
         && (status = set_up(&r)) == HISTO_OK
+        && (status = choose(&r)) == HISTO_OK
         && (status = iterate(&r)) == HISTO_OK
         && (status = download_and_check(&r)) == HISTO_OK)
         status = write_results(&r, start);

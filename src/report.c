@@ -112,6 +112,23 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "selected.max_work_items_0 = %zu\n", d->max_work_items);
 }
 
+/* How many of the devices named count, and why (choose.h). */
+static void print_choice(FILE *f, const struct histo_options *opt,
+                         const struct choice *c)
+{
+    fprintf(f, "devices.requested = %s\n",
+            opt->device != NULL ? opt->device : "default");
+    fprintf(f, "devices.named = %zu\n", c->named);
+    fprintf(f, "devices.used = %zu\n", c->used);
+    fprintf(f, "devices.why = %s\n", c->why);
+    for (size_t m = 1; m <= c->measured; ++m) {
+        fprintf(f, "devices.measured.%zu.wall_mean_us = %.3f\n", m,
+                c->wall_us[m - 1]);
+        fprintf(f, "devices.measured.%zu.iterations = %lu\n", m,
+                c->iterations[m - 1]);
+    }
+}
+
 /* Where the values are and who counts them (work.h), and the
  * iteration's parts: copies, kernels, combines, per share. */
 static void print_work(FILE *f, const struct work *w,
@@ -180,6 +197,11 @@ static void print_parts(FILE *f, const struct run_times *t, double *scratch)
         print_stats(f, "iteration.transfer",
                     run_stats(scratch, t->iterations));
     }
+    if (t->has_move) {
+        for (unsigned long i = 0; i < t->iterations; ++i)
+            scratch[i] = t->move_us[i];
+        print_stats(f, "iteration.move", run_stats(scratch, t->iterations));
+    }
 }
 
 /* iteration.timed_by: what iteration.device or iteration.host measured. */
@@ -189,9 +211,16 @@ static void print_timed_by(FILE *f, const struct run_times *t)
         fprintf(f, "iteration.timed_by = host (each iteration finished "
                    "before the next; the device's profiling timestamps are"
                    " unusable: %s)\n", t->host_reason);
-    else if (t->synced)
-        fputs("iteration.timed_by = host (each iteration finished before "
-              "the next: the devices' clocks need not agree)\n", f);
+    else if (t->wall_reason != NULL)
+        fprintf(f, "iteration.timed_by = wall (the timed loop's wall time "
+                   "over its iterations, iteration.wall_mean_us; the "
+                   "devices' timestamps cannot give an iteration's span: "
+                   "%s)\n", t->wall_reason);
+    else if (t->nshares > 1)
+        fputs("iteration.timed_by = device (first start to last end over "
+              "every device's clock, less any overlap with the iteration "
+              "before; the clocks agree with the order of the copies "
+              "between devices)\n", f);
     else
         fputs("iteration.timed_by = device (first start to last end, less "
               "any overlap with the iteration before)\n", f);
@@ -227,6 +256,7 @@ int report_write(const struct report *r, const char *path)
     check_report(r->check, in, f);
     fprintf(f, "iterations = %lu\n", t->iterations);
     print_devices(f, r->devices);
+    print_choice(f, r->options, r->choice);
     fprintf(f, "strategy = %s\n", r->strategy->name);
     /* the knobs it honours: what their options and --tune change */
     fputs("strategy.knobs =", f);
@@ -252,6 +282,8 @@ int report_write(const struct report *r, const char *path)
         fprintf(f, "time.tune_s = %.6f\n", ph->tune_s);
     fprintf(f, "time.upload_s = %.6f\n", ph->upload_s);
     fprintf(f, "time.strategy_setup_s = %.6f\n", ph->strategy_setup_s);
+    if (r->choice->measured > 0)
+        fprintf(f, "time.choose_s = %.6f\n", ph->choose_s);
     fprintf(f, "time.iterations_wall_s = %.6f\n", t->wall_s);
     fprintf(f, "time.download_s = %.6f\n", ph->download_s);
     fprintf(f, "time.bmp_write_s = %.6f\n", ph->bmp_s);
@@ -266,8 +298,9 @@ int report_write(const struct report *r, const char *path)
     }
     for (unsigned long i = 0; i < t->iterations; ++i)
         scratch[i] = t->span_us[i];
-    print_stats(f, t->synced ? "iteration.host" : "iteration.device",
-                run_stats(scratch, t->iterations));
+    if (t->wall_reason == NULL)
+        print_stats(f, t->synced ? "iteration.host" : "iteration.device",
+                    run_stats(scratch, t->iterations));
     if (profiled)
         print_parts(f, t, scratch);
     else
@@ -277,6 +310,10 @@ int report_write(const struct report *r, const char *path)
     print_work(f, r->work, t, scratch, profiled);
     fprintf(f, "iteration.wall_mean_us = %.3f\n",
             t->wall_s * 1e6 / (double)t->iterations);
+    /* what the host spends enqueuing one: where it nears the wall mean,
+     * the host paces the loop */
+    fprintf(f, "iteration.enqueue_host_mean_us = %.3f\n",
+            t->enqueue_s * 1e6 / (double)t->iterations);
     energy_report(r->energy, f);
     free(scratch);
     return outfile_commit(&out);
@@ -311,6 +348,15 @@ void report_summary(const struct report *r, FILE *f)
         fprintf(f, "; %zu chunks%s", all.chunks,
                 all.streamed ? ", streamed from host memory" : "");
     fputc('\n', f);
+    const struct choice *c = r->choice;
+    if (c->all) {
+        fprintf(f, "histo: --device all: %zu of %zu device%s, %s",
+                c->used, c->named, c->named == 1 ? "" : "s", c->why);
+        for (size_t m = 1; m <= c->measured; ++m)
+            fprintf(f, "%s%zu: %.1f us", m == 1 ? " (wall mean: " : ", ", m,
+                    c->wall_us[m - 1]);
+        fputs(c->measured > 0 ? ")\n" : "\n", f);
+    }
     if (first.loop_limit != 0)
         fprintf(f, "histo: %s ends a work-item's loops after %" PRIu32
                    " iterations in all (kernels/probe.cl): every kernel is"
@@ -321,11 +367,19 @@ void report_summary(const struct report *r, FILE *f)
     if (r->knobs->from != TUNE_FROM_DEFAULT)
         fprintf(f, "; knobs from %s", tune_source_name(r->knobs->from));
     fputc('\n', f);
-    fprintf(f, "histo: iteration %.1f us median on the %s, %.1f us wall "
-               "mean; build %.3f s, total %.3f s\n", span.median,
-            t->synced ? "host (each finished before the next)" : "device",
-            t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
-            r->phases.total_s);
+    if (t->wall_reason != NULL)
+        fprintf(f, "histo: iteration %.1f us wall mean over the timed loop"
+                   " (the devices' clocks cannot time one); build %.3f s, "
+                   "total %.3f s\n",
+                t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
+                r->phases.total_s);
+    else
+        fprintf(f, "histo: iteration %.1f us median on the %s, %.1f us wall"
+                   " mean; build %.3f s, total %.3f s\n", span.median,
+                t->synced ? "host (each finished before the next)"
+                : nshares > 1 ? "devices" : "device",
+                t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
+                r->phases.total_s);
     energy_summary(r->energy, f);
     /* a failed check was said on stderr already */
     if (r->check->wrong == 0) {

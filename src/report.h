@@ -9,6 +9,7 @@
 #define HISTO_REPORT_H
 
 #include "check.h"
+#include "choose.h"
 #include "energy.h"
 #include "cli.h"
 #include "device.h"
@@ -28,6 +29,7 @@ struct phase_times {
     double upload_s;    /* input values: device buffer and copy  */
     double strategy_setup_s; /* the run's strategy: plan, buffers,
                                 arguments, first fills            */
+    double choose_s;    /* --device all: each device count measured */
     double download_s;  /* histogram read back                   */
     double bmp_s;       /* BMP written                           */
     double total_s;     /* start of main to BMP written          */
@@ -46,6 +48,7 @@ struct report {
     struct run_times *times; /* sorted in place while reporting */
     const struct tune_knobs *knobs;
     const struct tune_result *tuning; /* NULL without --tune */
+    const struct choice *choice;      /* how many devices count, why */
     struct phase_times phases;
     const char *digest;               /* counts_digest of the result */
     const struct check_result *check;

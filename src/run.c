@@ -19,6 +19,20 @@
 #define BATCH 32
 #define BATCH_EVENTS 4096
 
+/* *after: whether `start` (on another device's clock) is no earlier than
+ * the end of `before`, which the event that started then waited for; one
+ * microsecond is allowed for the two clocks' rounding. */
+static int clock_after(cl_event before, cl_ulong start, bool *after)
+{
+    int status = HISTO_OK;
+    cl_ulong end = 0;
+    CL_CALL(clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END,
+                                    sizeof end, &end, NULL));
+    *after = start + 1000 >= end;
+fail:
+    return status;
+}
+
 static int harvest(const struct run_plan *p, cl_event *events,
                    unsigned long count, unsigned long first,
                    struct run_times *t)
@@ -40,11 +54,27 @@ static int harvest(const struct run_plan *p, cl_event *events,
             const struct run_tag tag = p->tags[e];
             if (tag.kind == RUN_TAG_TRANSFER)
                 t->transfer_us[it] += us;
-            else if (tag.kind == RUN_TAG_COMBINE)
+            else if (tag.kind == RUN_TAG_COMBINE
+                     || tag.kind == RUN_TAG_GATHER)
                 t->combine_us[it] += us;
+            else if (tag.kind == RUN_TAG_MOVE)
+                t->move_us[it] += us;
             else
                 t->kernel_us[it * t->nkernels + tag.kind] += us;
-            t->share_us[it * t->nshares + tag.share] += us;
+            /* a share is busy counting; its partial's copies and the
+             * additions on the first device run on queues beside that
+             * (and a kernel's span there includes waiting for the
+             * counting kernel's processors) */
+            if (tag.kind != RUN_TAG_MOVE && tag.kind != RUN_TAG_GATHER)
+                t->share_us[it * t->nshares + tag.share] += us;
+            if (tag.after != 0) {
+                bool after = true;
+                if ((status = clock_after(events[i * p->nevents + tag.after
+                                                 - 1], start, &after))
+                        != HISTO_OK)
+                    goto fail;
+                t->clocks_apart |= !after;
+            }
             if (e == 0 || start < lo)
                 lo = start;
             if (e == 0 || end > hi)
@@ -86,11 +116,14 @@ static int times_init(const struct run_plan *p, unsigned long iterations,
     t->synced = p->synced;
     for (size_t e = 0; e < p->nevents; ++e) {
         t->has_transfer |= p->tags[e].kind == RUN_TAG_TRANSFER;
-        t->has_combine |= p->tags[e].kind == RUN_TAG_COMBINE;
+        t->has_combine |= p->tags[e].kind == RUN_TAG_COMBINE
+                          || p->tags[e].kind == RUN_TAG_GATHER;
+        t->has_move |= p->tags[e].kind == RUN_TAG_MOVE;
     }
     HOST_ALLOC(t->kernel_us, (size_t)iterations * p->nkernels);
     HOST_ALLOC(t->transfer_us, iterations);
     HOST_ALLOC(t->combine_us, iterations);
+    HOST_ALLOC(t->move_us, iterations);
     HOST_ALLOC(t->share_us, (size_t)iterations * p->nshares);
     HOST_ALLOC(t->span_us, iterations);
 fail:
@@ -122,6 +155,7 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
             status = p->enqueue(p->ctx, &events[cur][live[cur] * p->nevents]);
             if (status != HISTO_OK)
                 goto fail;
+            t->enqueue_s += timer_now() - it0;
             ++live[cur];
             if (p->synced) {
                 /* its events too: clFinish may return before them */
@@ -210,7 +244,7 @@ int run_iterations(const struct strategy *strategy, void *state,
 {
     struct run_tag tags[STRATEGY_MAX_KERNELS];
     for (size_t k = 0; k < strategy->nkernels; ++k)
-        tags[k] = (struct run_tag){(uint8_t)k, 0};
+        tags[k] = (struct run_tag){.kind = (uint8_t)k};
     struct single s = {strategy, state, queue};
     const struct run_plan plan = {
         .nevents = strategy->nkernels,
@@ -232,6 +266,9 @@ const char *run_device_clock_check(const struct run_times *t)
         return NULL;
     if (t->clock_backwards)
         return "they go backwards";
+    if (t->clocks_apart)
+        return "the devices' clocks disagree: an event began before the "
+               "event of another device it waited for had ended";
     double sum = 0;
     for (unsigned long i = 0; i < t->iterations; ++i)
         sum += t->span_us[i];
@@ -252,6 +289,7 @@ void run_times_free(struct run_times *t)
     free(t->kernel_us);
     free(t->transfer_us);
     free(t->combine_us);
+    free(t->move_us);
     free(t->share_us);
     free(t->span_us);
     memset(t, 0, sizeof *t);

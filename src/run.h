@@ -10,23 +10,35 @@
 #include "strategy.h"
 
 /* What an event of an iteration is: kernel k of the strategy (0..), a
- * copy of input values to the device, or a combine of two partial
- * histograms (work.c); and the share (device) it ran on. */
-enum { RUN_TAG_TRANSFER = 250, RUN_TAG_COMBINE = 251 };
+ * copy of input values to the device, a combine of two partial
+ * histograms, a copy of a share's partial histogram on its way to the
+ * first device, or its addition there (a combine on a queue beside that
+ * device's counting) (work.c); the share (device) it ran on; and, for an event
+ * that waited for an event of the same iteration on another device, that
+ * event (its index + 1; 0: none), so that the devices' clocks can be
+ * checked against the order the events must have run in. */
+enum {
+    RUN_TAG_TRANSFER = 250,
+    RUN_TAG_COMBINE = 251,
+    RUN_TAG_MOVE = 252,
+    RUN_TAG_GATHER = 253
+};
 struct run_tag {
     uint8_t kind;   /* k < STRATEGY_MAX_KERNELS, or RUN_TAG_*   */
     uint8_t share;
+    uint16_t after;
 };
 
 /* One iteration's work: `enqueue` enqueues a whole iteration and returns
  * its events in the order of `tags` (nevents of them, the same every
  * iteration); `flush` and `finish` act on every queue it uses. `synced`:
  * each iteration is finished before the next starts and timed on the
- * host, for work on several devices, whose profiling clocks need not
- * agree; otherwise an iteration's time is its events' span on the device
- * clock. `progress`, when not NULL, is told how many iterations are done
- * each time the loop has waited for some (progress.h): batches of up to
- * 32, or each iteration when synced. */
+ * host, where the device's timestamps are unusable; otherwise an
+ * iteration's time is its events' span on the device clock (over every
+ * device's, where several devices' clocks agree: run_device_clock_check).
+ * `progress`, when not NULL, is told how many iterations are done each
+ * time the loop has waited for some (progress.h): batches of up to 32,
+ * or each iteration when synced. */
 struct run_plan {
     size_t nevents;
     const struct run_tag *tags;
@@ -46,20 +58,30 @@ struct run_times {
     double *kernel_us;   /* [iteration * nkernels + k]: device time of
                             kernel k, summed over chunks and shares   */
     double *transfer_us; /* [iteration]: copies to the device, summed  */
-    double *combine_us;  /* [iteration]: combines, summed              */
+    double *combine_us;  /* [iteration]: combines (gathers too), summed */
+    double *move_us;     /* [iteration]: partials' copies between
+                            devices, summed                           */
     double *share_us;    /* [iteration * nshares + s]: kernel, combine
-                            and copy time on share s                  */
+                            and input copy time on share s (not the
+                            moves and gathers, which run beside it)   */
     double *span_us;     /* [iteration]: first start to last end on the
                             device, or host time when synced          */
-    bool has_transfer, has_combine, synced;
+    bool has_transfer, has_combine, has_move, synced;
     double wall_s;       /* host clock: first enqueue to the last event's
                             completion                                */
+    double enqueue_s;    /* host clock: time spent in plan->enqueue    */
     bool clock_backwards;        /* an event ended before it started, or
                                     an iteration began before the one
                                     before it                         */
+    bool clocks_apart;           /* an event began, on its device's clock,
+                                    before the event of another device it
+                                    waited for had ended on that one's */
     cl_ulong last_start, last_end; /* device clock, while harvesting  */
     const char *host_reason;     /* synced because the device's
                                     timestamps were unusable: why      */
+    const char *wall_reason;     /* several devices whose timestamps
+                                    cannot give an iteration's span:
+                                    why (the wall mean is the figure)  */
 };
 
 /* Runs the iterations of a plan; fills times (free with run_times_free).
@@ -74,8 +96,9 @@ int run_iterations(const struct strategy *strategy, void *state,
 
 /* NULL when the device timestamps of a run that was not synced can be
  * taken as its iterations' device time, else why not: they go backwards,
- * or their sum is impossible beside the host's wall time for the same
- * iterations (more than it, or under 1/1000 of it). */
+ * several devices' clocks disagree (clocks_apart), or their sum is
+ * impossible beside the host's wall time for the same iterations (more
+ * than it, or under 1/1000 of it). */
 const char *run_device_clock_check(const struct run_times *times);
 
 void run_times_free(struct run_times *times);

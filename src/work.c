@@ -38,13 +38,21 @@ static size_t slot_of(struct work_share *sh, const struct histo_input *in,
     return sh->nslots++;
 }
 
+/* The most bytes of values a device holds resident: --device-budget,
+ * else 7/8 of its global memory. */
+static uint64_t share_budget(const struct device_info *dev,
+                             const struct work_options *opt)
+{
+    return opt->device_budget != 0 ? opt->device_budget
+                                   : dev->global_mem / 8 * 7;
+}
+
 static int plan_share(struct work_share *sh, const struct histo_input *in,
                       const struct work_options *opt)
 {
     int status = HISTO_OK;
     const struct device_info *dev = sh->device;
-    const uint64_t budget = opt->device_budget != 0
-                          ? opt->device_budget : dev->global_mem / 8 * 7;
+    const uint64_t budget = share_budget(dev, opt);
     uint64_t chunk = min64(WORK_MAX_CHUNK_VALUES,
                            dev->max_alloc / sizeof(cl_uint));
     if (opt->chunk_values != 0)
@@ -103,45 +111,63 @@ fail:
     return status;
 }
 
+/* The input split over the first `nshares` devices, in proportion to
+ * compute units: a device's rate is close to proportional to them among
+ * devices of one platform, and they are known before anything runs.
+ * Share 0 takes the remainder. */
+static int split(struct work *w, size_t nshares)
+{
+    int status = HISTO_OK;
+    const struct histo_input *in = w->input;
+    uint64_t units = 0;
+    for (size_t s = 0; s < nshares; ++s)
+        units += device_units(w->shares[s].device);
+    const uint64_t n = in->nvalues;
+    size_t given = 0;
+    for (size_t s = nshares; s-- > 1;) {
+        const uint64_t cu = device_units(w->shares[s].device);
+        w->shares[s].count = (size_t)(n / units * cu + n % units * cu / units);
+        given += w->shares[s].count;
+    }
+    w->shares[0].count = in->nvalues - given;
+    w->nshares = nshares;
+    size_t first = 0;
+    for (size_t s = 0; s < nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        sh->first = first;
+        first += sh->count;
+        if ((status = plan_share(sh, in, &w->options)) != HISTO_OK)
+            return status;
+    }
+    return HISTO_OK;
+}
+
 int work_plan(struct work *w, const struct device_info *const *devices,
               size_t ndevices, const struct histo_input *in,
-              const struct work_options *opt)
+              const struct work_options *opt, bool whole_first)
 {
     int status = HISTO_OK;
     memset(w, 0, sizeof *w);
     w->input = in;
+    w->options = *opt;
     if (ndevices < 1 || ndevices > WORK_MAX_SHARES) {
         histo_error("%zu devices named: histo runs on 1 to %d at once",
                     ndevices, WORK_MAX_SHARES);
         return HISTO_EXIT_USAGE;
     }
-    w->nshares = ndevices;
-    /* Shares in proportion to compute units: a device's rate is close to
-     * proportional to them among devices of one platform, and they are
-     * known before anything runs. Share 0 takes the remainder. */
-    uint64_t units = 0;
-    for (size_t s = 0; s < ndevices; ++s)
-        units += device_units(devices[s]);
-    const uint64_t n = in->nvalues;
-    size_t given = 0;
-    for (size_t s = ndevices; s-- > 1;) {
-        const uint64_t cu = device_units(devices[s]);
-        w->shares[s].count = (size_t)(n / units * cu + n % units * cu / units);
-        given += w->shares[s].count;
-    }
-    w->shares[0].count = in->nvalues - given;
-    size_t first = 0;
-    for (size_t s = 0; s < ndevices; ++s) {
-        struct work_share *sh = &w->shares[s];
-        sh->device = devices[s];
-        sh->first = first;
-        first += sh->count;
-        if ((status = device_check_alloc(sh->device, "histogram",
-                                         in->nbins)) != HISTO_OK
-            || (status = plan_share(sh, in, opt)) != HISTO_OK)
+    w->ndevices = ndevices;
+    for (size_t d = 0; d < ndevices; ++d) {
+        w->shares[d].device = devices[d];
+        if ((status = device_check_alloc(devices[d], "histogram",
+                                         in->nbins)) != HISTO_OK)
             return status;
     }
-    return HISTO_OK;
+    /* Only a resident whole can be split again on the device: a streamed
+     * one is read from the file once, into host memory. */
+    w->whole = whole_first && ndevices > 1
+               && (uint64_t)in->nvalues * sizeof(cl_uint)
+                      <= share_budget(devices[0], opt);
+    return split(w, w->whole ? 1 : ndevices);
 }
 
 int work_open(struct work *w, cl_platform_id platform)
@@ -149,7 +175,7 @@ int work_open(struct work *w, cl_platform_id platform)
     int status = HISTO_OK;
     cl_device_id ids[WORK_MAX_SHARES];
     cl_uint nids = 0;
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 0; s < w->ndevices; ++s) {
         cl_uint i = 0;
         while (i < nids && ids[i] != w->shares[s].device->id)
             ++i;
@@ -160,17 +186,27 @@ int work_open(struct work *w, cl_platform_id platform)
         CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     CL_CREATE(w->context, clCreateContext(props, nids, ids, NULL, NULL,
                                           &cl_err_));
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         CL_CREATE(sh->queue, clCreateCommandQueue(w->context, sh->device->id,
                                                   CL_QUEUE_PROFILING_ENABLE,
                                                   &cl_err_));
-        if (sh->streamed)
+        /* a share split again (work_reshare) may be streamed */
+        if (sh->streamed || w->whole)
             CL_CREATE(sh->copy,
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
+        if (w->ndevices > 1)
+            CL_CREATE(sh->move,
+                      clCreateCommandQueue(w->context, sh->device->id,
+                                           CL_QUEUE_PROFILING_ENABLE,
+                                           &cl_err_));
     }
+    if (w->ndevices > 1)
+        CL_CREATE(w->gather,
+                  clCreateCommandQueue(w->context, w->shares[0].device->id,
+                                       CL_QUEUE_PROFILING_ENABLE, &cl_err_));
 fail:
     return status;
 }
@@ -254,7 +290,7 @@ fail:
 int work_probe(struct work *w, const char *kernel_dir)
 {
     int status = HISTO_OK;
-    for (size_t s = 0; s < w->nshares && status == HISTO_OK; ++s)
+    for (size_t s = 0; s < w->ndevices && status == HISTO_OK; ++s)
         status = build_combine(w, &w->shares[s], kernel_dir);
     return status;
 }
@@ -264,7 +300,7 @@ int work_build(struct work *w, const struct strategy *strategy,
 {
     int status = HISTO_OK;
     w->strategy = strategy;
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         const struct device_info *dev = sh->device;
         struct program_defines defines = {.count = 0};
@@ -303,9 +339,45 @@ static void expect_add(struct work *w, const uint32_t *values, size_t n)
     w->expect_s += timer_now() - t0;
 }
 
+/* Where a fill reads its values: the input file, its values counted
+ * into the check's histogram on the way; or, splitting the input again
+ * (work_reshare), the first device's buffers of the whole input, from
+ * value `at` on. */
+struct source {
+    struct input_stream *stream;
+    size_t at;
+};
+
+/* The next k values of `src` into dst. */
+static int source_next(struct work *w, struct source *src, uint32_t *dst,
+                       size_t k)
+{
+    int status = HISTO_OK;
+    if (src->stream != NULL) {
+        if ((status = input_next(src->stream, dst, k)) == HISTO_OK)
+            expect_add(w, dst, k);
+        return status;
+    }
+    const struct work_share *first = &w->shares[0];
+    while (k > 0) {
+        const size_t c = src->at / first->chunk_values;
+        const size_t at = src->at % first->chunk_values;
+        const size_t n = min64(k, first->chunk_values - at);
+        CL_CALL(clEnqueueReadBuffer(first->queue, first->buffers[c], CL_TRUE,
+                                    at * sizeof(cl_uint),
+                                    n * sizeof(cl_uint), dst, 0, NULL,
+                                    NULL));
+        dst += n;
+        k -= n;
+        src->at += n;
+    }
+fail:
+    return status;
+}
+
 /* A resident share: each chunk's buffer, filled through `staging`. */
 static int fill_resident(struct work *w, struct work_share *sh,
-                         struct input_stream *stream, uint32_t *staging)
+                         struct source *src, uint32_t *staging)
 {
     int status = HISTO_OK;
     HOST_ALLOC(sh->buffers, sh->nchunks);
@@ -317,9 +389,8 @@ static int fill_resident(struct work *w, struct work_share *sh,
             return status;
         for (size_t done = 0; done < len;) {
             const size_t k = min64(len - done, WORK_STAGING_VALUES);
-            if ((status = input_next(stream, staging, k)) != HISTO_OK)
+            if ((status = source_next(w, src, staging, k)) != HISTO_OK)
                 return status;
-            expect_add(w, staging, k);
             const double t0 = timer_now();
             CL_CALL(clEnqueueWriteBuffer(sh->queue, sh->buffers[c], CL_TRUE,
                                          done * sizeof(cl_uint),
@@ -366,7 +437,7 @@ static int host_chunk(struct work *w, struct work_share *sh, size_t c,
 
 /* A streamed share: two device buffers, and every chunk in host memory. */
 static int fill_streamed(struct work *w, struct work_share *sh,
-                         struct input_stream *stream)
+                         struct source *src)
 {
     int status = HISTO_OK;
     HOST_ALLOC(sh->buffers, 2);
@@ -383,22 +454,22 @@ static int fill_streamed(struct work *w, struct work_share *sh,
         const size_t len = chunk_length(sh, c);
         if ((status = host_chunk(w, sh, c, len * sizeof(cl_uint)))
                 != HISTO_OK
-            || (status = input_next(stream, sh->host[c], len)) != HISTO_OK)
+            || (status = source_next(w, src, sh->host[c], len)) != HISTO_OK)
             return status;
-        expect_add(w, sh->host[c], len);
     }
 fail:
     return status;
 }
 
-int work_fill(struct work *w, struct input_stream *stream)
+/* Shares from..nshares-1, each filled from `src` in turn. */
+static int fill_shares(struct work *w, size_t from, struct source *src)
 {
     int status = HISTO_OK;
     uint32_t *staging = NULL;
-    for (size_t s = 0; s < w->nshares && status == HISTO_OK; ++s) {
+    for (size_t s = from; s < w->nshares && status == HISTO_OK; ++s) {
         struct work_share *sh = &w->shares[s];
         if (sh->streamed) {
-            status = fill_streamed(w, sh, stream);
+            status = fill_streamed(w, sh, src);
             continue;
         }
         if (staging == NULL) {
@@ -407,9 +478,16 @@ int work_fill(struct work *w, struct input_stream *stream)
             if (staging == NULL)
                 return HISTO_EXIT_INTERNAL;
         }
-        status = fill_resident(w, sh, stream, staging);
+        status = fill_resident(w, sh, src, staging);
     }
     free(staging);
+    return status;
+}
+
+int work_fill(struct work *w, struct input_stream *stream)
+{
+    struct source src = {.stream = stream};
+    int status = fill_shares(w, 0, &src);
     if (status == HISTO_OK)
         status = input_end(stream);
     return status;
@@ -441,12 +519,24 @@ int work_tune_env(const struct work *w, struct strategy_env *env)
 }
 
 /* Whether a share adds its chunks up in a buffer of its own: with
- * several chunks, and on share 0 with several shares. */
+ * several chunks, and every share with several shares (a share's sum
+ * must outlive the next iteration's counting while it is moved). */
 static bool has_acc(const struct work *w, size_t s)
 {
-    return w->shares[s].nchunks > 1 || (s == 0 && w->nshares > 1);
+    return w->shares[s].nchunks > 1 || w->nshares > 1;
 }
 
+/* The shares whose sums are moved to the first device and added there:
+ * 1.. with values. */
+static bool sends(const struct work *w, size_t s)
+{
+    return s > 0 && w->shares[s].nchunks > 0;
+}
+
+/* One iteration's events, in enqueue_iteration's order: every share's
+ * chunks (copy, kernels, combine), then each sending share's two copies
+ * (to host memory on its device, into the first device, which waits for
+ * the first), then the additions on the first device. */
 static int build_tags(struct work *w)
 {
     int status = HISTO_OK;
@@ -454,31 +544,28 @@ static int build_tags(struct work *w)
     const size_t nk = w->strategy->nkernels;
     for (int pass = 0; pass < 2; ++pass) {
         n = 0;
+#define TAG(...) do { if (pass) w->tags[n] = (struct run_tag){__VA_ARGS__}; \
+                      ++n; } while (0)
         for (size_t s = 0; s < w->nshares; ++s) {
             const struct work_share *sh = &w->shares[s];
             for (size_t c = 0; c < sh->nchunks; ++c) {
-                if (sh->streamed && pass)
-                    w->tags[n] = (struct run_tag){RUN_TAG_TRANSFER,
-                                                  (uint8_t)s};
-                n += sh->streamed;
-                for (size_t k = 0; k < nk; ++k, ++n)
-                    if (pass)
-                        w->tags[n] = (struct run_tag){(uint8_t)k,
-                                                      (uint8_t)s};
-                if (has_acc(w, s)) {
-                    if (pass)
-                        w->tags[n] = (struct run_tag){RUN_TAG_COMBINE,
-                                                      (uint8_t)s};
-                    ++n;
-                }
+                if (sh->streamed)
+                    TAG(.kind = RUN_TAG_TRANSFER, .share = (uint8_t)s);
+                for (size_t k = 0; k < nk; ++k)
+                    TAG(.kind = (uint8_t)k, .share = (uint8_t)s);
+                if (has_acc(w, s))
+                    TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
             }
         }
         for (size_t s = 1; s < w->nshares; ++s)
-            if (w->shares[s].nchunks > 0) {
-                if (pass)
-                    w->tags[n] = (struct run_tag){RUN_TAG_COMBINE, 0};
-                ++n;
+            if (sends(w, s)) {
+                TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s);
+                TAG(.kind = RUN_TAG_MOVE, .share = 0, .after = (uint16_t)n);
             }
+        for (size_t s = 1; s < w->nshares; ++s)
+            if (sends(w, s))
+                TAG(.kind = RUN_TAG_GATHER, .share = 0);
+#undef TAG
         if (!pass)
             HOST_ALLOC(w->tags, n);
     }
@@ -487,9 +574,76 @@ fail:
     return status;
 }
 
+/* Host memory for a share's partial histogram on its way between
+ * devices: pinned (a mapped ALLOC_HOST_PTR buffer), so that both copies
+ * are asynchronous and at full speed, where the implementation gives it;
+ * else ordinary memory, and w->parts_pinned false. */
+static int host_part(struct work *w, struct work_share *sh, size_t set)
+{
+    const size_t bytes = w->input->nbins;
+    cl_int err;
+    cl_mem mem = clCreateBuffer(w->context, CL_MEM_ALLOC_HOST_PTR
+                                | CL_MEM_READ_WRITE, bytes, NULL, &err);
+    void *p = NULL;
+    if (mem != NULL && err == CL_SUCCESS)
+        p = clEnqueueMapBuffer(sh->queue, mem, CL_TRUE,
+                               CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                               NULL, NULL, &err);
+    if (p != NULL && err == CL_SUCCESS) {
+        sh->host_part_mem[set] = mem;
+        sh->host_part[set] = p;
+        return HISTO_OK;
+    }
+    if (mem != NULL)
+        clReleaseMemObject(mem);
+    w->parts_pinned = false;
+    sh->host_part[set] = histo_calloc(bytes, 1, "partial histogram");
+    return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
+}
+
+/* The buffers of several shares: each share's sums, and for each sending
+ * share its pinned host buffers and landing buffers on the first device,
+ * one of each per set. Each device buffer is filled once, on the device that
+ * uses it, so that the implementation places it there before the timed
+ * iterations. */
+static int setup_shares(struct work *w)
+{
+    int status = HISTO_OK;
+    struct work_share *first = &w->shares[0];
+    const cl_uchar zero = 0;
+    w->parts_pinned = true;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        for (size_t set = 0; set < WORK_SETS; ++set) {
+            CL_CREATE(sh->acc[set], clCreateBuffer(w->context,
+                                                   CL_MEM_READ_WRITE,
+                                                   w->input->nbins, NULL,
+                                                   &cl_err_));
+            CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
+                                        sizeof zero, 0, w->input->nbins, 0,
+                                        NULL, NULL));
+            if (!sends(w, s))
+                continue;
+            if ((status = host_part(w, sh, set)) != HISTO_OK)
+                return status;
+            CL_CREATE(sh->landing[set],
+                      clCreateBuffer(w->context, CL_MEM_READ_WRITE,
+                                     w->input->nbins, NULL, &cl_err_));
+            CL_CALL(clEnqueueFillBuffer(first->move, sh->landing[set], &zero,
+                                        sizeof zero, 0, w->input->nbins, 0,
+                                        NULL, NULL));
+        }
+        CL_CALL(clFinish(sh->queue));
+    }
+    CL_CALL(clFinish(first->move));
+fail:
+    return status;
+}
+
 int work_setup(struct work *w, const struct strategy_env *base)
 {
     int status = HISTO_OK;
+    w->base = *base;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t i = 0; i < sh->nslots; ++i) {
@@ -499,40 +653,42 @@ int work_setup(struct work *w, const struct strategy_env *base)
                                          &sh->slots[i].state)) != HISTO_OK)
                 return status;
         }
-        if (has_acc(w, s))
-            CL_CREATE(sh->acc, clCreateBuffer(w->context, CL_MEM_READ_WRITE,
-                                              w->input->nbins, NULL,
-                                              &cl_err_));
+        if (has_acc(w, s) && w->nshares == 1)
+            CL_CREATE(sh->acc[0], clCreateBuffer(w->context,
+                                                 CL_MEM_READ_WRITE,
+                                                 w->input->nbins, NULL,
+                                                 &cl_err_));
     }
+    if (w->nshares > 1 && (status = setup_shares(w)) != HISTO_OK)
+        return status;
     return build_tags(w);
 fail:
     return status;
 }
 
-/* acc = part (first) or min(acc + part, 255), on the share's queue. */
-static int combine(struct work *w, struct work_share *sh, cl_mem acc,
-                   cl_mem part, bool first, cl_event *event)
+/* acc = part (first) or min(acc + part, 255), on `queue` of the share's
+ * device, after the `nwait` events in `wait` (NULLs skipped). */
+static int combine(struct work *w, struct work_share *sh,
+                   cl_command_queue queue, cl_mem acc, cl_mem part,
+                   bool first, const cl_event *wait, size_t nwait,
+                   cl_event *event)
 {
     int status = HISTO_OK;
     const cl_uint nbins = w->input->nbins, copy = first;
     cl_kernel k = sh->combine;
+    cl_event waits[2];
+    cl_uint n = 0;
+    for (size_t i = 0; i < nwait; ++i)
+        if (wait[i] != NULL)
+            waits[n++] = wait[i];
     CL_CALL(clSetKernelArg(k, 0, sizeof acc, &acc));
     CL_CALL(clSetKernelArg(k, 1, sizeof part, &part));
     CL_CALL(clSetKernelArg(k, 2, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, 3, sizeof copy, &copy));
-    CL_CALL(clEnqueueNDRangeKernel(sh->queue, k, 1, NULL, &sh->combine_items,
-                                   NULL, 0, NULL, event));
+    CL_CALL(clEnqueueNDRangeKernel(queue, k, 1, NULL, &sh->combine_items,
+                                   NULL, n, n > 0 ? waits : NULL, event));
 fail:
     return status;
-}
-
-/* The buffer a share's iteration ends in. */
-static cl_mem share_result(const struct work *w, size_t s)
-{
-    const struct work_share *sh = &w->shares[s];
-    if (sh->acc != NULL)
-        return sh->acc;
-    return w->strategy->output(sh->slots[sh->chunk_slot[0]].state);
 }
 
 /* A marker on queue that completes when all before it has: *event. */
@@ -547,9 +703,25 @@ fail:
     return status;
 }
 
-/* Chunk c of a share: its copy (streamed), its count, its combine. */
+/* *held = event, retained (the loop releases its own reference once it
+ * has read the iteration's times), the event held before released. */
+static int hold(cl_event *held, cl_event event)
+{
+    int status = HISTO_OK;
+    CL_CALL(clRetainEvent(event));
+    if (*held != NULL)
+        clReleaseEvent(*held);
+    *held = event;
+fail:
+    return status;
+}
+
+/* Chunk c of a share: its copy (streamed), its count, its combine into
+ * acc[set]. The first chunk's combine starts the sum, so it waits for
+ * the last use of that buffer WORK_SETS iterations before: its copy to
+ * host memory (shares 1..), or the additions into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
-                         size_t c, cl_event *ev, size_t *e)
+                         size_t c, size_t set, cl_event *ev, size_t *e)
 {
     int status = HISTO_OK;
     struct work_slot *slot = &sh->slots[sh->chunk_slot[c]];
@@ -573,8 +745,11 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         return status;
     *e += w->strategy->nkernels;
     if (has_acc(w, s)) {
-        if ((status = combine(w, sh, sh->acc, w->strategy->output(slot->state),
-                              c == 0, &ev[*e])) != HISTO_OK)
+        const cl_event last_use = c > 0 ? NULL
+                                : s == 0 ? w->gathered[set] : sh->sent[set];
+        if ((status = combine(w, sh, sh->queue, sh->acc[set],
+                              w->strategy->output(slot->state), c == 0,
+                              &last_use, 1, &ev[*e])) != HISTO_OK)
             return status;
         ++*e;
     }
@@ -590,35 +765,82 @@ fail:
     return status;
 }
 
+/* Share s's sum of this iteration (its last event: `summed`) to the
+ * first device: into pinned host memory on its move queue, once the copy
+ * of that set's last iteration has read that memory, then into the
+ * landing buffer on the first device's move queue, once that set's last
+ * addition has read that. Each queue another waits on is
+ * flushed at once. */
+static int enqueue_move(struct work *w, size_t s, size_t set,
+                        cl_event summed, cl_event *ev, size_t *e)
+{
+    int status = HISTO_OK;
+    struct work_share *sh = &w->shares[s], *first = &w->shares[0];
+    const size_t bytes = w->input->nbins;
+    cl_event wait[2] = {summed, sh->landed[set]};
+    CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0, bytes,
+                                sh->host_part[set], wait[1] != NULL ? 2 : 1,
+                                wait, &ev[*e]));
+    CL_CALL(clFlush(sh->move));
+    if ((status = hold(&sh->sent[set], ev[*e])) != HISTO_OK)
+        return status;
+    wait[0] = ev[(*e)++];
+    wait[1] = sh->added[set];
+    CL_CALL(clEnqueueWriteBuffer(first->move, sh->landing[set], CL_FALSE, 0,
+                                 bytes, sh->host_part[set],
+                                 wait[1] != NULL ? 2 : 1, wait, &ev[*e]));
+    CL_CALL(clFlush(first->move));
+    status = hold(&sh->landed[set], ev[(*e)++]);
+fail:
+    return status;
+}
+
 static int enqueue_iteration(void *ctx, cl_event *ev)
 {
     int status = HISTO_OK;
     struct work *w = ctx;
-    size_t e = 0;
+    const size_t set = w->nshares > 1 ? w->enqueued % WORK_SETS : 0;
+    size_t e = 0, last[WORK_MAX_SHARES];
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t c = 0; c < sh->nchunks; ++c)
-            if ((status = enqueue_chunk(w, sh, s, c, ev, &e)) != HISTO_OK)
+            if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e))
+                    != HISTO_OK)
                 return status;
-        if (w->nshares > 1 && sh->nchunks > 0) {
-            if ((status = mark(sh->queue, &sh->done)) != HISTO_OK)
-                return status;
+        last[s] = e - 1;
+        /* its sum is copied or added on another queue */
+        if (w->nshares > 1 && sh->nchunks > 0)
             CL_CALL(clFlush(sh->queue));
-        }
     }
-    /* The other shares' histograms into share 0's, on its device: the
-     * implementation moves each buffer there from the device that wrote
-     * it. */
-    struct work_share *first = &w->shares[0];
-    for (size_t s = 1; s < w->nshares; ++s) {
-        if (w->shares[s].nchunks == 0)
-            continue;
-        CL_CALL(clEnqueueBarrierWithWaitList(first->queue, 1,
-                                             &w->shares[s].done, NULL));
-        if ((status = combine(w, first, first->acc, share_result(w, s), false,
-                              &ev[e++])) != HISTO_OK)
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s)
+            && (status = enqueue_move(w, s, set, ev[last[s]], ev, &e))
+                   != HISTO_OK)
             return status;
+    /* The other shares' sums into share 0's, on the first device's gather
+     * queue: the first waits for share 0's own sum (copied into acc[set]
+     * at its first chunk, unless it has none: then the first addition
+     * copies), each for its landing copy. */
+    struct work_share *first = &w->shares[0];
+    bool started = first->nchunks > 0;
+    for (size_t s = 1; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        if (!sends(w, s))
+            continue;
+        const cl_event wait[2] = {sh->landed[set],
+                                  first->nchunks > 0 ? ev[last[0]] : NULL};
+        if ((status = combine(w, first, w->gather, first->acc[set],
+                              sh->landing[set], !started, wait, 2, &ev[e]))
+                != HISTO_OK
+            || (status = hold(&sh->added[set], ev[e])) != HISTO_OK
+            || (status = hold(&w->gathered[set], ev[e])) != HISTO_OK)
+            return status;
+        ++e;
+        started = true;
     }
+    if (w->nshares > 1)
+        CL_CALL(clFlush(w->gather));
+    w->enqueued++;
 fail:
     return status;
 }
@@ -627,11 +849,16 @@ static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
 {
     int status = HISTO_OK;
     struct work *w = ctx;
-    for (size_t s = 0; s < w->nshares; ++s) {
+    /* every device's, those of an earlier split's shares too */
+    for (size_t s = 0; s < w->ndevices; ++s) {
         if (w->shares[s].copy != NULL)
             CL_CALL(op(w->shares[s].copy));
         CL_CALL(op(w->shares[s].queue));
+        if (w->shares[s].move != NULL)
+            CL_CALL(op(w->shares[s].move));
     }
+    if (w->gather != NULL)
+        CL_CALL(op(w->gather));
 fail:
     return status;
 }
@@ -657,7 +884,6 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .tags = w->tags,
         .nkernels = w->strategy->nkernels,
         .nshares = w->nshares,
-        .synced = w->nshares > 1,
         .enqueue = enqueue_iteration,
         .flush = flush_all,
         .finish = finish_all,
@@ -673,8 +899,11 @@ int work_download(struct work *w, uint8_t *histo)
     if ((status = w->strategy->download(sh->slots[0].state, sh->queue,
                                         histo)) != HISTO_OK)
         return status;
-    if (sh->acc != NULL)
-        CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc, CL_TRUE, 0,
+    /* the set the last iteration used */
+    const size_t set = w->nshares > 1 && w->enqueued > 0
+                     ? (w->enqueued - 1) % WORK_SETS : 0;
+    if (sh->acc[set] != NULL)
+        CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
                                     w->input->nbins, histo, 0, NULL, NULL));
 fail:
     return status;
@@ -696,6 +925,16 @@ struct work_totals work_totals(const struct work *w)
 size_t work_nshares(const struct work *w)
 {
     return w->nshares;
+}
+
+size_t work_ndevices(const struct work *w)
+{
+    return w->ndevices;
+}
+
+bool work_can_reshare(const struct work *w)
+{
+    return w->whole;
 }
 
 struct work_share_info work_share_info(const struct work *w, size_t s)
@@ -725,9 +964,12 @@ uint64_t work_peak_rss(void)
     return (uint64_t)u.ru_maxrss * 1024; /* Linux: kilobytes */
 }
 
-void work_release(struct work *w)
+/* Everything of the current split: every share's states, sums, events,
+ * host memory and input buffers (share 0's too, unless `keep_first`),
+ * and the iteration's tags. The devices' queues and programs stay. */
+static void release_split(struct work *w, bool keep_first)
 {
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t i = 0; i < sh->nslots; ++i)
             if (sh->slots[i].state != NULL)
@@ -735,36 +977,127 @@ void work_release(struct work *w)
         for (size_t b = 0; b < 2; ++b)
             if (sh->buffer_free[b] != NULL)
                 clReleaseEvent(sh->buffer_free[b]);
-        if (sh->done != NULL)
-            clReleaseEvent(sh->done);
-        for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c) {
-            if (sh->host_mem != NULL && sh->host_mem[c] != NULL) {
-                clEnqueueUnmapMemObject(sh->queue, sh->host_mem[c],
-                                        sh->host[c], 0, NULL, NULL);
+        for (size_t set = 0; set < WORK_SETS; ++set) {
+            cl_event *held[] = {&sh->sent[set], &sh->landed[set],
+                                &sh->added[set]};
+            for (size_t i = 0; i < 3; ++i)
+                if (*held[i] != NULL)
+                    clReleaseEvent(*held[i]);
+            if (sh->host_part_mem[set] != NULL) {
+                clEnqueueUnmapMemObject(sh->queue, sh->host_part_mem[set],
+                                        sh->host_part[set], 0, NULL, NULL);
                 clFinish(sh->queue);
-                clReleaseMemObject(sh->host_mem[c]);
+                clReleaseMemObject(sh->host_part_mem[set]);
             } else {
-                free(sh->host[c]);
+                free(sh->host_part[set]);
             }
         }
-        strategy_release_objects(&sh->combine, 1, sh->buffers,
-                                 sh->buffers != NULL ? sh->nbuffers : 0);
-        strategy_release_objects(NULL, 0, &sh->acc, 1);
+        strategy_release_objects(NULL, 0, sh->landing, WORK_SETS);
+        strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
+        if (!(keep_first && s == 0)) {
+            for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c) {
+                if (sh->host_mem != NULL && sh->host_mem[c] != NULL) {
+                    clEnqueueUnmapMemObject(sh->queue, sh->host_mem[c],
+                                            sh->host[c], 0, NULL, NULL);
+                    clFinish(sh->queue);
+                    clReleaseMemObject(sh->host_mem[c]);
+                } else {
+                    free(sh->host[c]);
+                }
+            }
+            strategy_release_objects(NULL, 0, sh->buffers,
+                                     sh->buffers != NULL ? sh->nbuffers : 0);
+            free(sh->buffers);
+            free(sh->host);
+            free(sh->host_mem);
+            sh->buffers = NULL;
+            sh->host = NULL;
+            sh->host_mem = NULL;
+            sh->nbuffers = 0;
+        }
+        free(sh->slots);
+        free(sh->chunk_slot);
+        /* the device's objects stay; the split's are gone */
+        *sh = (struct work_share){
+            .device = sh->device,
+            .queue = sh->queue,
+            .copy = sh->copy,
+            .move = sh->move,
+            .program = sh->program,
+            .combine_program = sh->combine_program,
+            .combine = sh->combine,
+            .combine_items = sh->combine_items,
+            .loop_limit = sh->loop_limit,
+            .buffers = sh->buffers,
+            .nbuffers = sh->nbuffers,
+            .chunk_values = sh->chunk_values,
+        };
+    }
+    for (size_t set = 0; set < WORK_SETS; ++set) {
+        if (w->gathered[set] != NULL)
+            clReleaseEvent(w->gathered[set]);
+        w->gathered[set] = NULL;
+    }
+    free(w->tags);
+    w->tags = NULL;
+    w->nevents = 0;
+    w->nshares = 0;
+}
+
+int work_reshare(struct work *w, size_t nshares)
+{
+    struct work_share *first = &w->shares[0];
+    if (!w->whole || nshares < 1 || nshares > w->ndevices) {
+        histo_error("internal: the input cannot be split over %zu of %zu "
+                    "devices", nshares, w->ndevices);
+        return HISTO_EXIT_INTERNAL;
+    }
+    int status = finish_all(w);
+    if (status != HISTO_OK)
+        return status;
+    release_split(w, true);
+    const size_t chunk_values = first->chunk_values;
+    const size_t nwhole = first->nbuffers;
+    if ((status = split(w, nshares)) != HISTO_OK)
+        return status;
+    /* share 0 counts a prefix of the whole input's chunks, which have
+     * its chunks' length (both resident on the one device) */
+    first->nbuffers = nwhole;
+    if (first->streamed || first->chunk_values != chunk_values) {
+        histo_error("internal: the first device's share is not a prefix "
+                    "of the whole input's chunks");
+        return HISTO_EXIT_INTERNAL;
+    }
+    /* copies between devices are not the upload from the file */
+    const double upload_s = w->upload_s;
+    struct source src = {.stream = NULL,
+                         .at = nshares > 1 ? w->shares[1].first : 0};
+    status = fill_shares(w, 1, &src);
+    w->upload_s = upload_s;
+    if (status != HISTO_OK)
+        return status;
+    return work_setup(w, &w->base);
+}
+
+void work_release(struct work *w)
+{
+    release_split(w, false);
+    for (size_t s = 0; s < w->ndevices; ++s) {
+        struct work_share *sh = &w->shares[s];
+        strategy_release_objects(&sh->combine, 1, NULL, 0);
         if (sh->combine_program != NULL)
             clReleaseProgram(sh->combine_program);
         if (sh->program != NULL)
             clReleaseProgram(sh->program);
         if (sh->copy != NULL)
             clReleaseCommandQueue(sh->copy);
+        if (sh->move != NULL)
+            clReleaseCommandQueue(sh->move);
         if (sh->queue != NULL)
             clReleaseCommandQueue(sh->queue);
-        free(sh->buffers);
-        free(sh->host);
-        free(sh->host_mem);
-        free(sh->slots);
-        free(sh->chunk_slot);
     }
-    free(w->tags);
+    if (w->gather != NULL)
+        clReleaseCommandQueue(w->gather);
     if (w->context != NULL)
         clReleaseContext(w->context);
     memset(w, 0, sizeof *w);

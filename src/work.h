@@ -11,6 +11,23 @@
  * shares' on the first device, so the result is the sequential one byte
  * for byte whatever the split.
  *
+ * With several devices nothing waits on the host between iterations: each
+ * other share's sum goes to the first device by two explicit copies
+ * through pinned host memory (its device to host, host to the first
+ * device), on queues of their own, ordered by events, and is added there
+ * on a queue of its own; the sums, the host memory and the landing
+ * buffers come in WORK_SETS sets (iteration i uses set i % WORK_SETS),
+ * so the moving and adding of iteration i run while the iterations after
+ * it count. Every
+ * iteration still makes a whole histogram from zero; the last one is
+ * read back.
+ *
+ * `--device all` may use fewer devices than it names (choose.h): the
+ * fill then puts the whole input on the first device, and work_reshare
+ * splits it over the first m devices, share 0 counting a prefix of the
+ * first device's buffers and the others' values copied there from them
+ * through host memory.
+ *
  * A share is resident when its values fit the device budget (--device-
  * budget, else 7/8 of the device's global memory): its chunks are device
  * buffers filled once, while the file is read, through a bounded staging
@@ -51,6 +68,12 @@
 /* Values copied to the device at a time while the file is read. */
 #define WORK_STAGING_VALUES ((size_t)1 << 22)
 #define WORK_MAX_SHARES 16
+/* Iterations whose partial histograms may be on their way between
+ * devices at once. A set's round trip (its sum copied, moved through
+ * host memory, added, then free) takes several iterations of a small
+ * input (docs/design.md): with two sets it paced a two-GPU iteration of
+ * 16.7M values at about half that round trip. */
+#define WORK_SETS 4
 
 struct work_options {
     uint64_t device_budget; /* --device-budget bytes, 0 = 7/8 of memory  */
@@ -87,16 +110,42 @@ struct work_share {
     struct work_slot *slots;
     size_t nslots;
     size_t *chunk_slot;        /* [chunk]: its slot                     */
-    cl_mem acc;                /* the share's sum of chunks (or NULL)   */
+    cl_mem acc[WORK_SETS];     /* the share's sum of chunks (or NULL):
+                                  one, or with several shares one per
+                                  set                                   */
     cl_event buffer_free[2];   /* streamed: when each buffer may be
                                   written again                         */
-    cl_event done;             /* several shares: its iteration's end   */
+    /* Several shares. Every share: `move` copies partial histograms
+     * (share 0: into its device, the others: to host memory). Shares
+     * 1..: per buffer set, the host memory their sum goes through, the
+     * first device's buffer it lands in, and the last events that used
+     * each (NULL before any). */
+    cl_command_queue move;
+    cl_mem host_part_mem[WORK_SETS];   /* ... pinned: mapped ALLOC_HOST_PTR     */
+    uint8_t *host_part[WORK_SETS];
+    cl_mem landing[WORK_SETS];         /* on the first device                   */
+    cl_event sent[WORK_SETS];          /* acc[set] copied to host_part[set]     */
+    cl_event landed[WORK_SETS];        /* host_part[set] copied to landing[set] */
+    cl_event added[WORK_SETS];         /* landing[set] added into share 0's sum */
 };
 
 struct work {
     const struct strategy *strategy;
     const struct histo_input *input;
+    struct work_options options;
+    size_t ndevices;           /* devices named: shares[d].device, each
+                                  with its queues and programs; the first
+                                  nshares of them have a share          */
+    bool whole;                /* share 0's buffers hold the whole input
+                                  (work_reshare may split it)           */
+    struct strategy_env base;  /* work_setup's knobs and paths          */
     cl_context context;
+    cl_command_queue gather;   /* several shares: the additions of the
+                                  others' sums on the first device      */
+    cl_event gathered[WORK_SETS];      /* the last addition into share 0's
+                                  acc[set]                              */
+    unsigned long enqueued;    /* iterations enqueued                   */
+    bool parts_pinned;         /* every host_part is pinned memory      */
     size_t nshares;
     struct work_share shares[WORK_MAX_SHARES];
     struct run_tag *tags;      /* one iteration's events                */
@@ -110,10 +159,21 @@ struct work {
 
 /* Splits the input among the devices (ndevices >= 1, of one platform) and
  * each share into chunks; checks that the histogram fits each device.
- * No OpenCL object is made. Returns 0 or an exit status. */
+ * With `whole_first` and several devices, the whole input goes to the
+ * first device where its budget holds it resident (w->whole), to be
+ * split later by work_reshare; else every device takes a share. No
+ * OpenCL object is made. Returns 0 or an exit status. */
 int work_plan(struct work *w, const struct device_info *const *devices,
               size_t ndevices, const struct histo_input *input,
-              const struct work_options *options);
+              const struct work_options *options, bool whole_first);
+
+/* With w->whole, after work_setup: the input split over the first
+ * `nshares` devices instead (1 <= nshares <= ndevices), every queue
+ * finished first; share 0 counts a prefix of the first device's
+ * buffers, the other shares' values are copied from them through host
+ * memory; states, sums and events are made again with work_setup's
+ * knobs. Returns 0 or an exit status. */
+int work_reshare(struct work *w, size_t nshares);
 
 /* A context over the devices and queues on each. Returns 0 or an exit
  * status. */
@@ -168,6 +228,12 @@ struct work_share_info {
 
 /* How many shares the input is split into (at least 1 once planned). */
 size_t work_nshares(const struct work *w);
+
+/* How many devices it was planned over (shares or not). */
+size_t work_ndevices(const struct work *w);
+
+/* Whether work_reshare can split the input again (w->whole). */
+bool work_can_reshare(const struct work *w);
 
 /* Share s (s < work_nshares(w)). */
 struct work_share_info work_share_info(const struct work *w, size_t s);

@@ -143,7 +143,8 @@ same_counts() {
 exact() {
     x_id=$1 x_out=$2 x_ref=$3 x_want=$4
     shift 4
-    if ! run_histo "$@" -o "$x_out.bmp" --timing "$x_out.out" -- 3 >"$x_out.log" 2>&1; then
+    if ! run_histo "$@" -o "$x_out.bmp" --timing "$x_out.out" -- "${X_ITERS:-3}" \
+            >"$x_out.log" 2>&1; then
         bad "$x_id" "histo failed: $(tail -n 3 "$x_out.log")"
     elif [ -n "$x_want" ] && ! grep -q "^$x_want$" "$x_out.out"; then
         bad "$x_id" "histo.out lacks '$x_want'"

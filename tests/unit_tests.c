@@ -8,6 +8,7 @@
  * counts them. Exit status: 0 when all pass.
  */
 #include "bmp.h"
+#include "choose.h"
 #include "cli.h"
 #include "counts.h"
 #include "device.h"
@@ -1205,6 +1206,32 @@ static void test_reference(void)
           "counts differ");
 }
 
+/* --device all's count from wall means given here, worked out by hand:
+ * the least; a count within CHOOSE_MARGIN of it with fewer devices
+ * instead; ties to the fewer. */
+static void test_choose_fastest(void)
+{
+    const double small[] = {67.3, 169.6, 250.0, 313.8};
+    const double large[] = {1843.8, 978.3, 700.0, 566.3};
+    const double middle[] = {516.7, 307.6, 330.0, 336.5};
+    const double near[] = {100.0, 99.0, 98.5, 150.0};
+    const double tie[] = {200.0, 100.0, 100.0};
+    const double one[] = {42.0};
+    check(choose_fastest(small, 4) == 1, "choose.small_one", "got %zu",
+          choose_fastest(small, 4));
+    check(choose_fastest(large, 4) == 4, "choose.large_all", "got %zu",
+          choose_fastest(large, 4));
+    check(choose_fastest(middle, 4) == 2, "choose.middle_two", "got %zu",
+          choose_fastest(middle, 4));
+    /* 98.5 least; 100.0 is 1.5% above it: one device */
+    check(choose_fastest(near, 4) == 1, "choose.within_margin_fewer",
+          "got %zu", choose_fastest(near, 4));
+    check(choose_fastest(tie, 3) == 2, "choose.tie_fewer", "got %zu",
+          choose_fastest(tie, 3));
+    check(choose_fastest(one, 1) == 1, "choose.one", "got %zu",
+          choose_fastest(one, 1));
+}
+
 /* The table: names found, unknown ones not, CPU devices get cpu. */
 /* Progress lines at fixed clock readings, against text worked out by
  * hand: ETA = elapsed * (total - done) / done. */
@@ -2017,6 +2044,7 @@ static const struct {
     {"tune_cache_concurrent", test_tune_cache_concurrent},
     {"counts_digest", test_counts_digest},
     {"reference", test_reference},
+    {"choose_fastest", test_choose_fastest},
     {"progress_line", test_progress_line},
     {"strategy_table", test_strategy_table},
     {"device_enumerate", test_device_enumerate},

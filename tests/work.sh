@@ -4,6 +4,9 @@
 # on the device; streamed past a device budget of two chunks (about 5
 # chunks, copied every iteration); and split between two queues on the
 # test device named twice, each share in 2 chunks. 3 iterations each.
+# And three shares on the device named three times, each streamed in
+# chunks, over 9 iterations: every set of partial sums in flight (4,
+# work.h) is used again, its reuse ordered by events alone.
 # ids: work
 SUBJECT=work
 . "$(dirname "$0")/lib.sh"
@@ -11,15 +14,16 @@ SUBJECT=work
 twice=${DEVICE:-0},${DEVICE:-0}
 for name in $(case_names); do
     any=""
-    for mode in chunks streamed shares; do
+    for mode in chunks streamed shares sets; do
         for s in $STRATEGIES; do wanted "work.$mode.$s.$name" && any=yes; done
     done
     [ -n "$any" ] || continue
     need_case "$name" || continue
     in=$INPUTS/$name.bin
     n=$(( $(wc -c <"$in") / 4 - 4 ))
-    for mode in chunks streamed shares; do
+    for mode in chunks streamed shares sets; do
         want="input.residency = device"
+        iters=3
         case $mode in
             chunks) set -- --chunk-values $((n / 3 + 1)) ;;
             streamed)
@@ -29,12 +33,66 @@ for name in $(case_names); do
             shares)
                 set -- --chunk-values $((n / 4 + 1)) --device "$twice"
                 want="shares = 2" ;;
+            sets)
+                c=$((n / 9 + 1))
+                set -- --chunk-values $c --device-budget $((8 * c)) \
+                    --device "$twice,${DEVICE:-0}"
+                want="shares = 3" iters=9 ;;
         esac
         for s in $STRATEGIES; do
             id=work.$mode.$s.$name
             wanted "$id" || continue
-            exact "$id" "$W/$name.$s.$mode" "$INPUTS/$name.ref.bmp" "$want" \
-                --strategy "$s" "$@" -i "$in"
+            X_ITERS=$iters exact "$id" "$W/$name.$s.$mode" "$INPUTS/$name.ref.bmp" \
+                "$want" --strategy "$s" "$@" -i "$in"
         done
     done
 done
+
+# --device all on three PoCL devices (POCL_DEVICES): every count from one
+# to three is measured, and the one used is the rule's (choose.h: the
+# fewest within 2% of the least wall mean) applied here to the means
+# histo.out reports, whichever it is; the counters exact. Then the count
+# forced to two of three (HISTO_TEST_DEVICES_USED), so that a split made
+# again after the measuring is checked byte for byte too.
+all_devices() (
+    POCL_DEVICES="pthread pthread pthread"
+    export POCL_DEVICES
+    DEVICE=all
+    exact "$@"
+)
+if ! wanted work.all_chooses && ! wanted work.all_forced; then
+    :
+elif [ "$PLATFORM" != "Portable Computing Language" ] || [ -n "${HISTO_TEST_DEVICE:-}" ]; then
+    echo "work.all_*: skipped: they register three PoCL devices, and the test device is another"
+elif need_case gauss; then
+    in=$INPUTS/gauss.bin
+    if wanted work.all_chooses; then
+        out=$W/gauss.all
+        line=$(all_devices work.all_chooses "$out" "$INPUTS/gauss.ref.bmp" \
+                   "devices.named = 3" -i "$in")
+        case $line in
+            PASS*)
+                want=$(awk -F' = ' '
+                    /^devices\.measured\.[0-9]+\.wall_mean_us = / {
+                        split($1, k, "."); t[k[3]] = $2; if (k[3] > n) n = k[3] }
+                    END {
+                        best = 1
+                        for (m = 2; m <= n; ++m) if (t[m] < t[best]) best = m
+                        for (m = 1; m < best; ++m) if (t[m] <= t[best] * 1.02) { best = m; break }
+                        print n, best }' "$out.out")
+                used=$(sed -n 's/^devices\.used = //p' "$out.out")
+                shares=$(sed -n 's/^shares = //p' "$out.out")
+                if [ "$want" = "3 $used" ] && [ "$shares" = "$used" ] \
+                        && grep -q "^histo: --device all: $used of 3 devices" "$out.log"; then
+                    ok work.all_chooses
+                else
+                    bad work.all_chooses "measured, and the count the rule gives: '$want'; devices.used '$used', shares '$shares'"
+                fi ;;
+            *) echo "$line" ;;
+        esac
+    fi
+    if wanted work.all_forced; then
+        HISTO_TEST_DEVICES_USED=2 X_ITERS=5 all_devices work.all_forced \
+            "$W/gauss.forced" "$INPUTS/gauss.ref.bmp" "shares = 2" -i "$in"
+    fi
+fi

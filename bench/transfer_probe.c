@@ -1,0 +1,451 @@
+/*
+ * bench/transfer_probe.c - what moving one partial histogram between two
+ * devices of one context costs, each path alone, on one OpenCL platform
+ * (issue 42's breakdown of an iteration on several devices).
+ *
+ *   build/transfer-probe PLATFORM DEVICES [NBYTES [RUNS]]
+ *       (PLATFORM and the comma-separated DEVICES as histo --list shows
+ *        them, at least two; NBYTES = 256 * 8192, the partial of the
+ *        default histogram; RUNS = 200)
+ *
+ * One context over the devices, as histo makes. Every figure is a median
+ * over RUNS, in microseconds, on one line "key = value":
+ *   finish_empty_us      host: clFinish of an empty queue
+ *   kernel_finish_us     host: one small kernel enqueued, then clFinish
+ *   enqueue_kernel_us    host: one clEnqueueNDRangeKernel, not waited for
+ *   flush_us             host: clFlush of a queue holding one kernel
+ *   d2d_copy_us          device: NBYTES copied within the first device
+ *   d2h_us               device: NBYTES from the second device into
+ *                        pinned host memory (a mapped ALLOC_HOST_PTR buffer)
+ *   h2d_us               device: NBYTES from pinned host memory into the
+ *                        first device
+ *   chain_host_us        host: the two copies above, one after the other
+ *                        through an event, enqueued and waited for
+ *   chain_pipelined_us   host: RUNS such chains back to back, each of its
+ *                        own pair of buffers of two, over RUNS
+ *   gather_pipelined_us  the same from every other device into the first
+ *                        at once (DEVICES - 1 chains a round), over RUNS
+ *   implicit_host_us     host: a kernel on the second device writes a
+ *                        buffer, a kernel on the first reads it (the
+ *                        implementation moves it), both waited for
+ *   implicit_kernel_us   device: the reading kernel's own time in that
+ *   implicit_pipelined_us host: RUNS such pairs back to back through
+ *                        events, over RUNS
+ *   touch_kernel_us      device: the writing kernel alone on one device
+ *   cross_wait_enqueue_us host: enqueuing a copy on the first device that
+ *                        waits for the last of 200 kernels just enqueued
+ *                        on the second (near cross_wait_total_us: the
+ *                        enqueue blocks until the other device is done)
+ *   cross_wait_total_us  host: from that enqueue to the copy's end
+ */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_DEVICES 16
+
+static const char source[] =
+    "kernel void touch(global uint4 *b, uint quads, uint v) {\n"
+    "    for (uint i = get_global_id(0); i < quads; i += get_global_size(0))\n"
+    "        b[i] = (uint4)(v + i);\n"
+    "}\n"
+    "kernel void add(global uint4 *acc, global const uint4 *part, uint quads) {\n"
+    "    for (uint i = get_global_id(0); i < quads; i += get_global_size(0))\n"
+    "        acc[i] += part[i];\n"
+    "}\n";
+
+#define CHECK(call)                                                          \
+    do {                                                                     \
+        cl_int e_ = (call);                                                  \
+        if (e_ != CL_SUCCESS) {                                              \
+            fprintf(stderr, "transfer-probe: %s failed: %d (line %d)\n",     \
+                    #call, e_, __LINE__);                                    \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+#define CREATE(lhs, call)                                                    \
+    do {                                                                     \
+        cl_int err = CL_SUCCESS;                                             \
+        (lhs) = (call);                                                      \
+        if (err != CL_SUCCESS || (lhs) == NULL) {                            \
+            fprintf(stderr, "transfer-probe: %s failed: %d (line %d)\n",     \
+                    #call, err, __LINE__);                                   \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double event_us(cl_event ev)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0,
+                                  &t0, NULL));
+    CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1,
+                                  &t1, NULL));
+    return (double)(t1 - t0) * 1e-3;
+}
+
+struct dev {
+    cl_device_id id;
+    cl_command_queue queue, copy;
+    cl_mem part[2], land[2];   /* device buffers of NBYTES             */
+    cl_mem pinned_mem[2];
+    void *pinned[2];           /* mapped: host memory the driver pins  */
+};
+
+/* Host time per round of `runs` rounds enqueued back to back, each
+ * round copying every sender's (devices 1..senders) partial into the
+ * first device through pinned memory: round r uses buffers r % 2, and
+ * its read waits, through an event, for round r - 2's write of them. */
+static double gather(struct dev *d, int senders, size_t nbytes, int runs)
+{
+    const size_t m = (size_t)runs * (size_t)(senders + 1);
+    cl_event *rd = calloc(m, sizeof *rd), *wr = calloc(m, sizeof *wr);
+    if (rd == NULL || wr == NULL) {
+        fprintf(stderr, "transfer-probe: out of memory\n");
+        exit(1);
+    }
+    const int stride = senders + 1;
+    const double t0 = now_us();
+    for (int r = 0; r < runs; ++r) {
+        const int b = r % 2;
+        for (int s = 1; s <= senders; ++s) {
+            const int e = r * stride + s;
+            CHECK(clEnqueueReadBuffer(d[s].copy, d[s].part[b], CL_FALSE, 0,
+                                      nbytes, d[s].pinned[b], r >= 2,
+                                      r >= 2 ? &wr[e - 2 * stride] : NULL,
+                                      &rd[e]));
+            CHECK(clFlush(d[s].copy));
+            CHECK(clEnqueueWriteBuffer(d[0].copy, d[s].land[b], CL_FALSE, 0,
+                                       nbytes, d[s].pinned[b], 1, &rd[e],
+                                       &wr[e]));
+        }
+        CHECK(clFlush(d[0].copy));
+    }
+    for (size_t e = 0; e < m; ++e)
+        if (wr[e] != NULL)
+            CHECK(clWaitForEvents(1, &wr[e]));
+    const double per = (now_us() - t0) / runs;
+    for (size_t e = 0; e < m; ++e) {
+        if (rd[e] != NULL)
+            clReleaseEvent(rd[e]);
+        if (wr[e] != NULL)
+            clReleaseEvent(wr[e]);
+    }
+    free(rd);
+    free(wr);
+    return per;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: transfer-probe PLATFORM DEVICES [NBYTES "
+                        "[RUNS]]\n");
+        return 2;
+    }
+    const unsigned platform_index = (unsigned)strtoul(argv[1], NULL, 10);
+    const size_t nbytes = argc > 3 ? strtoul(argv[3], NULL, 10)
+                                   : (size_t)256 * 8192;
+    const int runs = argc > 4 ? atoi(argv[4]) : 200;
+    if (nbytes == 0 || nbytes % 16 != 0 || runs < 1) {
+        fprintf(stderr, "transfer-probe: NBYTES a multiple of 16, RUNS "
+                        "at least 1\n");
+        return 2;
+    }
+    cl_platform_id platforms[16];
+    cl_uint np = 0;
+    CHECK(clGetPlatformIDs(16, platforms, &np));
+    if (platform_index >= np) {
+        fprintf(stderr, "transfer-probe: no platform %u\n", platform_index);
+        return 2;
+    }
+    cl_device_id all[MAX_DEVICES];
+    cl_uint nall = 0;
+    CHECK(clGetDeviceIDs(platforms[platform_index], CL_DEVICE_TYPE_ALL,
+                         MAX_DEVICES, all, &nall));
+    struct dev d[MAX_DEVICES];
+    cl_device_id ids[MAX_DEVICES];
+    int n = 0;
+    for (char *item = strtok(argv[2], ","); item != NULL && n < MAX_DEVICES;
+         item = strtok(NULL, ",")) {
+        const unsigned i = (unsigned)strtoul(item, NULL, 10);
+        if (i >= nall) {
+            fprintf(stderr, "transfer-probe: no device %u\n", i);
+            return 2;
+        }
+        memset(&d[n], 0, sizeof d[n]);
+        d[n].id = all[i];
+        ++n;
+    }
+    if (n < 2) {
+        fprintf(stderr, "transfer-probe: name two devices or more\n");
+        return 2;
+    }
+    /* a device named twice (one device of a CPU platform) is in the
+     * context once */
+    cl_uint nids = 0;
+    for (int i = 0; i < n; ++i) {
+        cl_uint j = 0;
+        while (j < nids && ids[j] != d[i].id)
+            ++j;
+        if (j == nids)
+            ids[nids++] = d[i].id;
+    }
+    cl_context ctx;
+    CREATE(ctx, clCreateContext(NULL, nids, ids, NULL, NULL, &err));
+    cl_program prog;
+    const char *src = source;
+    CREATE(prog, clCreateProgramWithSource(ctx, 1, &src, NULL, &err));
+    CHECK(clBuildProgram(prog, 0, NULL, "", NULL, NULL));
+    const cl_uint quads = (cl_uint)(nbytes / 16);
+    const size_t global = 132 * 256, group = 256;
+    for (int i = 0; i < n; ++i) {
+        CREATE(d[i].queue, clCreateCommandQueue(ctx, d[i].id,
+                                                CL_QUEUE_PROFILING_ENABLE,
+                                                &err));
+        CREATE(d[i].copy, clCreateCommandQueue(ctx, d[i].id,
+                                               CL_QUEUE_PROFILING_ENABLE,
+                                               &err));
+        for (int b = 0; b < 2; ++b) {
+            CREATE(d[i].part[b], clCreateBuffer(ctx, CL_MEM_READ_WRITE,
+                                                nbytes, NULL, &err));
+            CREATE(d[i].land[b], clCreateBuffer(ctx, CL_MEM_READ_WRITE,
+                                                nbytes, NULL, &err));
+            CREATE(d[i].pinned_mem[b],
+                   clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR
+                                  | CL_MEM_READ_WRITE, nbytes, NULL, &err));
+            CREATE(d[i].pinned[b],
+                   clEnqueueMapBuffer(d[0].queue, d[i].pinned_mem[b], CL_TRUE,
+                                      CL_MAP_READ | CL_MAP_WRITE, 0, nbytes,
+                                      0, NULL, NULL, &err));
+        }
+    }
+    cl_kernel touch[MAX_DEVICES], add[MAX_DEVICES];
+    for (int i = 0; i < n; ++i) {
+        CREATE(touch[i], clCreateKernel(prog, "touch", &err));
+        CREATE(add[i], clCreateKernel(prog, "add", &err));
+    }
+    /* every buffer used once on the device that uses it from now on */
+    for (int i = 0; i < n; ++i) {
+        for (int b = 0; b < 2; ++b) {
+            const cl_uint v = (cl_uint)(i * 2 + b);
+            CHECK(clSetKernelArg(touch[i], 0, sizeof(cl_mem), &d[i].part[b]));
+            CHECK(clSetKernelArg(touch[i], 1, sizeof quads, &quads));
+            CHECK(clSetKernelArg(touch[i], 2, sizeof v, &v));
+            CHECK(clEnqueueNDRangeKernel(d[i].queue, touch[i], 1, NULL,
+                                         &global, &group, 0, NULL, NULL));
+            CHECK(clSetKernelArg(touch[i], 0, sizeof(cl_mem), &d[i].land[b]));
+            CHECK(clEnqueueNDRangeKernel(d[i].queue, touch[i], 1, NULL,
+                                         &global, &group, 0, NULL, NULL));
+        }
+        CHECK(clFinish(d[i].queue));
+    }
+    double *v = malloc(sizeof *v * (size_t)runs);
+    double *w = malloc(sizeof *w * (size_t)runs);
+    if (v == NULL || w == NULL)
+        return 1;
+    const int warm = runs < 10 ? runs : 10;
+
+    /* host costs */
+    for (int r = 0; r < runs; ++r) {
+        const double t0 = now_us();
+        CHECK(clFinish(d[0].queue));
+        v[r] = now_us() - t0;
+    }
+    printf("finish_empty_us = %.2f\n", median(v, runs));
+    CHECK(clSetKernelArg(touch[0], 0, sizeof(cl_mem), &d[0].part[0]));
+    for (int r = 0; r < runs + warm; ++r) {
+        const double t0 = now_us();
+        CHECK(clEnqueueNDRangeKernel(d[0].queue, touch[0], 1, NULL, &group,
+                                     &group, 0, NULL, NULL));
+        const double t1 = now_us();
+        CHECK(clFlush(d[0].queue));
+        const double t2 = now_us();
+        CHECK(clFinish(d[0].queue));
+        if (r >= warm) {
+            v[r - warm] = t1 - t0;
+            w[r - warm] = t2 - t1;
+        }
+    }
+    printf("enqueue_kernel_us = %.2f\n", median(v, runs));
+    printf("flush_us = %.2f\n", median(w, runs));
+    for (int r = 0; r < runs + warm; ++r) {
+        const double t0 = now_us();
+        CHECK(clEnqueueNDRangeKernel(d[0].queue, touch[0], 1, NULL, &group,
+                                     &group, 0, NULL, NULL));
+        CHECK(clFinish(d[0].queue));
+        if (r >= warm)
+            v[r - warm] = now_us() - t0;
+    }
+    printf("kernel_finish_us = %.2f\n", median(v, runs));
+    CHECK(clSetKernelArg(touch[0], 0, sizeof(cl_mem), &d[0].land[0]));
+    for (int r = 0; r < runs + warm; ++r) {
+        cl_event ev;
+        CHECK(clEnqueueNDRangeKernel(d[0].queue, touch[0], 1, NULL, &global,
+                                     &group, 0, NULL, &ev));
+        CHECK(clWaitForEvents(1, &ev));
+        if (r >= warm)
+            v[r - warm] = event_us(ev);
+        clReleaseEvent(ev);
+    }
+    printf("touch_kernel_us = %.2f\n", median(v, runs));
+
+    /* explicit copies, each alone */
+    for (int r = 0; r < runs + warm; ++r) {
+        cl_event ev;
+        CHECK(clEnqueueCopyBuffer(d[0].queue, d[0].part[0], d[0].land[0], 0, 0,
+                                  nbytes, 0, NULL, &ev));
+        CHECK(clWaitForEvents(1, &ev));
+        if (r >= warm)
+            v[r - warm] = event_us(ev);
+        clReleaseEvent(ev);
+    }
+    printf("d2d_copy_us = %.2f\n", median(v, runs));
+    for (int r = 0; r < runs + warm; ++r) {
+        cl_event ev;
+        CHECK(clEnqueueReadBuffer(d[1].copy, d[1].part[0], CL_FALSE, 0, nbytes,
+                                  d[1].pinned[0], 0, NULL, &ev));
+        CHECK(clWaitForEvents(1, &ev));
+        if (r >= warm)
+            v[r - warm] = event_us(ev);
+        clReleaseEvent(ev);
+    }
+    printf("d2h_us = %.2f\n", median(v, runs));
+    for (int r = 0; r < runs + warm; ++r) {
+        cl_event ev;
+        CHECK(clEnqueueWriteBuffer(d[0].copy, d[0].land[0], CL_FALSE, 0,
+                                   nbytes, d[1].pinned[0], 0, NULL, &ev));
+        CHECK(clWaitForEvents(1, &ev));
+        if (r >= warm)
+            v[r - warm] = event_us(ev);
+        clReleaseEvent(ev);
+    }
+    printf("h2d_us = %.2f\n", median(v, runs));
+
+    /* the chain, waited for each time */
+    for (int r = 0; r < runs + warm; ++r) {
+        cl_event rd, wr;
+        const double t0 = now_us();
+        CHECK(clEnqueueReadBuffer(d[1].copy, d[1].part[0], CL_FALSE, 0, nbytes,
+                                  d[1].pinned[0], 0, NULL, &rd));
+        CHECK(clFlush(d[1].copy));
+        CHECK(clEnqueueWriteBuffer(d[0].copy, d[0].land[0], CL_FALSE, 0,
+                                   nbytes, d[1].pinned[0], 1, &rd, &wr));
+        CHECK(clFlush(d[0].copy));
+        CHECK(clWaitForEvents(1, &wr));
+        if (r >= warm)
+            v[r - warm] = now_us() - t0;
+        clReleaseEvent(rd);
+        clReleaseEvent(wr);
+    }
+    printf("chain_host_us = %.2f\n", median(v, runs));
+
+    gather(d, n - 1, nbytes, warm); /* landing buffers onto device 0 */
+    printf("chain_pipelined_us = %.2f\n", gather(d, 1, nbytes, runs));
+    printf("gather_pipelined_us = %.2f\n", gather(d, n - 1, nbytes, runs));
+
+    /* implicit migration: written on device 1, read on device 0 */
+    CHECK(clSetKernelArg(touch[1], 0, sizeof(cl_mem), &d[1].part[1]));
+    CHECK(clSetKernelArg(add[0], 0, sizeof(cl_mem), &d[0].land[1]));
+    CHECK(clSetKernelArg(add[0], 1, sizeof(cl_mem), &d[1].part[1]));
+    CHECK(clSetKernelArg(add[0], 2, sizeof quads, &quads));
+    for (int r = 0; r < runs + warm; ++r) {
+        cl_event wrote, read;
+        const cl_uint val = (cl_uint)r;
+        CHECK(clSetKernelArg(touch[1], 2, sizeof val, &val));
+        const double t0 = now_us();
+        CHECK(clEnqueueNDRangeKernel(d[1].queue, touch[1], 1, NULL, &global,
+                                     &group, 0, NULL, &wrote));
+        CHECK(clFlush(d[1].queue));
+        CHECK(clEnqueueNDRangeKernel(d[0].queue, add[0], 1, NULL, &global,
+                                     &group, 1, &wrote, &read));
+        CHECK(clFlush(d[0].queue));
+        CHECK(clWaitForEvents(1, &read));
+        if (r >= warm) {
+            v[r - warm] = now_us() - t0;
+            w[r - warm] = event_us(read);
+        }
+        clReleaseEvent(wrote);
+        clReleaseEvent(read);
+    }
+    printf("implicit_host_us = %.2f\n", median(v, runs));
+    printf("implicit_kernel_us = %.2f\n", median(w, runs));
+    {
+        cl_event prev = NULL;
+        const double t0 = now_us();
+        for (int r = 0; r < runs; ++r) {
+            cl_event wrote, read;
+            CHECK(clEnqueueNDRangeKernel(d[1].queue, touch[1], 1, NULL,
+                                         &global, &group, prev != NULL,
+                                         prev != NULL ? &prev : NULL,
+                                         &wrote));
+            CHECK(clFlush(d[1].queue));
+            CHECK(clEnqueueNDRangeKernel(d[0].queue, add[0], 1, NULL, &global,
+                                         &group, 1, &wrote, &read));
+            CHECK(clFlush(d[0].queue));
+            clReleaseEvent(wrote);
+            if (prev != NULL)
+                clReleaseEvent(prev);
+            prev = read;
+        }
+        CHECK(clWaitForEvents(1, &prev));
+        printf("implicit_pipelined_us = %.2f\n", (now_us() - t0) / runs);
+        clReleaseEvent(prev);
+    }
+    /* does an enqueue that waits for another device's unfinished event
+     * return at once? a long run of kernels on the second device, then a
+     * copy on the first that waits for its last */
+    {
+        cl_event last = NULL;
+        CHECK(clSetKernelArg(touch[1], 0, sizeof(cl_mem), &d[1].part[0]));
+        for (int r = 0; r < 200; ++r) {
+            if (last != NULL)
+                clReleaseEvent(last);
+            CHECK(clEnqueueNDRangeKernel(d[1].queue, touch[1], 1, NULL,
+                                         &global, &group, 0, NULL, &last));
+        }
+        CHECK(clFlush(d[1].queue));
+        cl_event wr;
+        const double t0 = now_us();
+        CHECK(clEnqueueWriteBuffer(d[0].copy, d[0].land[0], CL_FALSE, 0,
+                                   nbytes, d[1].pinned[0], 1, &last, &wr));
+        const double t1 = now_us();
+        CHECK(clFlush(d[0].copy));
+        CHECK(clWaitForEvents(1, &wr));
+        const double t2 = now_us();
+        printf("cross_wait_enqueue_us = %.2f\ncross_wait_total_us = %.2f\n",
+               t1 - t0, t2 - t0);
+        clReleaseEvent(last);
+        clReleaseEvent(wr);
+    }
+    for (int i = 0; i < n; ++i) {
+        CHECK(clFinish(d[i].queue));
+        CHECK(clFinish(d[i].copy));
+    }
+    printf("nbytes = %zu\nruns = %d\ndevices = %d\n", nbytes, runs, n);
+    return 0;
+}

@@ -1,0 +1,91 @@
+/* choose.c - the device count of --device all, measured (see choose.h). */
+#include "choose.h"
+
+#include "error.h"
+#include "run.h"
+
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
+
+size_t choose_fastest(const double *wall_us, size_t n)
+{
+    size_t best = 0;
+    for (size_t m = 1; m < n; ++m)
+        if (wall_us[m] < wall_us[best])
+            best = m;
+    for (size_t m = 0; m < best; ++m)
+        if (wall_us[m] <= wall_us[best] * (1.0 + CHOOSE_MARGIN))
+            return m + 1;
+    return best + 1;
+}
+
+/* The current split's wall mean an iteration: `warmup` iterations, then
+ * as many as fill CHOOSE_TIMED_S by their time, within the bounds. */
+static int measure(struct work *w, double *wall_us, unsigned long *timed)
+{
+    struct run_plan plan;
+    struct run_times t;
+    work_run_plan(w, &plan);
+    int status = run_plan(&plan, CHOOSE_WARMUP, &t);
+    if (status != HISTO_OK) {
+        run_times_free(&t);
+        return status;
+    }
+    const double each = t.wall_s / CHOOSE_WARMUP;
+    run_times_free(&t);
+    double n = each > 0 ? CHOOSE_TIMED_S / each : CHOOSE_MAX_TIMED;
+    n = n < CHOOSE_MIN_TIMED ? CHOOSE_MIN_TIMED
+      : n > CHOOSE_MAX_TIMED ? CHOOSE_MAX_TIMED : n;
+    *timed = (unsigned long)n;
+    if ((status = run_plan(&plan, *timed, &t)) == HISTO_OK)
+        *wall_us = t.wall_s * 1e6 / (double)*timed;
+    run_times_free(&t);
+    return status;
+}
+
+int choose_devices(struct work *w, bool all, struct choice *c)
+{
+    *c = (struct choice){
+        .all = all,
+        .named = work_ndevices(w),
+        .used = work_nshares(w),
+    };
+    if (!all) {
+        c->why = "the devices --device names";
+        return HISTO_OK;
+    }
+    if (c->named == 1) {
+        c->why = "the only device of the platform";
+        return HISTO_OK;
+    }
+    if (!work_can_reshare(w)) {
+        c->why = "the input is larger than the first device's budget, so "
+                 "every device counts a share (not measured)";
+        return HISTO_OK;
+    }
+    int status = HISTO_OK;
+    for (size_t m = 1; m <= c->named; ++m) {
+        if ((m > 1 && (status = work_reshare(w, m)) != HISTO_OK)
+            || (status = measure(w, &c->wall_us[m - 1],
+                                 &c->iterations[m - 1])) != HISTO_OK)
+            return status;
+        c->measured = m;
+    }
+    c->used = choose_fastest(c->wall_us, c->measured);
+    c->why = "the fewest devices within " TEXT(CHOOSE_MARGIN_PERCENT)
+             "% of the least wall time an iteration, each count measured";
+    /* Tests: a count other than the fastest, so that every split after a
+     * measured one is checked where one device is always fastest. */
+    unsigned long forced = 0;
+    if ((status = strategy_env_number("HISTO_TEST_DEVICES_USED", c->named,
+                                      &forced)) != HISTO_OK)
+        return status;
+    if (forced != 0) {
+        c->used = forced;
+        c->why = "forced by HISTO_TEST_DEVICES_USED (for tests), each count "
+                 "measured";
+    }
+    if (c->used != c->measured)
+        status = work_reshare(w, c->used);
+    return status;
+}
