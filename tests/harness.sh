@@ -852,42 +852,38 @@ else
     echo "SKIP harness.interrupted_run: no setsid"
 fi
 
+# report_matches NAME: make report (METRIC from the environment) on
+# tests/data/NAME.jsonl gives tests/data/NAME.txt and NAME.csv exactly.
+report_matches() {
+    sh validate/report.sh -o "$W/$1" device "tests/data/$1.jsonl" >"$W/$1.out" 2>&1 \
+        && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/$1.out" | cmp -s - "tests/data/$1.txt" \
+        && cmp -s "$W/$1.csv" "tests/data/$1.csv"
+}
 # make report on a committed sample with known numbers (tests/data/:
 # two devices, a later record replacing an earlier one, a bench row): the
 # table and the CSV exactly as committed, worked out by hand from the
 # sample; the plot where gnuplot is installed.
-if sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
-        >"$W/report.txt" 2>&1 \
-   && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report.txt" | cmp -s - tests/data/report-sample.txt \
-   && cmp -s "$W/report.csv" tests/data/report-sample.csv \
-   && { ! command -v gnuplot >/dev/null 2>&1 || [ -s "$W/report.png" ]; }; then
+if report_matches report-sample \
+   && { ! command -v gnuplot >/dev/null 2>&1 || [ -s "$W/report-sample.png" ]; }; then
     ok harness.report
 else
-    bad harness.report "$(head -c 400 "$W/report.txt")"
+    bad harness.report "$(head -c 400 "$W/report-sample.out")"
 fi
 # METRIC=energy: millijoules per iteration, a record without a figure
 # (train: energy_j_per_iteration null) left out; the sample's 0.009165733
 # and 0.0757326 J are 9.166 and 75.733 mJ.
-if METRIC=energy sh validate/report.sh -o "$W/report-energy" device \
-        tests/data/report-energy.jsonl >"$W/report-energy.txt" 2>&1 \
-   && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report-energy.txt" \
-      | cmp -s - tests/data/report-energy.txt \
-   && cmp -s "$W/report-energy.csv" tests/data/report-energy.csv; then
+if METRIC=energy report_matches report-energy; then
     ok harness.report_energy
 else
-    bad harness.report_energy "$(head -c 400 "$W/report-energy.txt")"
+    bad harness.report_energy "$(head -c 400 "$W/report-energy.out")"
 fi
 # impossible figures (below or at zero, not a number, not finite) are
 # INVALID, never PASS; a device time under 1 us keeps its digits and its
 # ratio is finite; names with commas and quotes are CSV-escaped
-if sh validate/report.sh -o "$W/report-odd" device tests/data/report-odd.jsonl \
-        >"$W/report-odd.txt" 2>&1 \
-   && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report-odd.txt" \
-      | cmp -s - tests/data/report-odd.txt \
-   && cmp -s "$W/report-odd.csv" tests/data/report-odd.csv; then
+if report_matches report-odd; then
     ok harness.report_odd_values
 else
-    bad harness.report_odd_values "$(head -c 600 "$W/report-odd.txt")"
+    bad harness.report_odd_values "$(head -c 600 "$W/report-odd.out")"
 fi
 if sh validate/report.sh -o "$W/report-bad" nosuch.jsonl >/dev/null 2>&1; then
     bad harness.report_missing_log "a missing log was accepted"

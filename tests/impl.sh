@@ -31,6 +31,25 @@ l_narrow  --image 1001x999 --histo 257x33 --row-mean 16 --row-sigma 1 --col-mean
 l_twoeye  --image 1001x999 --histo 256x33 --dist twoeye --row-mean 8 --second-row 20 --row-sigma 2 --col-mean 100 --col-sigma 2
 l_edge    --image 1001x999 --histo 257x32 --row-mean 0 --row-sigma 2 --col-mean 200 --col-sigma 2
 '
+# verdict ID STATUS STRATEGY REF.bmp: a run's line. fused waits for other
+# groups in loops of no fixed length: where the device ends loops early it
+# must refuse, loudly, and write nothing; 124 is timeout's (a queue that
+# waits on one never flushed hangs); else exact counters.
+verdict() {
+    if [ "$3" = fused ] && [ "$2" -eq 4 ] \
+       && grep -q "ends a work-item's loops after [0-9]* iterations: use --strategy eye" "$W/$1.log" \
+       && [ ! -e "$W/$1.bmp" ] && [ ! -e "$W/$1.raw" ]; then
+        echo "PASS $1 (refused: the device's loop limit)"
+    elif [ "$2" -eq 124 ]; then
+        echo "FAIL $1: no answer in 120 s (a queue waits on one never flushed?)"
+    elif [ "$2" -ne 0 ]; then
+        echo "FAIL $1: histo failed: $(tail -n 2 "$W/$1.log" | tr '\n' ' ')"
+    elif same_counts "$W/$1.bmp" "$4"; then
+        echo "PASS $1"
+    else
+        echo "FAIL $1: $(cat "$W/last.diff")"
+    fi
+}
 for icd in "$vendors"/*.icd; do
     [ -f "$icd" ] || continue
     tag=$(basename "$icd" .icd)
@@ -91,20 +110,7 @@ $limit_cases" ;;
             OCL_ICD_VENDORS=$dir $HISTO --platform 0 $pick \
                 -i "$in" -o "$W/$id.bmp" --raw "$W/$id.raw" \
                 --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1
-            st=$?
-            # fused waits for other groups in loops of no fixed length:
-            # where the device ends loops early it must refuse, loudly
-            if [ "$s" = fused ] && [ "$st" -eq 4 ] \
-               && grep -q "ends a work-item's loops after [0-9]* iterations: use --strategy eye" "$W/$id.log" \
-               && [ ! -e "$W/$id.bmp" ] && [ ! -e "$W/$id.raw" ]; then
-                echo "PASS $id (refused: the device's loop limit)"
-            elif [ "$st" -ne 0 ]; then
-                echo "FAIL $id: histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
-            elif same_counts "$W/$id.bmp" "$INPUTS/$case_name.ref.bmp"; then
-                echo "PASS $id"
-            else
-                echo "FAIL $id: $(cat "$W/last.diff")"
-            fi
+            verdict "$id" $? "$s" "$INPUTS/$case_name.ref.bmp"
             rm -f "$W/$id.bmp"
         done
     done >"$W/impl.$tag.log"
@@ -127,19 +133,7 @@ $limit_cases" ;;
                     -i "$INPUTS/$first.bin" -o "$W/$id.bmp" \
                     --raw "$W/$id.raw" --timing "$W/$id.out" -- 2 \
                     >"$W/$id.log" 2>&1
-                st=$?
-                if [ "$s" = fused ] && [ "$st" -eq 4 ] \
-                   && grep -q "ends a work-item's loops after" "$W/$id.log"; then
-                    echo "PASS $id (refused: the device's loop limit)"
-                elif [ "$st" -eq 124 ]; then
-                    echo "FAIL $id: no answer in 120 s (a queue waits on one never flushed?)"
-                elif [ "$st" -ne 0 ]; then
-                    echo "FAIL $id: histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
-                elif same_counts "$W/$id.bmp" "$INPUTS/$first.ref.bmp"; then
-                    echo "PASS $id"
-                else
-                    echo "FAIL $id: $(cat "$W/last.diff")"
-                fi
+                verdict "$id" $? "$s" "$INPUTS/$first.ref.bmp"
                 rm -f "$W/$id.bmp" "$W/$id.raw"
             done
         done >>"$W/impl.$tag.log" ;;

@@ -18,6 +18,9 @@
 # (T=device.eye.gauss, T=work.streamed): that subject runs, and only the
 # lines of matching ids count.
 #
+# A subject that passes leaves only its log and .err (HISTO_TEST_KEEP=1
+# keeps its folder too); the shared inputs stay until the next suite.
+#
 # Every line's arrival is timed: tests/work/times.tsv holds, per test,
 # the seconds since the line before it in the same subject (what the
 # test took, roughly), and tests/work/subjects.tsv each subject's
@@ -88,6 +91,7 @@ running=""
 start_subject() {
     s=$1
     echo "== $s: started"
+    rm -f "$ROOT/$s.status" "$ROOT/$s.log" "$ROOT/$s.new"
     eval "started_$s=$(now) read_$s=0 last_$s=\$started_$s pass_$s=0 fail_$s=0 skip_$s=0"
     (TEST_FILTER=$filter sh "tests/$s.sh" >"$ROOT/$s.log" 2>"$ROOT/$s.err"
      echo $? >"$ROOT/$s.status") &
@@ -138,10 +142,19 @@ finish_subject() {
     grep "skipped" "$ROOT/$s.err" | sed "s/^/  /"
     secs=$(since "$t0")
     printf '%s\t%s\n' "$s" "$secs" >>"$ROOT/subjects.tsv"
+    # a subject that passed leaves its log and no outputs; a failed one
+    # keeps them for whoever looks
+    [ "$f" -ne 0 ] || [ -n "${HISTO_TEST_KEEP:-}" ] || rm -rf "${ROOT:?}/$s"
     echo "== $s: $p passed, $f failed, $k skipped ($secs s)"
     pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
 }
 
+# the peak size of the work folder, sampled every 20 s
+peak_kb=0 sampled=0
+sample_size() {
+    kb=$(du -sk "$ROOT" 2>/dev/null | cut -f1)
+    [ "${kb:-0}" -le "$peak_kb" ] || peak_kb=$kb
+}
 t_all=$(now)
 queue=$selected
 while [ -n "$queue" ] || [ -n "$running" ]; do
@@ -161,8 +174,11 @@ while [ -n "$queue" ] || [ -n "$running" ]; do
         fi
     done
     running=$still
+    sampled=$((sampled + 1))
+    [ $((sampled % 40)) -ne 1 ] || sample_size
     [ -z "$running" ] || sleep 0.5
 done
+sample_size
 
 results_state >"$ROOT/results.after"
 if [ -z "$filter" ] && [ -z "$T" ]; then
@@ -181,7 +197,7 @@ fi
 if [ -z "$T" ]; then
     echo "slowest tests (s): $(sort -t "$(printf '\t')" -k3 -rn "$ROOT/times.tsv" | head -n 10 \
         | awk -F '\t' '{ printf "%s%s %s", NR > 1 ? ", " : "", $2, $3 }')"
-    echo "suite: $(since "$t_all") s with $JOBS at a time; tests/work at its end: $(du -sh "$ROOT" 2>/dev/null | cut -f1)"
+    echo "suite: $(since "$t_all") s with $JOBS at a time; $ROOT at most $((peak_kb / 1024)) MiB (sampled every 20 s), $(du -sm "$ROOT" 2>/dev/null | cut -f1) MiB at the end"
 fi
 echo "$skip skipped (each SKIP line above says why)"
 echo "$pass passed, $fail failed"
