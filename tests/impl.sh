@@ -18,7 +18,8 @@ vendors=${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors
 [ -d "$vendors" ] || vendors=/etc/OpenCL/vendors
 ran_impl="" skipped_impl=""
 [ -d "${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors" ] \
-    || skipped_impl="Intel and Oclgrind (not installed: make platforms);"
+    || { skipped_impl="Intel and Oclgrind (not installed: make platforms);"
+         echo "SKIP impl.intel_oclgrind: not installed (make platforms)"; }
 small_cases='
 g_small  --image 333x77 --histo 100x37 --row-mean 18 --row-sigma 5 --col-mean 50 --col-sigma 20
 g_tiny   --image 7x3 --histo 5x3 --dist uniform
@@ -61,10 +62,12 @@ for icd in "$vendors"/*.icd; do
            | sed -n '/^platform 0: /{s/^platform 0: //; s/ (.*//; p; q; }')
     if [ -z "$name" ]; then
         skipped_impl="$skipped_impl $tag (its library lists no platform here);"
+        echo "SKIP impl.$tag: its library lists no platform here"
         continue
     fi
     if ! OCL_ICD_VENDORS=$dir $HISTO --list 2>/dev/null | grep -q "^  device "; then
         skipped_impl="$skipped_impl $name (no device here);"
+        echo "SKIP impl.$tag: $name has no device here"
         continue
     fi
     case $name in "$PLATFORM"*) continue ;; esac
@@ -83,6 +86,7 @@ for icd in "$vendors"/*.icd; do
         st=$?
         if [ "$st" -ge 128 ]; then
             skipped_impl="$skipped_impl $name (ends by signal $((st - 128)) in the sanitizer build: $(tail -n 1 "$W/probe.$tag.log"); make test runs it);"
+            echo "SKIP impl.$tag: ends by signal $((st - 128)) in the sanitizer build (make test runs it)"
             continue
         fi
     fi
@@ -113,7 +117,7 @@ $limit_cases" ;;
             verdict "$id" $? "$s" "$INPUTS/$case_name.ref.bmp"
             rm -f "$W/$id.bmp"
         done
-    done >"$W/impl.$tag.log"
+    done | tee "$W/impl.$tag.log"
     # Streamed input (a second queue copies while the first counts) and
     # two shares of one device, for every strategy: each queue that
     # another waits on must be flushed, or an implementation that starts
@@ -136,7 +140,7 @@ $limit_cases" ;;
                 verdict "$id" $? "$s" "$INPUTS/$first.ref.bmp"
                 rm -f "$W/$id.bmp" "$W/$id.raw"
             done
-        done >>"$W/impl.$tag.log" ;;
+        done | tee -a "$W/impl.$tag.log" ;;
     esac
     # the fused program built with the fence its histo.out names, and the
     # default fused only where that fence is of device scope (device.h)
@@ -154,7 +158,7 @@ $limit_cases" ;;
             echo "FAIL $id: $why"
         else
             echo "PASS $id ($(sed -n 's/^config\.fence = //p' "$f.out"); default $dflt)"
-        fi >>"$W/impl.$tag.log"
+        fi | tee -a "$W/impl.$tag.log"
     fi
     # kernels/probe.cl's loop limit against tests/loop_limit.c, which
     # counts a long loop in a kernel of its own: the two must agree on
@@ -168,15 +172,16 @@ $limit_cases" ;;
     probe=$(sed -n 's/^share\.0\.loop_limit = //p' "$W/impl.$tag.default.g_one.out" \
             "$W/impl.$tag.default.$(case_names | head -n 1).out" 2>/dev/null | head -n 1)
     if [ -z "$repro" ] || [ -z "$probe" ]; then
-        echo "FAIL $id: no answer: $(head -n 1 "$W/$id.log") probe '$probe'" >>"$W/impl.$tag.log"
+        echo "FAIL $id: no answer: $(head -n 1 "$W/$id.log") probe '$probe'"
     elif { [ "$repro" -eq 0 ] && [ "$probe" = none ]; } \
          || { [ "$repro" -eq 1 ] && [ "$probe" != none ]; }; then
-        echo "PASS $id" >>"$W/impl.$tag.log"
+        echo "PASS $id"
         echo "$name: loop limit $probe ($(head -n 1 "$W/$id.log"))"
     else
-        echo "FAIL $id: histo's probe says '$probe', the reproducer: $(head -n 1 "$W/$id.log")" >>"$W/impl.$tag.log"
+        echo "FAIL $id: histo's probe says '$probe', the reproducer: $(head -n 1 "$W/$id.log")"
     fi
-    relay "$W/impl.$tag.log" ""
+    grep -q '^PASS \|^FAIL ' "$W/impl.$tag.log" \
+        || echo "FAIL impl.$tag.ran: no case gave a result"
 done
 echo "implementations: $PLATFORM (the test platform);$ran_impl skipped: ${skipped_impl:-none}"
 

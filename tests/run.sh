@@ -196,7 +196,7 @@ if [ -n "$filter" ] && [ $((pass + fail + skip)) -eq 0 ]; then
 fi
 if [ -z "$T" ]; then
     echo "slowest tests (s): $(sort -t "$(printf '\t')" -k3 -rn "$ROOT/times.tsv" | head -n 10 \
-        | awk -F '\t' '{ printf "%s%s %s", NR > 1 ? ", " : "", $2, $3 }')"
+        | awk -F '\t' '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $3 }')"
     echo "suite: $(since "$t_all") s with $JOBS at a time; $ROOT at most $((peak_kb / 1024)) MiB (sampled every 20 s), $(du -sm "$ROOT" 2>/dev/null | cut -f1) MiB at the end"
 fi
 echo "$skip skipped (each SKIP line above says why)"
