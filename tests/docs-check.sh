@@ -12,7 +12,8 @@
 # The check prints "PASS docs.ID (FILE:LINE)" or "FAIL docs.ID ..." per
 # example, with no summary line (tests/run.sh counts them; alone it exits
 # non-zero on a failure). Numbers, digests, commit ids (histo --version's
-# commit line whole), runs of spaces and the device's name may differ;
+# commit line whole, and what built it: its cc, compiler, cflags, ldflags
+# and ldlibs lines), runs of spaces and the device's name may differ;
 # the words, the fields and their order may not. The results tables are
 # compared exactly: bench/results-table.sh and bench/scaling-table.sh
 # compute them from the committed rows.
@@ -104,6 +105,9 @@ normal() {
         if (id == "run-result") sub(/\| (reportable|not reportable: .*)$/, "| @REPORTABLE@")
         # the commit: an id, -modified with uncommitted changes, or unknown
         if (id == "version") sub(/^commit: .*/, "commit: @COMMIT@")
+        # and what built it: a sanitizer build (make test-asan) has other
+        # flags, another machine another compiler
+        if (id == "version" && $0 ~ /^(cc|compiler|cflags|ldflags|ldlibs) = /) sub(/ = .*/, " = @BUILD@")
         gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+/, "@HEX@")
         gsub(/[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?/, "#")
         gsub(/[ \t]+/, " ")
