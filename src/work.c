@@ -404,27 +404,52 @@ fail:
     return status;
 }
 
-/* Host memory for a streamed chunk: a mapped buffer allocated by the
- * implementation (pinned on GPUs, so copies from it run at full speed
- * and asynchronously) where it gives one, else ordinary memory; pinned
- * stays true while every chunk so far got the former. */
+/* Host memory allocated by the implementation, mapped on `queue` with
+ * `flags`: pinned on GPUs, so copies from and to it run at full speed and
+ * asynchronously. The mapping, its buffer in *mem; NULL (and *mem NULL)
+ * where the implementation gives none: the caller falls back to ordinary
+ * memory. */
+static void *map_pinned(struct work *w, cl_command_queue queue, size_t bytes,
+                        cl_map_flags flags, cl_mem *mem)
+{
+    cl_int err;
+    *mem = clCreateBuffer(w->context, CL_MEM_ALLOC_HOST_PTR
+                          | CL_MEM_READ_WRITE, bytes, NULL, &err);
+    void *p = NULL;
+    if (*mem != NULL && err == CL_SUCCESS)
+        p = clEnqueueMapBuffer(queue, *mem, CL_TRUE, flags, 0, bytes, 0,
+                               NULL, NULL, &err);
+    if (p != NULL && err == CL_SUCCESS)
+        return p;
+    if (*mem != NULL)
+        clReleaseMemObject(*mem);
+    *mem = NULL;
+    return NULL;
+}
+
+/* What map_pinned gave (mem not NULL: unmapped on `queue`, released) or
+ * its fallback's ordinary memory (freed). */
+static void unmap_pinned(cl_command_queue queue, cl_mem mem, void *p)
+{
+    if (mem != NULL) {
+        clEnqueueUnmapMemObject(queue, mem, p, 0, NULL, NULL);
+        clFinish(queue);
+        clReleaseMemObject(mem);
+    } else {
+        free(p);
+    }
+}
+
+/* Host memory for a streamed chunk: pinned where the implementation
+ * gives it (map_pinned), else ordinary memory; pinned stays true while
+ * every chunk so far got the former. */
 static int host_chunk(struct work *w, struct work_share *sh, size_t c,
                       size_t bytes)
 {
-    cl_int err;
-    cl_mem mem = clCreateBuffer(w->context, CL_MEM_ALLOC_HOST_PTR
-                                | CL_MEM_READ_WRITE, bytes, NULL, &err);
-    void *p = NULL;
-    if (mem != NULL && err == CL_SUCCESS)
-        p = clEnqueueMapBuffer(sh->queue, mem, CL_TRUE, CL_MAP_WRITE, 0,
-                               bytes, 0, NULL, NULL, &err);
-    if (p != NULL && err == CL_SUCCESS) {
-        sh->host_mem[c] = mem;
-        sh->host[c] = p;
+    sh->host[c] = map_pinned(w, sh->queue, bytes, CL_MAP_WRITE,
+                             &sh->host_mem[c]);
+    if (sh->host[c] != NULL)
         return HISTO_OK;
-    }
-    if (mem != NULL)
-        clReleaseMemObject(mem);
     sh->pinned = false;
     sh->host[c] = malloc(bytes);
     if (sh->host[c] == NULL) {
@@ -575,27 +600,17 @@ fail:
 }
 
 /* Host memory for a share's partial histogram on its way between
- * devices: pinned (a mapped ALLOC_HOST_PTR buffer), so that both copies
- * are asynchronous and at full speed, where the implementation gives it;
- * else ordinary memory, and w->parts_pinned false. */
+ * devices: pinned where the implementation gives it (map_pinned), so that
+ * both copies are asynchronous and at full speed; else ordinary memory,
+ * and w->parts_pinned false. */
 static int host_part(struct work *w, struct work_share *sh, size_t set)
 {
     const size_t bytes = w->input->nbins;
-    cl_int err;
-    cl_mem mem = clCreateBuffer(w->context, CL_MEM_ALLOC_HOST_PTR
-                                | CL_MEM_READ_WRITE, bytes, NULL, &err);
-    void *p = NULL;
-    if (mem != NULL && err == CL_SUCCESS)
-        p = clEnqueueMapBuffer(sh->queue, mem, CL_TRUE,
-                               CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
-                               NULL, NULL, &err);
-    if (p != NULL && err == CL_SUCCESS) {
-        sh->host_part_mem[set] = mem;
-        sh->host_part[set] = p;
+    sh->host_part[set] = map_pinned(w, sh->queue, bytes,
+                                    CL_MAP_READ | CL_MAP_WRITE,
+                                    &sh->host_part_mem[set]);
+    if (sh->host_part[set] != NULL)
         return HISTO_OK;
-    }
-    if (mem != NULL)
-        clReleaseMemObject(mem);
     w->parts_pinned = false;
     sh->host_part[set] = histo_calloc(bytes, 1, "partial histogram");
     return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
@@ -983,28 +998,16 @@ static void release_split(struct work *w, bool keep_first)
             for (size_t i = 0; i < 3; ++i)
                 if (*held[i] != NULL)
                     clReleaseEvent(*held[i]);
-            if (sh->host_part_mem[set] != NULL) {
-                clEnqueueUnmapMemObject(sh->queue, sh->host_part_mem[set],
-                                        sh->host_part[set], 0, NULL, NULL);
-                clFinish(sh->queue);
-                clReleaseMemObject(sh->host_part_mem[set]);
-            } else {
-                free(sh->host_part[set]);
-            }
+            unmap_pinned(sh->queue, sh->host_part_mem[set],
+                         sh->host_part[set]);
         }
         strategy_release_objects(NULL, 0, sh->landing, WORK_SETS);
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
         if (!(keep_first && s == 0)) {
-            for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c) {
-                if (sh->host_mem != NULL && sh->host_mem[c] != NULL) {
-                    clEnqueueUnmapMemObject(sh->queue, sh->host_mem[c],
-                                            sh->host[c], 0, NULL, NULL);
-                    clFinish(sh->queue);
-                    clReleaseMemObject(sh->host_mem[c]);
-                } else {
-                    free(sh->host[c]);
-                }
-            }
+            for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c)
+                unmap_pinned(sh->queue,
+                             sh->host_mem != NULL ? sh->host_mem[c] : NULL,
+                             sh->host[c]);
             strategy_release_objects(NULL, 0, sh->buffers,
                                      sh->buffers != NULL ? sh->nbuffers : 0);
             free(sh->buffers);
