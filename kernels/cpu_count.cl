@@ -65,8 +65,7 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
      * With HISTO_CPU_ONE_LOOP (devices that end loops early: the host
      * plans every work-item's iterations within the limit, one a value)
      * only the branch-free loop is compiled: with both loops live and
-     * chosen by the data, llvmpipe ends them at about 0.56 of the limit's
-     * values (docs/design.md). */
+     * chosen by the data, llvmpipe ends them early (docs/design.md). */
     const bool adapt = !HISTO_CPU_ONE_LOOP;
     bool branchy = adapt;
     /* i < end <= n <= 2^31: i + HISTO_CPU_CHUNK fits in uint. Values

@@ -233,9 +233,9 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
 }
 
 /* Where the device ends loops early, the counting pass keeps one inner
- * loop (kernels/cpu_count.cl, HISTO_CPU_ONE_LOOP): llvmpipe's counter ran
- * out at about 37,000 values a work-item with both loops live, against
- * the 61,000 the plan allows (docs/design.md). */
+ * loop (kernels/cpu_count.cl, HISTO_CPU_ONE_LOOP): with both live,
+ * llvmpipe ended them well before the trips the plan allows
+ * (docs/design.md, "Devices that end loops early"). */
 static int cpu_defines(const struct device_info *dev, uint32_t loop_limit,
                        struct program_defines *d)
 {

@@ -58,10 +58,10 @@
 #define WORK_STREAM_CHUNK_VALUES (UINT64_C(1) << 25)
 
 /* Chunks a share may have, and past which a warning says the chunks, not
- * the counting, will take the time: every chunk costs launches and
- * events of its own and a pass of the combine over the whole histogram
- * (1M chunks of one value took over 600 s and 6.9 GB on PoCL for 1M
- * values). At the default streamed chunk the cap is 2^41 values. */
+ * the counting, may take the time: every chunk costs launches and events
+ * of its own and a pass of the combine over the whole histogram
+ * (docs/design.md). At the default streamed chunk the cap is 2^41
+ * values. */
 #define WORK_MAX_CHUNKS (UINT64_C(1) << 16)
 #define WORK_WARN_CHUNKS (UINT64_C(1) << 12)
 #define WORK_SMALL_CHUNK_VALUES (UINT64_C(1) << 20)
