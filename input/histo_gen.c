@@ -36,6 +36,7 @@ struct gen {
     uint32_t img_w, img_h, histo_w, histo_h;
     uint64_t seed;
     const char *dist, *out;
+    int kind;             /* dist's index in dists[] below     */
     int gzip;
     int64_t row_mean, row_sigma, col_mean, col_sigma, second_row;
     uint32_t outliers_ppm, bin;
@@ -86,22 +87,31 @@ static uint32_t gaussian(uint64_t *s, int64_t mean, int64_t sigma,
     return (uint32_t)(mean < 0 ? 0 : mean >= limit ? limit - 1 : mean);
 }
 
+/* --dist's names; struct gen's kind is the index of one. */
+enum { GAUSS, TWOEYE, UNIFORM, ONEBIN, SWEEP, COUNTS };
+static const char *const dists[] = {"gauss", "twoeye", "uniform",
+                                    "onebin", "sweep", "counts"};
+
 static uint32_t draw(const struct gen *g, uint64_t *s, uint64_t i)
 {
     const uint64_t nbins = (uint64_t)g->histo_w * g->histo_h;
-    if (strcmp(g->dist, "uniform") == 0)
+    switch (g->kind) {
+    case UNIFORM:
         return (uint32_t)below(s, nbins);
-    if (strcmp(g->dist, "onebin") == 0)
+    case ONEBIN:
         return g->bin;
-    if (strcmp(g->dist, "counts") == 0)
+    case COUNTS:
         return g->planned[i];
-    if (strcmp(g->dist, "sweep") == 0)
+    case SWEEP:
         return g->span != 0 ? (uint32_t)(g->bin + i % g->span)
                             : (uint32_t)((g->bin + i) % nbins);
+    default:
+        break;
+    }
     if (below(s, 1000000) < g->outliers_ppm)
         return (uint32_t)below(s, nbins);
     int64_t row_mean = g->row_mean;
-    if (strcmp(g->dist, "twoeye") == 0 && (next(s) & 1))
+    if (g->kind == TWOEYE && (next(s) & 1))
         row_mean = g->second_row;
     const uint32_t row = gaussian(s, row_mean, g->row_sigma, g->histo_h);
     const uint32_t col = gaussian(s, g->col_mean, g->col_sigma, g->histo_w);
@@ -261,12 +271,11 @@ int main(int argc, char **argv)
             return usage("bad value for an option");
         i += takes;
     }
-    static const char *const dists[] = {"gauss", "twoeye", "uniform",
-                                        "onebin", "sweep", "counts"};
-    int known = 0;
-    for (size_t d = 0; d < sizeof dists / sizeof dists[0]; ++d)
-        known |= strcmp(g.dist, dists[d]) == 0;
-    if (!known)
+    g.kind = -1;
+    for (int d = 0; d < (int)(sizeof dists / sizeof dists[0]); ++d)
+        if (strcmp(g.dist, dists[d]) == 0)
+            g.kind = d;
+    if (g.kind < 0)
         return usage("unknown --dist");
     if (g.out == NULL)
         return usage("missing -o FILE");
@@ -280,7 +289,7 @@ int main(int argc, char **argv)
     if (g.second_row < 0)
         g.second_row = g.histo_h / 4;
     const char *why = NULL;
-    if (strcmp(g.dist, "counts") == 0
+    if (g.kind == COUNTS
         && plan_counts(&g, (uint64_t)g.img_w * g.img_h, nbins, &why) != 0) {
         free(g.planned);
         return usage(why);
