@@ -2,6 +2,7 @@
 #include "program.h"
 
 #include "params.h"
+#include "progcache.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -255,6 +256,8 @@ int program_build(cl_context context, const struct device_info *dev,
     int status = HISTO_OK;
     char **texts = NULL;
     size_t *lens = NULL;
+    char *key = NULL; /* the program cache's, where there is one */
+    size_t key_len = 0;
     *program = NULL;
     const size_t nstrings = 2 * nfiles;
     HOST_ALLOC(texts, nstrings);
@@ -285,11 +288,30 @@ int program_build(cl_context context, const struct device_info *dev,
                  "-cl-std=%s%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s%s%s", std,
                  CONSTANTS, histo_width, *def ? " " : "", def, cap,
                  extra ? " " : "", extra ? extra : "");
+        if (progcache_dir() != NULL) {
+            free(key);
+            key = progcache_key(dev, program_options(), texts, lens,
+                                nstrings, &key_len);
+            if (key == NULL) {
+                status = HISTO_EXIT_INTERNAL;
+                goto fail;
+            }
+            if ((status = progcache_load(context, dev, key, key_len,
+                                         program_options(), program))
+                    != HISTO_OK)
+                goto fail;
+            if (*program != NULL) {
+                err = CL_SUCCESS;
+                break;
+            }
+        }
         CL_CREATE(*program, clCreateProgramWithSource(
                                 context, (cl_uint)nstrings, (const char **)texts,
                                 lens, &cl_err_));
         err = clBuildProgram(*program, 1, &device, program_options(), NULL,
                              NULL);
+        if (err == CL_SUCCESS && key != NULL)
+            progcache_store(*program, key, key_len);
         if (err == CL_SUCCESS || t + 1 >= ndefs)
             break;
         fprintf(stderr, "histo: note: the build with %s failed (%s); "
@@ -313,6 +335,7 @@ fail:
         clReleaseProgram(*program);
     *program = NULL;
 done:
+    free(key);
     for (size_t i = 0; texts != NULL && i < 2 * nfiles; ++i)
         free(texts[i]);
     free(texts);

@@ -3,6 +3,7 @@
 
 #include "outfile.h"
 #include "program.h"
+#include "progcache.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -272,6 +273,7 @@ int report_write(const struct report *r, const char *path)
                                             : "none (the devices differ)");
     fprintf(f, "build.options = %s\n", program_options());
     fprintf(f, "build.kernels = %s\n", r->options->kernel_dir);
+    fprintf(f, "build.program_cache = %s\n", progcache_state());
     r->strategy->report(r->state, f);
     print_knobs(f, r->knobs, r->tuning);
 

@@ -3,7 +3,7 @@
 # hold refused at once, --no-bmp and --raw to standard output, raw inputs
 # that start like gzip, device times within the wall time they are part
 # of, and --no-check.
-# ids: output cli input times check
+# ids: output cli input times check program_cache
 SUBJECT=self
 . "$(dirname "$0")/lib.sh"
 
@@ -93,3 +93,86 @@ fi
 expect cli.no_check_keep_wrong 2 "with --no-check there is none" \
     run_histo --no-check --keep-wrong -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 
+
+# The program cache ($HISTO_PROGRAM_CACHE, src/progcache.h): built and
+# stored, then found; an entry damaged, another program's entry under
+# this one's name, a kernel source changed, or other options: built from
+# source again, exact; an entry's name taken by a FIFO or a link: built
+# from source, the FIFO, the link and the link's target left as they
+# were; a folder that cannot be written: a note, exit 0. Each run exact.
+PC=$W/programs
+# pc_run NAME [histo options...]: one run with the cache, its line of
+# histo.out in $pc_line; status 1 when it failed or was not exact.
+pc_run() {
+    pc_name=$1
+    shift
+    HISTO_PROGRAM_CACHE=${PC_DIR:-$PC} run_histo --strategy global "$@" -i "$IN" \
+        -o "$W/$pc_name.bmp" --timing "$W/$pc_name.out" -- 2 \
+        >"$W/$pc_name.log" 2>&1 \
+        && same_counts "$W/$pc_name.bmp" "$W/stdout.ref.bmp" || return 1
+    pc_line=$(sed -n 's/^build\.program_cache = //p' "$W/$pc_name.out")
+}
+entries() { find "$PC" -name '*.clbin' -type f | sort; }
+if pc_run pc_first && [ "$pc_line" = "$PC: 0 found, 2 built and stored, 0 built and not stored" ] \
+   && [ "$(entries | wc -l)" -eq 2 ] && [ -z "$(find "$PC" -name '.histo-tmp-*')" ] \
+   && pc_run pc_second && [ "$pc_line" = "$PC: 2 found, 0 built and stored, 0 built and not stored" ]; then
+    ok program_cache.stored_then_found
+else
+    bad program_cache.stored_then_found "'${pc_line:-}': $(tail -n 2 "$W/$pc_name.log" | tr '\n' ' ')"
+fi
+# the last byte of the larger entry (its binary) changed
+big=$(ls -S $(entries) | head -n 1)
+cp "$big" "$W/entry.saved"
+printf '\001' | dd of="$big" bs=1 seek=$(($(wc -c <"$big") - 1)) conv=notrunc 2>/dev/null
+cmp -s "$big" "$W/entry.saved" && bad program_cache.damaged "the entry did not change"
+if pc_run pc_damaged && case $pc_line in *": 1 found, 1 built and stored, 0 built and not stored; $big holds another program, or is damaged") ;; *) false ;; esac \
+   && pc_run pc_mended && case $pc_line in *": 2 found,"*) ;; *) false ;; esac; then
+    ok program_cache.damaged
+else
+    bad program_cache.damaged "'${pc_line:-}'"
+fi
+# the other entry's bytes under this one's name
+small=$(ls -S $(entries) | tail -n 1)
+cp "$small" "$big"
+if pc_run pc_other && case $pc_line in *": 1 found, 1 built and stored, 0 built and not stored; $big holds another program, or is damaged") ;; *) false ;; esac; then
+    ok program_cache.other_program
+else
+    bad program_cache.other_program "'${pc_line:-}'"
+fi
+# a kernel source with one comment added, and one more build option:
+# neither may meet the entries built without them
+rm -rf "$W/kernels" && cp -R kernels "$W/kernels"
+if pc_run pc_copy --kernels "$W/kernels" && echo "/* changed */" >>"$W/kernels/global_count.cl" \
+   && pc_run pc_changed --kernels "$W/kernels" && case $pc_line in *": 1 found, 1 built and stored, 0 built and not stored") ;; *) false ;; esac \
+   && HISTO_CL_OPTIONS=-DHISTO_TEST_UNUSED=1 pc_run pc_options && case $pc_line in *": 0 found, 2 built and stored, "*) ;; *) false ;; esac; then
+    ok program_cache.key_changed
+else
+    bad program_cache.key_changed "'${pc_line:-}'"
+fi
+# entries' names taken by a FIFO and by a link to a file of the test's
+rm -f "$big" "$small"
+echo "not an entry" >"$W/link.target"
+mkfifo "$big" && ln -s "$W/link.target" "$small"
+if pc_run pc_fifo && case $pc_line in *": 0 found, 0 built and stored, 2 built and not stored; $PC/"*" unread: "*) ;; *) false ;; esac \
+   && [ -p "$big" ] && [ -L "$small" ] && [ "$(cat "$W/link.target")" = "not an entry" ] \
+   && grep -q "^histo: note: program cache: .* is there and is not a regular file" "$W/pc_fifo.log" \
+   && [ -z "$(find "$PC" -name '.histo-tmp-*')" ]; then
+    ok program_cache.not_regular
+else
+    bad program_cache.not_regular "'${pc_line:-}'; $(ls -l "$PC" | tr '\n' ' ')"
+fi
+# a cache folder that is a file
+echo "a file" >"$W/not-a-folder"
+if PC_DIR=$W/not-a-folder pc_run pc_file && case $pc_line in *": 0 found, 0 built and stored, 2 built and not stored; "*) ;; *) false ;; esac \
+   && grep -q "^histo: note: program cache: cannot create $W/not-a-folder/" "$W/pc_file.log" \
+   && [ "$(cat "$W/not-a-folder")" = "a file" ]; then
+    ok program_cache.unwritable
+else
+    bad program_cache.unwritable "'${pc_line:-}'"
+fi
+if run_histo -i "$IN" -o "$W/pc_off.bmp" --timing "$W/pc_off.out" -- 1 >/dev/null 2>&1 \
+   && grep -q "^build.program_cache = off$" "$W/pc_off.out"; then
+    ok program_cache.off
+else
+    bad program_cache.off "$(grep program_cache "$W/pc_off.out")"
+fi
