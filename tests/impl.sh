@@ -2,6 +2,7 @@
 # tests/impl.sh - the byte-exact cases on every other OpenCL
 # implementation, and each one's loop limit against tests/loop_limit.c.
 # ids: impl
+# parts: rusticl intel-cpu oclgrind other
 SUBJECT=impl
 . "$(dirname "$0")/lib.sh"
 
@@ -14,12 +15,39 @@ SUBJECT=impl
 # only. Mesa's rusticl shows its CPU device (llvmpipe) only when
 # RUSTICL_ENABLE names it.
 export RUSTICL_ENABLE="${RUSTICL_ENABLE:-llvmpipe}"
+# Programs built once per implementation, options and sources, and found
+# by every later run (src/progcache.h): Intel's runtime has no cache of
+# its own and takes about 6 s to build the tile kernels. The first run of
+# each program still builds it from source.
+HISTO_PROGRAM_CACHE=$ROOT/programs
+export HISTO_PROGRAM_CACHE
 vendors=${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors
 [ -d "$vendors" ] || vendors=/etc/OpenCL/vendors
 ran_impl="" skipped_impl=""
-[ -d "${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors" ] \
-    || { skipped_impl="Intel and Oclgrind (not installed: make platforms);"
-         echo "SKIP impl.intel_oclgrind: not installed (make platforms)"; }
+# HISTO_TEST_PART (tests/run.sh): one of the implementations named in
+# "parts" above, each a job of its own, or "other" for the rest; unset:
+# all of them.
+part=${HISTO_TEST_PART:-}
+# in_part TAG: whether this run takes the implementation TAG
+in_part() {
+    case $part in
+        "") ;;
+        other) case $1 in intel-cpu | rusticl | oclgrind) return 1 ;; esac ;;
+        *) [ "$1" = "$part" ] || return 1 ;;
+    esac
+    wanted "impl.$1"
+}
+taken=""
+for tag in intel-cpu oclgrind; do
+    if in_part $tag && [ "$part" != other ] && [ ! -f "$vendors/$tag.icd" ]; then
+        skipped_impl="$skipped_impl $tag (not installed: make platforms);"
+        echo "SKIP impl.$tag: not installed (make platforms)"
+    fi
+done
+if in_part rusticl && [ "$part" != other ] && [ ! -f "$vendors/rusticl.icd" ]; then
+    skipped_impl="$skipped_impl rusticl (not installed: Debian's mesa-opencl-icd);"
+    echo "SKIP impl.rusticl: not installed (Debian's mesa-opencl-icd)"
+fi
 small_cases='
 g_small  --image 333x77 --histo 100x37 --row-mean 18 --row-sigma 5 --col-mean 50 --col-sigma 20
 g_tiny   --image 7x3 --histo 5x3 --dist uniform
@@ -54,6 +82,8 @@ verdict() {
 for icd in "$vendors"/*.icd; do
     [ -f "$icd" ] || continue
     tag=$(basename "$icd" .icd)
+    in_part "$tag" || continue
+    taken=yes
     dir="$W/icd/$tag"
     mkdir -p "$dir"
     cp "$icd" "$dir/"
@@ -71,8 +101,14 @@ for icd in "$vendors"/*.icd; do
         continue
     fi
     case $name in "$PLATFORM"*) continue ;; esac
+    # Two iterations, so that state left from the first would show; one on
+    # the simulator, whose point is the kernels' memory behaviour (state
+    # between iterations is checked on every other implementation here,
+    # and on the test platform at 3), and which spends about 5 s an
+    # iteration on the 256x8192 histogram.
+    iters=2
     case $name in
-        Oclgrind*) list=$small_cases ;;
+        Oclgrind*) list=$small_cases iters=1 ;;
         *) list=$(for c in $(case_names); do echo "$c $(case_gen "$c")"; done) ;;
     esac
     # Under the sanitizers (make test-asan) an implementation's library
@@ -113,7 +149,7 @@ $limit_cases" ;;
             # shellcheck disable=SC2086 # pick is no words or two
             OCL_ICD_VENDORS=$dir $HISTO --platform 0 $pick \
                 -i "$in" -o "$W/$id.bmp" --raw "$W/$id.raw" \
-                --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1
+                --timing "$W/$id.out" -- "$iters" >"$W/$id.log" 2>&1
             verdict "$id" $? "$s" "$INPUTS/$case_name.ref.bmp"
             rm -f "$W/$id.bmp"
         done
@@ -183,5 +219,7 @@ $limit_cases" ;;
     grep -q '^PASS \|^FAIL ' "$W/impl.$tag.log" \
         || echo "FAIL impl.$tag.ran: no case gave a result"
 done
+[ -n "$taken" ] || [ "$part" != other ] \
+    || echo "SKIP impl.other: no implementation here but the test platform and those named apart"
 echo "implementations: $PLATFORM (the test platform);$ran_impl skipped: ${skipped_impl:-none}"
 

@@ -7,7 +7,9 @@
 # cannot run, "SKIP id: why" per test, any other line for its log, and no
 # summary; tests/run.sh runs several subjects at once, so what they share
 # (the inputs below) is made under a lock. It works in a folder
-# of its own, $W (tests/work/SUBJECT), and builds every input it needs:
+# of its own, $W (tests/work/SUBJECT, or SUBJECT.PART when tests/run.sh
+# runs one of the parts its file names as HISTO_TEST_PART), and builds
+# every input it needs:
 # the shared ones below (need_case, need_gz, need_tune_input) go to
 # $INPUTS (tests/work/inputs), made once per suite run and again by a
 # subject that finds them missing.
@@ -22,7 +24,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROOT=${HISTO_TEST_WORK:-tests/work}
 mkdir -p "$ROOT"
 ROOT=$(cd "$ROOT" && pwd)
-W=$ROOT/${SUBJECT:?tests/lib.sh: set SUBJECT first}
+W=$ROOT/${SUBJECT:?tests/lib.sh: set SUBJECT first}${HISTO_TEST_PART:+.$HISTO_TEST_PART}
 rm -rf "$W"
 mkdir -p "$W"
 INPUTS=$ROOT/inputs
@@ -121,7 +123,8 @@ ref_counts() { $REF "$1" "$2" "${2%.bmp}.raw"; }
 # same_counts GOT.bmp REF.bmp: byte-exact means the raw counters (GOT.raw,
 # REF.raw) are equal, and the BMPs too (the BMP writer). On a difference
 # $W/last.diff says which bins (histo-validate --raw, the shape from
-# GOT.out) or that the counters agree and only the BMP differs.
+# GOT.out) or that the counters agree and only the BMP differs; when they
+# are equal GOT.bmp and GOT.raw are removed (if under $W).
 same_counts() {
     if ! cmp -s "${1%.bmp}.raw" "${2%.bmp}.raw"; then
         shape=$(sed -n 's/^input.histogram = //p' "${1%.bmp}.out" 2>/dev/null)
@@ -134,6 +137,9 @@ same_counts() {
         echo "counts equal, but the BMP differs from the reference BMP" >"$W/last.diff"
         return 1
     fi
+    # a run that passed keeps its histo.out and log, not its 8 MiB of
+    # counters and picture (HISTO_TEST_KEEP=1 keeps them too)
+    [ -n "${HISTO_TEST_KEEP:-}" ] || case $1 in "$W"/*) rm -f "$1" "${1%.bmp}.raw" ;; esac
 }
 
 # exact ID OUT REF.bmp WANT HISTO-ARGS...: histo with HISTO-ARGS, 3

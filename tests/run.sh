@@ -18,6 +18,11 @@
 # (T=device.eye.gauss, T=work.streamed): that subject runs, and only the
 # lines of matching ids count.
 #
+# A subject whose file names parts (a "# parts: A B" line) runs as one
+# job per part, side by side, each with HISTO_TEST_PART set, its own
+# folder and log (tests/work/SUBJECT.PART); its ids are still the
+# subject's (impl.rusticl...).
+#
 # A subject that passes leaves only its log and .err (HISTO_TEST_KEEP=1
 # keeps its folder too); the shared inputs stay until the next suite.
 #
@@ -36,8 +41,8 @@ T=${1:-${T:-}}
 ROOT=${HISTO_TEST_WORK:-tests/work}
 # the longest first (docs/testing.md has their times), so that the
 # short ones fill in beside them
-SUBJECTS="impl harness eye device asan work saturation contract self
-          energy outputs tune progress install big docs unit"
+SUBJECTS="impl work harness device big saturation eye tune contract
+          outputs progress energy docs self install asan unit"
 JOBS=${HISTO_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 case $JOBS in '' | *[!0-9]* | 0) JOBS=1 ;; esac
 
@@ -63,6 +68,16 @@ fi
 # a subject named by T runs whole; otherwise only T's ids count
 filter=""
 [ "$selected" = "$T" ] || filter=$T
+# the jobs: a subject, or SUBJECT.PART for each of its parts
+jobs=""
+for s in $selected; do
+    parts=$(sed -n 's/^# parts: //p' "tests/$s.sh")
+    if [ -z "$parts" ]; then
+        jobs="$jobs $s"
+    else
+        for p in $parts; do jobs="$jobs $s.$p"; done
+    fi
+done
 mkdir -p "$ROOT"
 ROOT=$(cd "$ROOT" && pwd)
 . tests/asan-vendors.sh
@@ -88,12 +103,19 @@ pass=0 fail=0 skip=0
 # per running subject: its start, the lines of its log already read and
 # the time of the last one, its counts
 running=""
+# var JOB: the job's name as a shell variable's (impl.intel-cpu:
+# impl_intel_cpu)
+var() { echo "$1" | tr '.-' '__'; }
 start_subject() {
-    s=$1
+    s=$1 v=$(var "$1")
     echo "== $s: started"
-    rm -f "$ROOT/$s.status" "$ROOT/$s.log" "$ROOT/$s.new"
-    eval "started_$s=$(now) read_$s=0 last_$s=\$started_$s pass_$s=0 fail_$s=0 skip_$s=0"
-    (TEST_FILTER=$filter sh "tests/$s.sh" >"$ROOT/$s.log" 2>"$ROOT/$s.err"
+    rm -f "$ROOT/$s.status" "$ROOT/$s.new"
+    : >"$ROOT/$s.log"
+    eval "started_$v=$(now) read_$v=0 last_$v=\$started_$v pass_$v=0 fail_$v=0 skip_$v=0"
+    part=""
+    [ "$s" = "${s%%.*}" ] || part=${s#*.}
+    (TEST_FILTER=$filter HISTO_TEST_PART=$part sh "tests/${s%%.*}.sh" \
+         >"$ROOT/$s.log" 2>"$ROOT/$s.err"
      echo $? >"$ROOT/$s.status") &
     running="$running $s"
 }
@@ -101,8 +123,8 @@ start_subject() {
 # take_lines SUBJECT: counts and prints the subject's new lines: a FAIL at
 # once with the log's path, the others counted; times each.
 take_lines() {
-    s=$1
-    eval "n=\$read_$s last=\$last_$s"
+    s=$1 v=$(var "$1") subject=${1%%.*}
+    eval "n=\$read_$v last=\$last_$v"
     total=$(wc -l <"$ROOT/$s.log")
     [ "$total" -gt "$n" ] || return 0
     t=$(now)
@@ -115,28 +137,28 @@ take_lines() {
         verdict=${line%% *}
         rest=${line#* }
         id=${rest%%:*}
-        case $id in "$s" | "$s."*) ;; *) id=$s.$id; line="$verdict $id${rest#"${rest%%:*}"}" ;; esac
+        case $id in "$subject" | "$subject."*) ;; *) id=$subject.$id; line="$verdict $id${rest#"${rest%%:*}"}" ;; esac
         case $id in "$filter"*) ;; *) continue ;; esac
         printf '%s\t%s\t%s\n' "$s" "$id" "$(awk -v a="$last" -v b="$t" 'BEGIN { printf "%.2f", b - a }')" >>"$ROOT/times.tsv"
         last=$t
         case $verdict in
-            PASS) eval "pass_$s=\$((pass_$s + 1))" ;;
-            SKIP) eval "skip_$s=\$((skip_$s + 1))"; echo "$line" ;;
-            FAIL) eval "fail_$s=\$((fail_$s + 1))"; echo "$line (log: $ROOT/$s.log)" ;;
+            PASS) eval "pass_$v=\$((pass_$v + 1))" ;;
+            SKIP) eval "skip_$v=\$((skip_$v + 1))"; echo "$line" ;;
+            FAIL) eval "fail_$v=\$((fail_$v + 1))"; echo "$line (log: $ROOT/$s.log)" ;;
         esac
     done <"$ROOT/$s.new"
-    eval "read_$s=$total last_$s=$last"
+    eval "read_$v=$total last_$v=$last"
 }
 
 # finish_subject SUBJECT: its last lines, its summary line; a subject that
 # printed no result at all fails.
 finish_subject() {
-    s=$1
+    s=$1 v=$(var "$1")
     take_lines "$s"
     st=$(cat "$ROOT/$s.status")
-    eval "p=\$pass_$s f=\$fail_$s k=\$skip_$s t0=\$started_$s"
+    eval "p=\$pass_$v f=\$fail_$v k=\$skip_$v t0=\$started_$v"
     if [ $((p + f + k)) -eq 0 ] && [ -z "$filter" ]; then
-        echo "FAIL $s.ran: tests/$s.sh gave no result (exit $st): $(head -c 300 "$ROOT/$s.err") (log: $ROOT/$s.log)"
+        echo "FAIL $s.ran: tests/${s%%.*}.sh gave no result (exit $st): $(head -c 300 "$ROOT/$s.err") (log: $ROOT/$s.log)"
         f=1
     fi
     grep "skipped" "$ROOT/$s.err" | sed "s/^/  /"
@@ -156,7 +178,8 @@ sample_size() {
     [ "${kb:-0}" -le "$peak_kb" ] || peak_kb=$kb
 }
 t_all=$(now)
-queue=$selected
+# shellcheck disable=SC2086,SC2116 # the list on one line
+queue=$(echo $jobs)
 while [ -n "$queue" ] || [ -n "$running" ]; do
     # start subjects while there are free slots
     while [ -n "$queue" ] && [ "$(echo $running | wc -w)" -lt "$JOBS" ]; do

@@ -8,20 +8,25 @@
 # chunks, over 9 iterations: every set of partial sums in flight (4,
 # work.h) is used again, its reuse ordered by events alone.
 # ids: work
+# parts: sets streamed shares chunks
 SUBJECT=work
 . "$(dirname "$0")/lib.sh"
+
+# HISTO_TEST_PART (tests/run.sh): one mode alone, --device all with the
+# shares; unset: every mode.
+modes=${HISTO_TEST_PART:-chunks streamed shares sets}
 
 twice=${DEVICE:-0},${DEVICE:-0}
 for name in $(case_names); do
     any=""
-    for mode in chunks streamed shares sets; do
+    for mode in $modes; do
         for s in $STRATEGIES; do wanted "work.$mode.$s.$name" && any=yes; done
     done
     [ -n "$any" ] || continue
     need_case "$name" || continue
     in=$INPUTS/$name.bin
     n=$(( $(wc -c <"$in") / 4 - 4 ))
-    for mode in chunks streamed shares sets; do
+    for mode in $modes; do
         want="input.residency = device"
         iters=3
         case $mode in
@@ -61,6 +66,8 @@ all_devices() (
     exact "$@"
 )
 if ! wanted work.all_chooses && ! wanted work.all_forced; then
+    :
+elif [ -n "${HISTO_TEST_PART:-}" ] && [ "$HISTO_TEST_PART" != shares ]; then
     :
 elif [ "$PLATFORM" != "Portable Computing Language" ] || [ -n "${HISTO_TEST_DEVICE:-}" ]; then
     echo "work.all_*: skipped: they register three PoCL devices, and the test device is another"
