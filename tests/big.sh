@@ -1,7 +1,7 @@
 #!/bin/sh
-# tests/big.sh - a 4 GiB input, byte-exact, its peak RSS within 1.25x
-# (tests/big-input.sh). Not under the sanitizers (make test-asan): their
-# shadow memory is not the program's.
+# tests/big.sh - a 4 GiB input through a FIFO, byte-exact, its peak RSS
+# within 1.25x (tests/big-input.sh). Not under the sanitizers (make
+# test-asan): their shadow memory is not the program's.
 # ids: big_input
 SUBJECT=big
 . "$(dirname "$0")/lib.sh"
