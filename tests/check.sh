@@ -10,8 +10,14 @@
 # (an eye, one saturated bin, an odd 100x37 histogram) and on the eye in
 # chunks; the default strategy on the eye streamed, split between two
 # queues and read from gzip; histo's own check (PASS, and a planted
-# off-by-one ending the run with status 6); usage errors; and one short
-# make run through the harness. Like make test it runs on PoCL unless
+# off-by-one ending the run with status 6); usage errors; one short
+# make run through the harness; and one case from every other subject of
+# make test, named by it: another implementation (impl), a 2-D eye
+# window (eye), a saturated band (saturation), an input through a FIFO
+# (big), --tune (tune), progress lines (progress), a fake RAPL counter
+# (energy), a folder as -o (outputs), a missing input (contract),
+# --version (install), the docs' lists (docs) and the program cache
+# (self); asan is make test-asan's. Like make test it runs on PoCL unless
 # HISTO_TEST_PLATFORM / HISTO_TEST_DEVICE name another device.
 #
 # Its files go to ${HISTO_TEST_WORK:-tests/work}/check, which make test
@@ -43,6 +49,7 @@ export HISTO_TUNE_FILE
 
 pass=0
 fail=0
+skip=0
 ok() { pass=$((pass + 1)); echo "PASS $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 
@@ -199,7 +206,7 @@ if RESULTS_ROOT=$(cd "$W" && pwd)/results ${MAKE:-make} --no-print-directory run
         ITERATIONS=3 REPEAT=1 RESULTS_LOG="$LOG" \
         >"$W/run.log" 2>&1; then
     line=$(tail -n 1 "$W/run.log")
-    if ! printf '%s\n' "$line" | grep -q '^116\.histo test | .* | 3 iterations (Spec: [0-9]*) | 1 of 1 run passed | median [0-9.]* s/iteration .* | PASS | '; then
+    if ! printf '%s\n' "$line" | grep -q '^116\.histo test | .* | 3 iterations (Spec: [0-9]*) | 1 of 1 run passed | median [0-9.]* s/iteration.* | PASS | '; then
         bad harness.make_run "unexpected last line: $line"
     elif [ "$(wc -l <"$LOG")" -ne 1 ] || ! grep -q '"result":"PASS"' "$LOG"; then
         bad harness.make_run "$LOG is not one PASS record: $(head -c 200 "$LOG")"
@@ -210,5 +217,141 @@ else
     bad harness.make_run "make run failed: $(tail -n 3 "$W/run.log" | tr '\n' ' ')"
 fi
 
+# --- one case from each other subject of make test (tests/*.sh) ---
+# same_raw ID OUT REF.raw [histo.out line]: the run's verdict
+same_raw() {
+    if [ "$2" -ne 0 ]; then
+        bad "$1" "histo failed (exit $2): $(tail -n 2 "$W/$1.log" | tr '\n' ' ')"
+    elif [ -n "${4:-}" ] && ! grep -q "^$4\$" "$W/$1.out"; then
+        bad "$1" "histo.out lacks '$4'"
+    elif ! cmp -s "$W/$1.raw" "$3"; then
+        bad "$1" "counters differ from the reference"
+    else
+        ok "$1"
+    fi
+}
+# impl: the cpu strategy on another implementation, the first installed
+# of Intel's CPU runtime and rusticl (make platforms), alone in a vendors
+# folder of its own
+vendors=${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors
+other=""
+for tag in intel-cpu rusticl; do
+    [ -z "$other" ] && [ -f "$vendors/$tag.icd" ] && other=$tag
+done
+if [ -z "$other" ]; then
+    skip=$((skip + 1))
+    echo "SKIP impl: neither Intel's CPU runtime nor rusticl is installed (make platforms)"
+else
+    mkdir -p "$W/icd"
+    cp "$vendors/$other.icd" "$W/icd/"
+    id=impl.$other.cpu.h100x37
+    OCL_ICD_VENDORS=$W/icd RUSTICL_ENABLE=llvmpipe $HISTO --platform 0 --strategy cpu \
+        -i "$W/h100x37.bin" --no-bmp --raw "$W/$id.raw" --timing "$W/$id.out" -- 2 \
+        >"$W/$id.log" 2>&1
+    same_raw "$id" $? "$W/h100x37.ref.raw"
+fi
+# eye: a 2-D window (every input may take one here)
+HISTO_TEST_2D_MIN_VALUES=1 run_histo --strategy eye -i "$W/gauss.bin" --no-bmp \
+    --raw "$W/eye.window_2d.raw" --timing "$W/eye.window_2d.out" -- 2 >"$W/eye.window_2d.log" 2>&1
+same_raw eye.window_2d $? "$W/gauss.ref.raw" "config.tile_kernel = eye_tile_2d"
+# saturation: every bin of a 64x64 histogram hit exactly 256 times
+$GEN -o "$W/band.bin" --seed 7 --dist sweep --image 1024x1024 --histo 64x64 >/dev/null 2>&1
+$REF "$W/band.bin" "$W/band.ref.bmp" "$W/band.ref.raw" >/dev/null 2>&1
+run_histo -i "$W/band.bin" --no-bmp --raw "$W/saturation.band_256.raw" \
+    --timing "$W/saturation.band_256.out" -- 2 >"$W/saturation.band_256.log" 2>&1
+same_raw saturation.band_256 $? "$W/band.ref.raw"
+# big: an input through a FIFO, streamed past a budget of 2^20 values
+# (tests/big-input.sh does 2^30)
+rm -f "$W/big.fifo"
+mkfifo "$W/big.fifo"
+$GEN -o "$W/big.fifo" --seed 1 --dist sweep --image 2048x2048 --histo 256x128 >/dev/null 2>&1 &
+gen=$!
+run_histo --device-budget 4M -i "$W/big.fifo" --no-bmp --raw "$W/big_input.fifo_streamed.raw" \
+    --timing "$W/big_input.fifo_streamed.out" -- 2 >"$W/big_input.fifo_streamed.log" 2>&1
+st=$?
+[ "$st" -eq 0 ] || kill $gen 2>/dev/null
+wait $gen
+if [ "$st" -eq 0 ] && [ "$(od -An -v -tu1 "$W/big_input.fifo_streamed.raw" | tr -s ' ' '\n' | grep -c '^128$')" -ne 32768 ]; then
+    bad big_input.fifo_streamed "not every one of the 32768 bins is 128"
+elif [ "$st" -ne 0 ] || ! grep -q "^input.residency = streamed$" "$W/big_input.fifo_streamed.out"; then
+    bad big_input.fifo_streamed "exit $st: $(tail -n 1 "$W/big_input.fifo_streamed.log") $(grep '^input.residency' "$W/big_input.fifo_streamed.out")"
+else
+    ok big_input.fifo_streamed
+fi
+# tune: --tune on a small input, one line in the tune cache
+if run_histo --tune --strategy cpu -i "$W/h100x37.bin" -o "$W/tune.bmp" \
+        --timing "$W/tune.out" -- 2 >"$W/tune.log" 2>&1 \
+   && [ "$(grep -c . "$HISTO_TUNE_FILE" 2>/dev/null)" = 1 ] \
+   && cmp -s "$W/tune.raw" "$W/h100x37.ref.raw" 2>/dev/null || cmp -s "$W/tune.bmp" "$W/h100x37.ref.bmp"; then
+    ok tune.stored
+else
+    bad tune.stored "$(tail -n 2 "$W/tune.log" | tr '\n' ' ')"
+fi
+rm -f "$HISTO_TUNE_FILE"
+# progress: lines on stderr every 0.01 s of a run of 400 iterations
+if HISTO_PROGRESS_INTERVAL=0.01 run_histo --strategy cpu -i "$W/one_bin.bin" --no-bmp \
+        --timing "$W/progress.out" -- 400 >/dev/null 2>"$W/progress.err" \
+   && grep -q "^histo: iteration [0-9]* of 400" "$W/progress.err"; then
+    ok progress.lines
+else
+    bad progress.lines "$(head -c 200 "$W/progress.err")"
+fi
+# energy: a fake RAPL package counter (tests/fake-rapl.sh) found and read
+sh tests/fake-rapl.sh "$W/rapl"
+if HISTO_POWERCAP_DIR=$W/rapl HISTO_ENERGY_MIN_S=0 run_histo -i "$W/one_bin.bin" --no-bmp \
+        --timing "$W/energy.out" -- 3 >/dev/null 2>&1 \
+   && grep -q "^energy.source = rapl$" "$W/energy.out"; then
+    ok energy.fake_rapl
+else
+    bad energy.fake_rapl "$(grep '^energy' "$W/energy.out" | head -n 2 | tr '\n' ' ')"
+fi
+# outputs: -o naming a folder: status 5, the folder left as it was
+mkdir -p "$W/a-folder"
+run_histo -i "$W/one_bin.bin" -o "$W/a-folder" --timing "$W/outputs.out" -- 1 >/dev/null 2>&1
+st=$?
+if [ "$st" -eq 5 ] && [ -d "$W/a-folder" ] && [ ! -e "$W/outputs.out" ]; then
+    ok outputs.folder_refused
+else
+    bad outputs.folder_refused "exit status $st"
+fi
+# contract: an input that is not there: status 3, no output
+run_histo -i "$W/no-such.bin" -o "$W/usage.bmp" --timing "$W/usage.out" -- 1 >/dev/null 2>"$W/missing.err"
+st=$?
+if [ "$st" -eq 3 ] && [ ! -e "$W/usage.bmp" ] && [ ! -e "$W/usage.out" ]; then
+    ok contract.missing_input
+else
+    bad contract.missing_input "exit status $st: $(head -c 200 "$W/missing.err")"
+fi
+# install: --version names src/version.h's number
+v=$(sed -n 's/^#define HISTO_VERSION "\(.*\)"$/\1/p' src/version.h)
+if [ "$($HISTO --version | head -n 1)" = "histo $v" ]; then
+    ok install.version
+else
+    bad install.version "'$($HISTO --version | head -n 1)', not 'histo $v'"
+fi
+# docs: the lists the docs keep in one place (tests/docs-check.sh --lists;
+# make test also checks every example against a real run)
+sh tests/docs-check.sh --lists >"$W/docs.log" 2>&1
+while read -r verdict rest; do
+    case $verdict in
+        PASS) ok "${rest%% *}" ;;
+        FAIL) bad "${rest%%:*}" "${rest#*: }" ;;
+    esac
+done <"$W/docs.log"
+grep -q '^PASS \|^FAIL ' "$W/docs.log" || bad docs.ran "$(head -c 200 "$W/docs.log")"
+# self: the program cache (src/progcache.h) stores, then finds
+for n in 1 2; do
+    HISTO_PROGRAM_CACHE=$W/programs run_histo --strategy global -i "$W/h100x37.bin" --no-bmp \
+        --raw "$W/cache$n.raw" --timing "$W/cache$n.out" -- 1 >/dev/null 2>&1
+done
+if grep -q "^build.program_cache = .*: 0 found, 2 built and stored" "$W/cache1.out" \
+   && grep -q "^build.program_cache = .*: 2 found, 0 built and stored" "$W/cache2.out" \
+   && cmp -s "$W/cache2.raw" "$W/h100x37.ref.raw"; then
+    ok self.program_cache
+else
+    bad self.program_cache "$(grep -h program_cache "$W/cache1.out" "$W/cache2.out" | tr '\n' ' ')"
+fi
+
+echo "$skip skipped"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,6 +4,10 @@
 #
 #   sh tests/docs-check.sh           check them (make docs-check; make test)
 #   sh tests/docs-check.sh --update  rewrite each from a real run
+#   sh tests/docs-check.sh --lists   only the lists the docs keep in one
+#                                    place (options, strategies, layout;
+#                                    below), without running anything
+#                                    (make check)
 #
 # An example is a fenced block right after a line
 #   <!-- example: ID -->
@@ -22,6 +26,7 @@ cd "$(dirname "$0")/.." || exit 1
 W=${HISTO_TEST_WORK:-tests/work}/docs-check
 mode=check
 [ "${1:-}" = --update ] && mode=update
+[ "${1:-}" = --lists ] && mode=lists
 B=${HISTO_BUILD:-build}
 HISTO=./histo
 [ "$B" = build ] || HISTO=$B/histo
@@ -133,10 +138,12 @@ block() {
         NR > at + 1 { print }' "$1"
 }
 
-produce || exit 1
-device=$(cat "$W/device")
+[ "$mode" = lists ] || produce || exit 1
+device=$(cat "$W/device" 2>/dev/null)
 # $DOCS_FILES: other files to check instead (tests/run.sh's drift tests)
-for f in ${DOCS_FILES:-README.md docs/*.md}; do
+files=${DOCS_FILES:-README.md docs/*.md}
+[ "$mode" = lists ] && files=""
+for f in $files; do
     blocks "$f" >"$W/blocks"
     [ -s "$W/blocks" ] || continue
     if [ "$mode" = update ]; then
@@ -190,7 +197,7 @@ done
 
 # README's option table names every option of histo --help and no
 # other, and both name every strategy histo has.
-if [ "$mode" = check ] && [ -z "${DOCS_FILES:-}" ]; then
+if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
     $HISTO --help 2>&1 | sed -n 's/^  \(--*[a-z][a-z-]*\).*/\1/p' | sort -u >"$W/help.options"
     sed -n 's/^| `\(--*[a-z][a-z-]*\).*/\1/p' README.md | sort -u >"$W/readme.options"
     strategies=$($HISTO --strategy none-such 2>&1 \
@@ -213,7 +220,7 @@ fi
 # names every top-level folder of the tree and every kernel file; the
 # run times in harness.md's dataset table say when and where they were
 # measured.
-if [ "$mode" = check ] && [ -z "${DOCS_FILES:-}" ]; then
+if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
     why=""
     grep -q '^| `-[-a-z]' docs/usage.md && why="$why usage.md has an option table;"
     layout=$(sed -n '/^## Layout/,/^## /p' README.md)

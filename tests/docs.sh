@@ -6,7 +6,7 @@
 SUBJECT=docs
 . "$(dirname "$0")/lib.sh"
 
-sh tests/docs-check.sh >"$W/docs.log" 2>"$W/docs.err"
+HISTO_TEST_WORK=$W sh tests/docs-check.sh >"$W/docs.log" 2>"$W/docs.err"
 relay "$W/docs.log" ""
 # an example whose words changed (README.md's summary) and one that lost
 # a field (docs/usage.md's histo.out excerpt) must each fail, alone
@@ -18,7 +18,7 @@ for d in words:summary:README.md field:histo-out:docs/usage.md; do
     id=${rest%%:*} from=${rest#*:}
     if cmp -s "$from" "$W/drift-$kind.md"; then
         bad "docs.drift_$kind" "the edit no longer changes $from"
-    elif DOCS_FILES="$W/drift-$kind.md" sh tests/docs-check.sh >"$W/drift.log" 2>&1; then
+    elif DOCS_FILES="$W/drift-$kind.md" HISTO_TEST_WORK=$W sh tests/docs-check.sh >"$W/drift.log" 2>&1; then
         bad "docs.drift_$kind" "docs-check passed an example that drifted"
     elif grep -q "^FAIL docs.$id " "$W/drift.log" \
          && [ "$(grep -c '^FAIL' "$W/drift.log")" -eq 1 ]; then
