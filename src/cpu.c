@@ -86,10 +86,23 @@ static uint64_t trip_budget(uint32_t limit)
     return limit - limit / 16;
 }
 
-bool cpu_fits_loop_limit(uint64_t nbins, uint32_t loop_limit)
+/* Whether one work-item clears an output of nbins counters (and counts
+ * a value) within the loop limit (0: none). */
+static bool clears_within(uint64_t nbins, uint32_t loop_limit)
 {
     return loop_limit == 0
         || clear_trips(nbins) + count_trips(1) <= trip_budget(loop_limit);
+}
+
+/* Where local memory is cached global memory (CL_GLOBAL, as on CPUs) or
+ * none (CL_NONE): there local atomics and barriers cost more than private
+ * histograms that the cache keeps close (docs/design.md). Not where the
+ * device's loop limit is too short for one work-item to clear the
+ * output. */
+static bool cpu_fits(const struct strategy_share *sh)
+{
+    return sh->device->local_mem_type != CL_LOCAL
+        && clears_within(sh->nbins, sh->loop_limit);
 }
 
 /* Batch 0's and the others' values for B batches: batch 0 is shorter by
@@ -215,7 +228,7 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
     const struct histo_input *in = env->input;
     const uint32_t limit = env->loop_limit;
     const uint64_t budget = limit != 0 ? trip_budget(limit) : UINT64_MAX;
-    if (!cpu_fits_loop_limit(in->nbins, limit)) {
+    if (!clears_within(in->nbins, limit)) {
         histo_error("the cpu strategy clears the %" PRIu32 "-bin output in "
                     "one work-item, %" PRIu64 " loop iterations, and '%s' "
                     "ends a work-item's loops after %" PRIu32 " "
@@ -393,6 +406,7 @@ const struct strategy cpu_strategy = {
     .kernels = kernel_names,
     .nkernels = K_NUM,
     .defines = cpu_defines,
+    .fits = cpu_fits,
     .setup = cpu_setup,
     .enqueue = cpu_enqueue,
     .download = cpu_download,

@@ -11,9 +11,4 @@
 
 extern const struct strategy cpu_strategy;
 
-/* Whether the cpu strategy can clear an output of nbins counters within a
- * device's loop limit (strategy_env.loop_limit; 0: no limit): one
- * work-item clears it, so a large histogram cannot be counted there. */
-bool cpu_fits_loop_limit(uint64_t nbins, uint32_t loop_limit);
-
 #endif

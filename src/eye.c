@@ -1050,6 +1050,25 @@ static void eye_summary(const void *opaque, FILE *f)
         fprintf(f, ", %u copies of each", s->plan.replicas);
 }
 
+/* Dedicated local memory (CL_LOCAL, a scratchpad), whose tiles save
+ * global atomics: where local memory is global memory behind a cache
+ * (CL_GLOBAL, as on CPUs) the eye analysis buys nothing, and without
+ * local memory (CL_NONE) it cannot run. The memory, not the device type,
+ * decides: a device may report several types. */
+static bool eye_fits(const struct strategy_share *sh)
+{
+    return sh->device->local_mem_type == CL_LOCAL;
+}
+
+/* Inputs of at most HISTO_FUSED_MAX_VALUES values: the barrier waits in
+ * loops that a loop limit would cut short, and needs a fence that orders
+ * memory for the other groups (device.h). */
+static bool fused_fits(const struct strategy_share *sh)
+{
+    return eye_fits(sh) && sh->nvalues <= HISTO_FUSED_MAX_VALUES
+        && sh->loop_limit == 0 && sh->device->fence != DEVICE_FENCE_NONE;
+}
+
 const struct strategy eye_strategy = {
     .name = "eye",
     .knobs = KNOB_BIT(KNOB_BATCHES) | KNOB_BIT(KNOB_TILE_ROWS),
@@ -1058,6 +1077,7 @@ const struct strategy eye_strategy = {
     .kernels = kernel_names,
     .nkernels = K_COUNT,
     .defines = eye_defines,
+    .fits = eye_fits,
     .setup = eye_setup,
     .enqueue = eye_enqueue,
     .download = eye_download,
@@ -1077,6 +1097,7 @@ const struct strategy fused_strategy = {
     .kernels = fused_names,
     .nkernels = 1,
     .defines = fused_defines,
+    .fits = fused_fits,
     .setup = fused_setup,
     .enqueue = fused_enqueue,
     .download = eye_download,

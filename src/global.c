@@ -63,6 +63,14 @@ static size_t groups_for(const struct strategy_env *env, uint64_t items,
     return groups > 0 ? (size_t)groups : 1;
 }
 
+/* Every device and input: each of its loops is one the planner spreads
+ * over more work-items within a loop limit (groups_for). */
+static bool global_fits(const struct strategy_share *sh)
+{
+    (void)sh;
+    return true;
+}
+
 static int global_setup(const struct strategy_env *env, void **opaque)
 {
     int status = HISTO_OK;
@@ -202,6 +210,7 @@ const struct strategy global_strategy = {
     .nsources = sizeof sources / sizeof sources[0],
     .kernels = kernel_names,
     .nkernels = K_NUM,
+    .fits = global_fits,
     .setup = global_setup,
     .enqueue = global_enqueue,
     .download = global_download,

@@ -36,49 +36,6 @@ static FILE *summary_stream(const struct histo_options *opt)
                ? stderr : stdout;
 }
 
-/* The devices' default strategy for this input; NULL where two of the
- * devices named default to different ones (*differs: the second's
- * index). */
-static const struct strategy *devices_default(const struct work *w,
-                                              size_t *differs)
-{
-    const struct work_share *sh = w->shares;
-    const uint64_t nbins = w->input->nbins;
-    const uint64_t nvalues = w->input->nvalues;
-    const struct strategy *st = strategy_default(sh[0].device,
-                                                 sh[0].loop_limit, nbins,
-                                                 nvalues);
-    for (size_t i = 1; i < w->ndevices; ++i)
-        if (strategy_default(sh[i].device, sh[i].loop_limit, nbins, nvalues)
-                != st) {
-            *differs = i;
-            return NULL;
-        }
-    return st;
-}
-
-/* The strategy every share runs: --strategy, else the devices' default,
- * which must agree. Returns NULL after saying why. */
-static const struct strategy *choose_strategy(const char *name,
-                                              const struct work *w)
-{
-    if (name != NULL)
-        return strategy_find(name);
-    size_t i = 0;
-    const struct strategy *st = devices_default(w, &i);
-    if (st == NULL) {
-        const struct work_share *sh = w->shares;
-        histo_error("'%s' and '%s' default to different strategies (%s and "
-                    "%s): name one with --strategy", sh[0].device->name,
-                    sh[i].device->name,
-                    strategy_default(sh[0].device, sh[0].loop_limit,
-                                     w->input->nbins, w->input->nvalues)->name,
-                    strategy_default(sh[i].device, sh[i].loop_limit,
-                                     w->input->nbins, w->input->nvalues)->name);
-    }
-    return st;
-}
-
 /* Everything one run holds; run_release frees what is set. */
 struct histo_run {
     struct histo_options opt;
@@ -88,7 +45,7 @@ struct histo_run {
     size_t ndevs;
     struct input_stream *stream;
     struct work work;
-    const struct strategy *strategy;
+    struct strategy_choice strategy;
     struct strategy_env env;
     struct tune_knobs knobs;
     struct tune_result tuning;
@@ -161,6 +118,25 @@ static int plan_work(struct histo_run *r)
     return HISTO_OK;
 }
 
+/* The strategy every share runs (strategy_choose): --strategy, else the
+ * default of every device named, share or not yet (--device all), with
+ * the loop limit work_probe measured on it. */
+static int choose_strategy(struct histo_run *r)
+{
+    struct strategy_share shares[WORK_MAX_SHARES];
+    const size_t n = work_ndevices(&r->work);
+    for (size_t d = 0; d < n; ++d) {
+        const struct work_share_info sh = work_share_info(&r->work, d);
+        shares[d] = (struct strategy_share){
+            .device = sh.device,
+            .loop_limit = sh.loop_limit,
+            .nbins = r->input.nbins,
+            .nvalues = r->input.nvalues,
+        };
+    }
+    return strategy_choose(r->opt.strategy, shares, n, &r->strategy);
+}
+
 /* A context and queues, the device's loop limit, the strategy and its
  * kernels. */
 static int build(struct histo_run *r)
@@ -173,12 +149,10 @@ static int build(struct histo_run *r)
     r->ph.setup_s += timer_now() - t;
 
     t = timer_now();
-    if ((status = work_probe(&r->work, r->opt.kernel_dir)) != HISTO_OK)
-        return status;
-    if ((r->strategy = choose_strategy(r->opt.strategy, &r->work)) == NULL)
-        return HISTO_EXIT_USAGE;
-    if ((status = work_build(&r->work, r->strategy, r->opt.kernel_dir))
-            != HISTO_OK)
+    if ((status = work_probe(&r->work, r->opt.kernel_dir)) != HISTO_OK
+        || (status = choose_strategy(r)) != HISTO_OK
+        || (status = work_build(&r->work, r->strategy.run,
+                                r->opt.kernel_dir)) != HISTO_OK)
         return status;
     r->ph.build_s = timer_now() - t;
     /* the implementation may have put signal handlers of its own in place
@@ -235,19 +209,19 @@ static int set_up(struct histo_run *r)
 {
     r->env = (struct strategy_env){.kernel_dir = r->opt.kernel_dir};
     struct tune_key key;
-    tune_key_of(&key, r->devs[0], r->strategy, &r->input);
+    tune_key_of(&key, r->devs[0], r->strategy.run, &r->input);
     double t = timer_now();
     int status;
     if (r->opt.tune) {
         if ((status = work_tune_env(&r->work, &r->env)) != HISTO_OK
-            || (status = tune_run(r->strategy, &r->env, r->opt.iterations,
+            || (status = tune_run(r->strategy.run, &r->env, r->opt.iterations,
                                   r->opt.no_tune_cache, &key, &r->tuning,
                                   &r->knobs, &r->progress,
                                   summary_stream(&r->opt))) != HISTO_OK)
             return status;
         r->ph.tune_s = timer_now() - t;
     } else {
-        tune_choose(&r->opt.knobs, r->opt.no_tune_cache, &key, r->strategy,
+        tune_choose(&r->opt.knobs, r->opt.no_tune_cache, &key, r->strategy.run,
                     &r->knobs);
     }
     r->env.knobs = r->knobs.values;
@@ -380,8 +354,8 @@ static int write_results(struct histo_run *r, double start)
         .options = opt,
         .input = &r->input,
         .devices = &r->devices,
-        .strategy = r->strategy,
-        .default_strategy = devices_default(&r->work, &(size_t){0}),
+        .strategy = r->strategy.run,
+        .default_strategy = r->strategy.by_default,
         .state = work_first_state(&r->work),
         .work = &r->work,
         .times = &r->times,

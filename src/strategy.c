@@ -4,7 +4,6 @@
 #include "cpu.h"
 #include "eye.h"
 #include "global.h"
-#include "params.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,36 +17,60 @@ static const struct strategy *const table[] = {
 };
 #define NSTRATEGIES (sizeof table / sizeof table[0])
 
-const struct strategy *strategy_default(const struct device_info *device,
-                                        uint32_t loop_limit, uint64_t nbins,
-                                        uint64_t nvalues)
-{
-    /* The published eye design targets scratchpad memories: dedicated
-     * local memory (CL_LOCAL) whose tiles save global atomics. Where local
-     * memory is global memory behind an implicit cache (CL_GLOBAL, as on
-     * CPUs) the eye analysis buys nothing and local atomics cost more than
-     * private histograms (docs/design.md); without local memory
-     * (CL_NONE) the eye cannot run at all. The memory, not the device
-     * type, decides: a device may report several types. */
-    /* fused's barrier waits in loops a loop limit would cut short, and
-     * needs a fence that orders memory for the other groups (device.h) */
-    if (device->local_mem_type == CL_LOCAL)
-        return nvalues <= HISTO_FUSED_MAX_VALUES && loop_limit == 0
-                       && device->fence != DEVICE_FENCE_NONE
-             ? &fused_strategy : &eye_strategy;
-    /* cpu's output is cleared by one work-item; global's every loop is
-     * one the planner can spread over more work-items. */
-    if (!cpu_fits_loop_limit(nbins, loop_limit))
-        return &global_strategy;
-    return &cpu_strategy;
-}
-
 const struct strategy *strategy_find(const char *name)
 {
     for (size_t i = 0; i < NSTRATEGIES; ++i)
         if (strcmp(table[i]->name, name) == 0)
             return table[i];
     return NULL;
+}
+
+/* What --strategy auto tries, best first; each strategy's fits says
+ * where it suits (the device's memory, its loop limit, the input). Of
+ * those that suit one device: fused saves eye's second launch, eye's
+ * tiles beat cpu's private histograms where local memory is a
+ * scratchpad, and global, which suits every device, is what is left
+ * where cpu cannot clear its output within the loop limit. */
+static const struct strategy *const preferred[] = {
+    &fused_strategy,
+    &eye_strategy,
+    &cpu_strategy,
+    &global_strategy,
+};
+#define NPREFERRED (sizeof preferred / sizeof preferred[0])
+
+/* The share's own default: the first preferred strategy that fits it. */
+static const struct strategy *first_fit(const struct strategy_share *sh)
+{
+    for (size_t i = 0; i < NPREFERRED; ++i)
+        if (preferred[i]->fits != NULL && preferred[i]->fits(sh))
+            return preferred[i];
+    return NULL;
+}
+
+int strategy_choose(const char *requested,
+                    const struct strategy_share *shares, size_t nshares,
+                    struct strategy_choice *choice)
+{
+    const struct strategy *first = first_fit(&shares[0]);
+    size_t differs = 0;
+    for (size_t i = 1; i < nshares && differs == 0; ++i)
+        if (first_fit(&shares[i]) != first)
+            differs = i;
+    choice->by_default = differs == 0 ? first : NULL;
+    choice->run = requested != NULL ? strategy_find(requested)
+                                    : choice->by_default;
+    if (choice->run != NULL)
+        return HISTO_OK;
+    if (requested != NULL)
+        histo_error("unknown strategy '%s' (choose from: auto, %s)",
+                    requested, strategy_names());
+    else
+        histo_error("'%s' and '%s' default to different strategies (%s "
+                    "and %s): name one with --strategy",
+                    shares[0].device->name, shares[differs].device->name,
+                    first->name, first_fit(&shares[differs])->name);
+    return HISTO_EXIT_USAGE;
 }
 
 const char *strategy_names(void)

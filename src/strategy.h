@@ -2,7 +2,8 @@
  * strategy.h - the table of device strategies.
  *
  * A strategy is one way of computing the histogram on a device: its kernel
- * files in kernels/ plus one entry in the table in strategy.c. Every
+ * files in kernels/ plus one entry in the table in strategy.c (and in
+ * its order of preference, where --strategy auto may choose it). Every
  * strategy must give the same bytes as reference.c for every valid input.
  * The run loop (run.c) only sees this interface: it enqueues one iteration
  * at a time and times the events each iteration returns, one per kernel.
@@ -43,6 +44,14 @@ struct strategy_env {
     struct knob_values knobs; /* 0: the strategy decides (knobs.h)     */
 };
 
+/* One device of the run as strategy_choose weighs it: the device, its
+ * loop limit (kernels/probe.cl; 0: none) and the whole input's sizes. */
+struct strategy_share {
+    const struct device_info *device;
+    uint32_t loop_limit;
+    uint64_t nbins, nvalues;
+};
+
 struct strategy {
     const char *name;
     unsigned knobs;               /* the knobs it honours: KNOB_BITs   */
@@ -55,6 +64,10 @@ struct strategy {
      * (program_build()); NULL: none. Returns 0 or an exit status. */
     int (*defines)(const struct device_info *device, uint32_t loop_limit,
                    struct program_defines *defines);
+    /* Whether --strategy auto may run it on the share: its design suits
+     * the device's memory and its plans hold within the device's loop
+     * limit for this input. NULL: never by default, only when named. */
+    bool (*fits)(const struct strategy_share *share);
     /* Plans from the device and input, creates kernels and buffers,
      * retains env->values for as long as the state lives; may enqueue
      * fills on env->queue (strategy_setup waits for them). */
@@ -128,17 +141,23 @@ int strategy_group_size(const struct device_info *device, cl_kernel kernel,
 uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
                               uint32_t limit);
 
-/* The strategy for a device when none is asked for, by its local memory
- * type: for dedicated local memory (CL_LOCAL, a scratchpad) the eye
- * design, in one launch an iteration (fused) for inputs of at most
- * HISTO_FUSED_MAX_VALUES values on a device without a loop limit, else
- * in two (eye); cpu for
- * local memory in cached global memory (CL_GLOBAL) or none (CL_NONE);
- * global instead of cpu where the device's loop limit (loop_limit, 0:
- * none) is too short for cpu to clear an output of nbins counters. */
-const struct strategy *strategy_default(const struct device_info *device,
-                                        uint32_t loop_limit, uint64_t nbins,
-                                        uint64_t nvalues);
+/* What a run computes with. */
+struct strategy_choice {
+    const struct strategy *run;        /* what every share runs        */
+    const struct strategy *by_default; /* the devices' own, what
+                                          --strategy auto runs; NULL
+                                          where they differ            */
+};
+
+/* The strategy `requested` names (NULL: auto), else the default: for
+ * each share the first strategy, in order of preference (fused, eye,
+ * cpu, global), that fits it (global fits every share), and every share
+ * must come to the same one. Where they do not and none is requested,
+ * says so, naming two devices and their strategies. Returns 0 or
+ * HISTO_EXIT_USAGE. */
+int strategy_choose(const char *requested,
+                    const struct strategy_share *shares, size_t nshares,
+                    struct strategy_choice *choice);
 
 /* The strategy of that name, or NULL. */
 const struct strategy *strategy_find(const char *name);

@@ -1300,6 +1300,23 @@ static void test_progress_line(void)
     }
 }
 
+/* The strategy --strategy auto runs on one device (strategy_choose). */
+static const char *default_for(const struct device_info *dev,
+                               uint32_t loop_limit, uint64_t nbins,
+                               uint64_t nvalues)
+{
+    const struct strategy_share share = {
+        .device = dev,
+        .loop_limit = loop_limit,
+        .nbins = nbins,
+        .nvalues = nvalues,
+    };
+    struct strategy_choice c;
+    if (strategy_choose(NULL, &share, 1, &c) != HISTO_OK || c.run == NULL)
+        return "(none)";
+    return c.run == c.by_default ? c.run->name : "(not the default)";
+}
+
 static void test_strategy_table(void)
 {
     const struct strategy *eye = strategy_find("eye");
@@ -1332,8 +1349,7 @@ static void test_strategy_table(void)
         memset(&dev, 0, sizeof dev);
         dev.type = cases[i].type;
         dev.local_mem_type = cases[i].mem;
-        if (strcmp(strategy_default(&dev, 0, 2097152, 16777216)->name,
-                   cases[i].want)
+        if (strcmp(default_for(&dev, 0, 2097152, 16777216), cases[i].want)
             != 0)
             bad = (int)i;
     }
@@ -1347,24 +1363,23 @@ static void test_strategy_table(void)
         dev.type = CL_DEVICE_TYPE_GPU;
         dev.local_mem_type = CL_LOCAL;
         dev.fence = DEVICE_FENCE_C30;
-        const char *below = strategy_default(&dev, 0, 2097152,
-                                             HISTO_FUSED_MAX_VALUES)->name;
-        const char *at = strategy_default(&dev, 0, 2097152,
-                                          HISTO_FUSED_MAX_VALUES + 1)->name;
-        const char *limited = strategy_default(&dev, 65535, 2097152,
-                                               1000)->name;
+        const char *below = default_for(&dev, 0, 2097152,
+                                        HISTO_FUSED_MAX_VALUES);
+        const char *at = default_for(&dev, 0, 2097152,
+                                     HISTO_FUSED_MAX_VALUES + 1);
+        const char *limited = default_for(&dev, 65535, 2097152, 1000);
         check(strcmp(below, "fused") == 0 && strcmp(at, "eye") == 0
                   && strcmp(limited, "eye") == 0,
               "strategy.default_fused_by_size", "%s, %s, %s", below, at,
               limited);
         const enum device_fence kinds[] = {DEVICE_FENCE_C20, DEVICE_FENCE_PTX,
+                                           DEVICE_FENCE_PTX_ACQ,
                                            DEVICE_FENCE_NONE};
-        const char *const want[] = {"fused", "fused", "eye"};
+        const char *const want[] = {"fused", "fused", "fused", "eye"};
         int wrong = -1;
-        for (int k = 0; k < 3 && wrong < 0; ++k) {
+        for (int k = 0; k < 4 && wrong < 0; ++k) {
             dev.fence = kinds[k];
-            if (strcmp(strategy_default(&dev, 0, 2097152, 1000)->name,
-                       want[k]) != 0)
+            if (strcmp(default_for(&dev, 0, 2097152, 1000), want[k]) != 0)
                 wrong = k;
         }
         check(wrong < 0, "strategy.default_fused_needs_device_fence",
@@ -1377,13 +1392,10 @@ static void test_strategy_table(void)
         memset(&dev, 0, sizeof dev);
         dev.type = CL_DEVICE_TYPE_CPU;
         dev.local_mem_type = CL_GLOBAL;
-        const char *small = strategy_default(&dev, 65535, 2097152,
-                                             16777216)->name;
-        const char *large = strategy_default(&dev, 65535, 16777216,
-                                             16777216)->name;
+        const char *small = default_for(&dev, 65535, 2097152, 16777216);
+        const char *large = default_for(&dev, 65535, 16777216, 16777216);
         const char *gpu = (dev.local_mem_type = CL_LOCAL,
-                           strategy_default(&dev, 65535, 16777216,
-                                            16777216)->name);
+                           default_for(&dev, 65535, 16777216, 16777216));
         check(strcmp(small, "cpu") == 0 && strcmp(large, "global") == 0
                   && strcmp(gpu, "eye") == 0,
               "strategy.default_loop_limit", "%s, %s, %s", small, large, gpu);
@@ -1700,6 +1712,111 @@ static void fake_listing(const struct device_list *list, char *text,
 }
 
 /* Nothing failing: every platform and device, no warning. */
+/* strategy_choose over several shares, its status, choice and message
+ * (stderr captured; "" where it says nothing). */
+static int choose_says(const char *requested,
+                       const struct strategy_share *shares, size_t n,
+                       struct strategy_choice *c, char err[256])
+{
+    const char *path = path_in_workdir("strategy-stderr.txt");
+    int lines;
+    stderr_to(path);
+    const int st = strategy_choose(requested, shares, n, c);
+    stderr_back();
+    captured(path, err, 256, &lines);
+    return st;
+}
+
+static const char *name_of(const struct strategy *st)
+{
+    return st != NULL ? st->name : "NULL";
+}
+
+/* Which strategies may be chosen by default and where: each fits, the
+ * loop limit's bound on cpu, and several devices, which must agree. */
+static void test_strategy_choose(void)
+{
+    struct device_info gpu, cpu;
+    memset(&gpu, 0, sizeof gpu);
+    memset(&cpu, 0, sizeof cpu);
+    gpu.name = "gpu";
+    gpu.local_mem_type = CL_LOCAL;
+    gpu.fence = DEVICE_FENCE_PTX_ACQ;
+    cpu.name = "cpu";
+    cpu.local_mem_type = CL_GLOBAL;
+    /* replicated only when named; global fits every device and input, so
+     * every share has a default */
+    const cl_device_local_mem_type mems[] = {CL_LOCAL, CL_GLOBAL, CL_NONE};
+    const uint32_t limits[] = {0, 65535, 1};
+    const struct strategy *global = strategy_find("global");
+    int misfit = -1;
+    for (int m = 0; m < 3; ++m)
+        for (int l = 0; l < 3; ++l) {
+            struct device_info dev = cpu;
+            dev.local_mem_type = mems[m];
+            const struct strategy_share sh = {&dev, limits[l], 4294967295u,
+                                              4294967295u};
+            if (!global->fits(&sh))
+                misfit = m * 3 + l;
+        }
+    check(strategy_find("replicated")->fits == NULL
+              && strategy_find("eye")->fits != NULL
+              && strategy_find("fused")->fits != NULL
+              && strategy_find("cpu")->fits != NULL && misfit < 0,
+          "strategy.fits", "global does not fit case %d", misfit);
+    /* the cpu strategy's output is cleared by one work-item: 64 bins an
+     * iteration plus one a leftover bin, and 2 to enter the loops, then
+     * 3 to count a value, in at most 65535 - 65535 / 16 = 61440 (cpu.c):
+     * 64 * 61435 bins at most; CL_NONE as CL_GLOBAL */
+    const char *fit = default_for(&cpu, 65535, 64 * 61435, 1000);
+    const char *over = default_for(&cpu, 65535, 64 * 61436, 1000);
+    const char *unlimited = default_for(&cpu, 0, 4294967295u, 1000);
+    cpu.local_mem_type = CL_NONE;
+    const char *none = default_for(&cpu, 0, 2097152, 1000);
+    cpu.local_mem_type = CL_GLOBAL;
+    check(strcmp(fit, "cpu") == 0 && strcmp(over, "global") == 0
+              && strcmp(unlimited, "cpu") == 0 && strcmp(none, "cpu") == 0,
+          "strategy.choose_cpu_loop_bound", "%s, %s, %s, %s", fit, over,
+          unlimited, none);
+
+    struct strategy_choice c;
+    char err[256];
+    const struct strategy_share two_gpus[] = {
+        {&gpu, 0, 2097152, 1000}, {&gpu, 0, 2097152, 1000}};
+    int st = choose_says(NULL, two_gpus, 2, &c, err);
+    check(st == HISTO_OK && strcmp(name_of(c.run), "fused") == 0
+              && c.by_default == c.run && err[0] == '\0',
+          "strategy.choose_devices_agree", "status %d, %s, %s, '%s'", st,
+          name_of(c.run), name_of(c.by_default), err);
+    /* a loop limit on one of two GPUs: fused there, eye here */
+    const struct strategy_share limited[] = {
+        {&gpu, 0, 2097152, 1000}, {&gpu, 65535, 2097152, 1000}};
+    st = choose_says(NULL, limited, 2, &c, err);
+    const char *want = "histo: 'gpu' and 'gpu' default to different "
+                       "strategies (fused and eye): name one with "
+                       "--strategy\n";
+    check(st == HISTO_EXIT_USAGE && c.run == NULL && c.by_default == NULL
+              && strcmp(err, want) == 0,
+          "strategy.choose_devices_differ", "status %d, %s, '%s'", st,
+          name_of(c.run), err);
+    const struct strategy_share mixed[] = {
+        {&gpu, 0, 2097152, 1000}, {&cpu, 0, 2097152, 1000}};
+    st = choose_says("global", mixed, 2, &c, err);
+    check(st == HISTO_OK && strcmp(name_of(c.run), "global") == 0
+              && c.by_default == NULL && err[0] == '\0',
+          "strategy.choose_named_over_differing", "status %d, %s, %s, '%s'",
+          st, name_of(c.run), name_of(c.by_default), err);
+    st = choose_says("replicated", two_gpus, 1, &c, err);
+    check(st == HISTO_OK && strcmp(name_of(c.run), "replicated") == 0
+              && strcmp(name_of(c.by_default), "fused") == 0,
+          "strategy.choose_named_keeps_default", "status %d, %s, %s", st,
+          name_of(c.run), name_of(c.by_default));
+    st = choose_says("gpu", two_gpus, 1, &c, err);
+    check(st == HISTO_EXIT_USAGE && c.run == NULL
+              && strstr(err, "unknown strategy 'gpu'") != NULL,
+          "strategy.choose_unknown", "status %d, '%s'", st, err);
+}
+
 static void test_device_enumerate(void)
 {
     struct device_list list;
@@ -2047,6 +2164,7 @@ static const struct {
     {"choose_fastest", test_choose_fastest},
     {"progress_line", test_progress_line},
     {"strategy_table", test_strategy_table},
+    {"strategy_choose", test_strategy_choose},
     {"device_enumerate", test_device_enumerate},
     {"device_fence", test_device_fence},
     {"device_skip_platform", test_device_skip_platform},
