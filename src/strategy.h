@@ -1,8 +1,12 @@
 /*
- * strategy.h - the table of device strategies.
+ * strategy.h - the device strategies: what a strategy is (struct
+ * strategy), what the strategies share (strategy.c) and the table that
+ * lists them and chooses among them (strategies.c). The dependency goes
+ * one way: the table knows the strategies, and they know only
+ * strategy.c.
  *
  * A strategy is one way of computing the histogram on a device: its kernel
- * files in kernels/ plus one entry in the table in strategy.c (and in
+ * files in kernels/ plus one entry in the table in strategies.c (and in
  * its order of preference, where --strategy auto may choose it). Every
  * strategy must give the same bytes as reference.c for every valid input.
  * The run loop (run.c) only sees this interface: it enqueues one iteration
@@ -140,6 +144,9 @@ int strategy_group_size(const struct device_info *device, cl_kernel kernel,
  * STRATEGY_LOOP_SHARE(limit) strides (limit 0: unchanged). */
 uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
                               uint32_t limit);
+
+/* The table (strategies.c), for the rest of histo; no strategy calls
+ * it. */
 
 /* What a run computes with. */
 struct strategy_choice {
