@@ -22,7 +22,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 static const char *const sources[] = {"cpu_count.cl", "cpu_merge.cl"};
 static const char *const kernel_names[] = {"cpu_count", "cpu_merge"};
@@ -40,23 +39,12 @@ struct cpu_plan {
     uint64_t partial_bytes;  /* privates * stride                           */
 };
 
+/* b first, so that the strategy_buffers_ functions take the state as
+ * theirs (strategy.h); b.scratch holds the private histograms. */
 struct cpu_state {
-    cl_kernel kernel[K_NUM];
-    cl_mem values, partial, histo;
+    struct strategy_buffers b;
     struct cpu_plan plan;
-    const struct histo_input *input;
 };
-
-static void cpu_release(void *opaque)
-{
-    struct cpu_state *s = opaque;
-    if (s == NULL)
-        return;
-    const cl_mem mems[] = {s->values, s->partial, s->histo};
-    strategy_release_objects(s->kernel, K_NUM, mems,
-                             sizeof mems / sizeof mems[0]);
-    free(s);
-}
 
 /* Loop iterations one work-item of the cpu kernels makes, counted as a
  * device that ends loops early counts them (kernels/probe.cl): every
@@ -264,101 +252,49 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
 {
     int status = HISTO_OK;
     struct cpu_state *s = NULL;
-    const struct histo_input *in = env->input;
     HOST_ALLOC(s, 1);
-    s->input = in;
     if ((status = plan(&s->plan, env)) != HISTO_OK)
         goto fail;
     const struct cpu_plan *p = &s->plan;
-    for (int k = 0; k < K_NUM; ++k)
-        CL_CREATE(s->kernel[k], clCreateKernel(env->program, kernel_names[k],
-                                               &cl_err_));
-
-    /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
-     * in cl_uint. */
-    const cl_uint n = (cl_uint)in->nvalues;
-    const cl_uint nbins = in->nbins;
     /* One batch has no private histogram; OpenCL has no empty buffers. */
     const size_t partial_bytes = p->partial_bytes > 0
                                ? (size_t)p->partial_bytes : 64;
-    /* The caller's input buffer, held until release. */
-    CL_CALL(clRetainMemObject(env->values));
-    s->values = env->values;
-    CL_CREATE(s->partial, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
-                                         partial_bytes, NULL, &cl_err_));
-    CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
-                                       nbins, NULL, &cl_err_));
+    if ((status = strategy_buffers_create(&s->b, env, kernel_names, K_NUM,
+                                          partial_bytes)) != HISTO_OK)
+        goto fail;
+    /* one work-item a group: on PoCL a group runs on one core as a plain
+     * loop (the top of this file) */
+    s->b.global[K_COUNT] = p->batches;
+    s->b.global[K_MERGE] = p->merge_groups;
+    s->b.local[K_COUNT] = s->b.local[K_MERGE] = 1;
 
-    /* The merge leaves the private histograms zeroed for the next
-     * iteration; only the first needs this fill. */
-    const cl_uchar zero = 0;
-    CL_CALL(clEnqueueFillBuffer(env->queue, s->partial, &zero, sizeof zero, 0,
-                                partial_bytes, 0, NULL, NULL));
-
-    cl_kernel k = s->kernel[K_COUNT];
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->values));
+    /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
+     * in cl_uint. */
+    const cl_uint n = (cl_uint)env->input->nvalues;
+    const cl_uint nbins = env->input->nbins;
+    cl_kernel k = s->b.kernel[K_COUNT];
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->b.values));
     CL_CALL(clSetKernelArg(k, 1, sizeof n, &n));
     CL_CALL(clSetKernelArg(k, 2, sizeof p->first, &p->first));
     CL_CALL(clSetKernelArg(k, 3, sizeof p->slice, &p->slice));
     CL_CALL(clSetKernelArg(k, 4, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, 5, sizeof p->stride, &p->stride));
-    CL_CALL(clSetKernelArg(k, 6, sizeof(cl_mem), &s->partial));
-    CL_CALL(clSetKernelArg(k, 7, sizeof(cl_mem), &s->histo));
+    CL_CALL(clSetKernelArg(k, 6, sizeof(cl_mem), &s->b.scratch));
+    CL_CALL(clSetKernelArg(k, 7, sizeof(cl_mem), &s->b.histo));
 
-    k = s->kernel[K_MERGE];
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->partial));
+    k = s->b.kernel[K_MERGE];
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->b.scratch));
     CL_CALL(clSetKernelArg(k, 1, sizeof p->privates, &p->privates));
     CL_CALL(clSetKernelArg(k, 2, sizeof p->stride, &p->stride));
     CL_CALL(clSetKernelArg(k, 3, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, 4, sizeof p->lines_per_group,
                            &p->lines_per_group));
-    CL_CALL(clSetKernelArg(k, 5, sizeof(cl_mem), &s->histo));
+    CL_CALL(clSetKernelArg(k, 5, sizeof(cl_mem), &s->b.histo));
 
     *opaque = s;
     return HISTO_OK;
 fail:
-    cpu_release(s);
-    return status;
-}
-
-static int cpu_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
-{
-    int status = HISTO_OK;
-    struct cpu_state *s = opaque;
-    const size_t one = 1;
-    const size_t count_global = s->plan.batches;
-    const size_t merge_global = s->plan.merge_groups;
-    CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_COUNT], 1, NULL,
-                                   &count_global, &one, 0, NULL,
-                                   &ev[K_COUNT]));
-    CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[K_MERGE], 1, NULL,
-                                   &merge_global, &one, 0, NULL,
-                                   &ev[K_MERGE]));
-fail:
-    return status;
-}
-
-/* Counts another chunk of the same length from now on. */
-static int cpu_bind(void *opaque, cl_mem values)
-{
-    struct cpu_state *s = opaque;
-    return strategy_bind_values(&s->values, s->kernel[K_COUNT], values);
-}
-
-/* The buffer an iteration leaves the histogram in. */
-static cl_mem cpu_output(const void *opaque)
-{
-    const struct cpu_state *s = opaque;
-    return s->histo;
-}
-
-static int cpu_download(void *opaque, cl_command_queue queue, uint8_t *histo)
-{
-    int status = HISTO_OK;
-    struct cpu_state *s = opaque;
-    CL_CALL(clEnqueueReadBuffer(queue, s->histo, CL_TRUE, 0,
-                                s->input->nbins, histo, 0, NULL, NULL));
-fail:
+    strategy_buffers_release(s);
     return status;
 }
 
@@ -408,12 +344,12 @@ const struct strategy cpu_strategy = {
     .defines = cpu_defines,
     .fits = cpu_fits,
     .setup = cpu_setup,
-    .enqueue = cpu_enqueue,
-    .download = cpu_download,
-    .output = cpu_output,
-    .bind = cpu_bind,
+    .enqueue = strategy_buffers_enqueue,
+    .download = strategy_buffers_download,
+    .output = strategy_buffers_output,
+    .bind = strategy_buffers_bind,
     .report = cpu_report,
     .used = cpu_used,
     .summary = cpu_summary,
-    .release = cpu_release,
+    .release = strategy_buffers_release,
 };

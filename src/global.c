@@ -16,8 +16,6 @@
 
 #include "params.h"
 
-#include <stdlib.h>
-
 static const char *const sources[] = {"global_count.cl",
                                       "global_saturate.cl"};
 static const char *const kernel_names[] = {"global_count",
@@ -30,23 +28,12 @@ struct global_plan {
     size_t groups[K_NUM];       /* groups launched                     */
 };
 
+/* b first, so that the strategy_buffers_ functions take the state as
+ * theirs (strategy.h); b.scratch holds the 32-bit counters. */
 struct global_state {
-    cl_kernel kernel[K_NUM];
-    cl_mem values, counts, histo;
+    struct strategy_buffers b;
     struct global_plan plan;
-    const struct histo_input *input;
 };
-
-static void global_release(void *opaque)
-{
-    struct global_state *s = opaque;
-    if (s == NULL)
-        return;
-    const cl_mem mems[] = {s->values, s->counts, s->histo};
-    strategy_release_objects(s->kernel, K_NUM, mems,
-                             sizeof mems / sizeof mems[0]);
-    free(s);
-}
 
 /* Groups of a kernel that strides over `items` things in groups of
  * `group`: HISTO_GLOBAL_GROUPS_PER_CU per compute unit, no more than the
@@ -78,7 +65,6 @@ static int global_setup(const struct strategy_env *env, void **opaque)
     const struct histo_input *in = env->input;
     const struct device_info *dev = env->device;
     HOST_ALLOC(s, 1);
-    s->input = in;
     struct global_plan *p = &s->plan;
     /* The output first: a histogram of up to 2^32 - 1 bins passes the
      * input check but not every device's allocation limit. */
@@ -86,89 +72,39 @@ static int global_setup(const struct strategy_env *env, void **opaque)
     if ((status = device_check_alloc(dev, "histogram", in->nbins))
             != HISTO_OK
         || (status = device_check_alloc(dev, "32-bit counters", count_bytes))
+            != HISTO_OK
+        || (status = strategy_buffers_create(&s->b, env, kernel_names, K_NUM,
+                                             (size_t)count_bytes))
             != HISTO_OK)
         goto fail;
+    /* what each kernel strides over: the values, the counters, in quads */
+    const uint64_t quads[K_NUM] = {in->nvalues / 4 + 1, in->nbins / 4 + 1};
     for (int k = 0; k < K_NUM; ++k) {
-        CL_CREATE(s->kernel[k], clCreateKernel(env->program, kernel_names[k],
-                                               &cl_err_));
-        if ((status = strategy_group_size(dev, s->kernel[k],
+        if ((status = strategy_group_size(dev, s->b.kernel[k],
                                           HISTO_WORK_GROUP, &p->group[k],
                                           &p->group_limit[k])) != HISTO_OK)
             goto fail;
+        p->groups[k] = groups_for(env, quads[k], p->group[k]);
+        s->b.global[k] = p->groups[k] * p->group[k];
+        s->b.local[k] = p->group[k];
     }
-    p->groups[K_COUNT] = groups_for(env, in->nvalues / 4 + 1,
-                                    p->group[K_COUNT]);
-    p->groups[K_SATURATE] = groups_for(env, in->nbins / 4 + 1,
-                                       p->group[K_SATURATE]);
 
     /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
      * in cl_uint. */
     const cl_uint n = (cl_uint)in->nvalues;
     const cl_uint nbins = in->nbins;
-    CL_CALL(clRetainMemObject(env->values));
-    s->values = env->values;
-    CL_CREATE(s->counts, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
-                                        (size_t)count_bytes, NULL,
-                                        &cl_err_));
-    CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
-                                       nbins, NULL, &cl_err_));
-    /* The saturating pass leaves the counters zero for the next
-     * iteration; only the first needs this fill. */
-    const cl_uint zero = 0;
-    CL_CALL(clEnqueueFillBuffer(env->queue, s->counts, &zero, sizeof zero, 0,
-                                (size_t)count_bytes, 0, NULL, NULL));
-
-    cl_kernel k = s->kernel[K_COUNT];
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->values));
+    cl_kernel k = s->b.kernel[K_COUNT];
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->b.values));
     CL_CALL(clSetKernelArg(k, 1, sizeof n, &n));
-    CL_CALL(clSetKernelArg(k, 2, sizeof(cl_mem), &s->counts));
-    k = s->kernel[K_SATURATE];
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->counts));
+    CL_CALL(clSetKernelArg(k, 2, sizeof(cl_mem), &s->b.scratch));
+    k = s->b.kernel[K_SATURATE];
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->b.scratch));
     CL_CALL(clSetKernelArg(k, 1, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, 2, sizeof(cl_mem), &s->histo));
+    CL_CALL(clSetKernelArg(k, 2, sizeof(cl_mem), &s->b.histo));
     *opaque = s;
     return HISTO_OK;
 fail:
-    global_release(s);
-    return status;
-}
-
-static int global_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
-{
-    int status = HISTO_OK;
-    struct global_state *s = opaque;
-    const struct global_plan *p = &s->plan;
-    for (int k = 0; k < K_NUM; ++k) {
-        const size_t global = p->groups[k] * p->group[k];
-        CL_CALL(clEnqueueNDRangeKernel(queue, s->kernel[k], 1, NULL, &global,
-                                       &p->group[k], 0, NULL, &ev[k]));
-    }
-fail:
-    return status;
-}
-
-/* Counts another chunk of the same length from now on. */
-static int global_bind(void *opaque, cl_mem values)
-{
-    struct global_state *s = opaque;
-    return strategy_bind_values(&s->values, s->kernel[K_COUNT], values);
-}
-
-/* The buffer an iteration leaves the histogram in. */
-static cl_mem global_output(const void *opaque)
-{
-    const struct global_state *s = opaque;
-    return s->histo;
-}
-
-static int global_download(void *opaque, cl_command_queue queue,
-                           uint8_t *histo)
-{
-    int status = HISTO_OK;
-    struct global_state *s = opaque;
-    CL_CALL(clEnqueueReadBuffer(queue, s->histo, CL_TRUE, 0,
-                                s->input->nbins, histo, 0, NULL, NULL));
-fail:
+    strategy_buffers_release(s);
     return status;
 }
 
@@ -212,12 +148,12 @@ const struct strategy global_strategy = {
     .nkernels = K_NUM,
     .fits = global_fits,
     .setup = global_setup,
-    .enqueue = global_enqueue,
-    .download = global_download,
-    .output = global_output,
-    .bind = global_bind,
+    .enqueue = strategy_buffers_enqueue,
+    .download = strategy_buffers_download,
+    .output = strategy_buffers_output,
+    .bind = strategy_buffers_bind,
     .report = global_report,
     .used = global_used,
     .summary = global_summary,
-    .release = global_release,
+    .release = strategy_buffers_release,
 };

@@ -1,6 +1,7 @@
 /* strategy.c - what the strategies share: setting up, binding the
- * values, releasing, work-group sizes and loop limits (see strategy.h).
- * It knows no strategy by name: the table is strategies.c's. */
+ * values, releasing, the buffers and launches of cpu and global,
+ * work-group sizes and loop limits (see strategy.h). It knows no
+ * strategy by name: the table is strategies.c's. */
 #include "strategy.h"
 
 #include <stdlib.h>
@@ -44,6 +45,78 @@ void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,
     for (size_t i = 0; i < nmems; ++i)
         if (mems[i] != NULL)
             clReleaseMemObject(mems[i]);
+}
+
+int strategy_buffers_create(struct strategy_buffers *b,
+                            const struct strategy_env *env,
+                            const char *const *kernels, size_t nkernels,
+                            size_t scratch_bytes)
+{
+    int status = HISTO_OK;
+    b->nbins = env->input->nbins;
+    b->nkernels = nkernels < STRATEGY_MAX_KERNELS ? nkernels
+                                                  : STRATEGY_MAX_KERNELS;
+    for (size_t k = 0; k < b->nkernels; ++k)
+        CL_CREATE(b->kernel[k], clCreateKernel(env->program, kernels[k],
+                                               &cl_err_));
+    CL_CALL(clRetainMemObject(env->values));
+    b->values = env->values;
+    CL_CREATE(b->scratch, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
+                                         scratch_bytes, NULL, &cl_err_));
+    CL_CREATE(b->histo, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
+                                       b->nbins, NULL, &cl_err_));
+    const cl_uint zero = 0;
+    CL_CALL(clEnqueueFillBuffer(env->queue, b->scratch, &zero, sizeof zero,
+                                0, scratch_bytes, 0, NULL, NULL));
+fail:
+    return status;
+}
+
+int strategy_buffers_enqueue(void *state, cl_command_queue queue,
+                             cl_event *events)
+{
+    int status = HISTO_OK;
+    struct strategy_buffers *b = state;
+    for (size_t k = 0; k < b->nkernels; ++k)
+        CL_CALL(clEnqueueNDRangeKernel(queue, b->kernel[k], 1, NULL,
+                                       &b->global[k], &b->local[k], 0, NULL,
+                                       &events[k]));
+fail:
+    return status;
+}
+
+int strategy_buffers_bind(void *state, cl_mem values)
+{
+    struct strategy_buffers *b = state;
+    return strategy_bind_values(&b->values, b->kernel[0], values);
+}
+
+cl_mem strategy_buffers_output(const void *state)
+{
+    const struct strategy_buffers *b = state;
+    return b->histo;
+}
+
+int strategy_buffers_download(void *state, cl_command_queue queue,
+                              uint8_t *histo)
+{
+    int status = HISTO_OK;
+    struct strategy_buffers *b = state;
+    CL_CALL(clEnqueueReadBuffer(queue, b->histo, CL_TRUE, 0, b->nbins, histo,
+                                0, NULL, NULL));
+fail:
+    return status;
+}
+
+void strategy_buffers_release(void *state)
+{
+    struct strategy_buffers *b = state;
+    if (b == NULL)
+        return;
+    const cl_mem mems[] = {b->values, b->scratch, b->histo};
+    strategy_release_objects(b->kernel, STRATEGY_MAX_KERNELS, mems,
+                             sizeof mems / sizeof mems[0]);
+    free(state);
 }
 
 int strategy_env_number(const char *name, unsigned long max, unsigned long *v)

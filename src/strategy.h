@@ -15,10 +15,10 @@
  * A strategy counts one chunk of the input: env->values holds the chunk's
  * env->input->nvalues values (at most 2^31, work.h). The buffer belongs
  * to the caller (work.c), which sets up one state per chunk length, binds
- * it to each chunk in turn and adds the chunks' histograms up itself; histo --tune sets the strategy up once
- * per candidate on the same buffer. A strategy only reads it; everything
- * it computes from the input lives in its own state and starts anew with
- * every iteration.
+ * it to each chunk in turn and adds the chunks' histograms up itself;
+ * histo --tune sets the strategy up once per candidate on the same
+ * buffer. A strategy only reads it; everything it computes from the
+ * input lives in its own state and starts anew with every iteration.
  */
 #ifndef HISTO_STRATEGY_H
 #define HISTO_STRATEGY_H
@@ -114,6 +114,44 @@ int strategy_bind_values(cl_mem *held, cl_kernel kernel, cl_mem values);
  * that exist (NULLs are skipped). */
 void strategy_release_objects(const cl_kernel *kernels, size_t nkernels,
                               const cl_mem *mems, size_t nmems);
+
+/* What a strategy of a few kernels over one scratch buffer holds (cpu,
+ * global), the first member of its state so that the strategy_buffers_
+ * functions below serve as its enqueue, bind, output, download and
+ * release: its kernels, launched in order, kernel k over global[k]
+ * work-items in groups of local[k] (the strategy's setup sets them);
+ * the values (retained; argument 0 of kernel[0]); the scratch buffer
+ * (cpu: private histograms; global: 32-bit counters), zero at setup and
+ * left zero by every iteration; and the output histogram. */
+struct strategy_buffers {
+    cl_kernel kernel[STRATEGY_MAX_KERNELS];
+    size_t nkernels;
+    size_t global[STRATEGY_MAX_KERNELS], local[STRATEGY_MAX_KERNELS];
+    cl_mem values, scratch, histo;
+    size_t nbins;
+};
+
+/* Creates the named kernels (at most STRATEGY_MAX_KERNELS) from
+ * env->program, retains env->values, creates the scratch buffer of
+ * scratch_bytes (a multiple of 4), filled with zeros on env->queue, and
+ * the output histogram of env->input->nbins bytes. What it made before a
+ * failure stays in *b for the release. Returns 0 or an exit status. */
+int strategy_buffers_create(struct strategy_buffers *b,
+                            const struct strategy_env *env,
+                            const char *const *kernels, size_t nkernels,
+                            size_t scratch_bytes);
+
+/* A state that starts with struct strategy_buffers: its enqueue (each
+ * kernel once, events[k] for kernel k), bind (kernel[0] counts `values`),
+ * output, download (blocking) and release (its objects, then the state
+ * itself; NULL is nothing). */
+int strategy_buffers_enqueue(void *state, cl_command_queue queue,
+                             cl_event *events);
+int strategy_buffers_bind(void *state, cl_mem values);
+cl_mem strategy_buffers_output(const void *state);
+int strategy_buffers_download(void *state, cl_command_queue queue,
+                              uint8_t *histo);
+void strategy_buffers_release(void *state);
 
 /* $name as a whole number from 1 to max in *v, 0 when unset or empty;
  * anything else is an error (a message, HISTO_EXIT_USAGE). */
