@@ -1,8 +1,10 @@
 /* reference.c - sequential saturating histogram (see reference.h). */
 #include "reference.h"
 
+#include "error.h"
 #include "params.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void reference_add(const uint32_t *values, size_t nvalues, uint8_t *histo)
@@ -18,4 +20,25 @@ void reference_histogram(const uint32_t *values, size_t nvalues,
 {
     memset(histo, 0, nbins);
     reference_add(values, nvalues, histo);
+}
+
+int reference_read(const char *path, struct reference_file *ref)
+{
+    struct histo_input *in = &ref->input;
+    const int status = input_read(path, in);
+    if (status != HISTO_OK)
+        return status;
+    if ((ref->histo = histo_calloc(in->nbins, 1, "histogram")) == NULL) {
+        input_free(in);
+        return HISTO_EXIT_INTERNAL;
+    }
+    reference_histogram(in->values, in->nvalues, in->nbins, ref->histo);
+    return HISTO_OK;
+}
+
+void reference_free(struct reference_file *ref)
+{
+    free(ref->histo);
+    ref->histo = NULL;
+    input_free(&ref->input);
 }

@@ -12,11 +12,9 @@
 #include "bmp.h"
 #include "counts.h"
 #include "error.h"
-#include "input.h"
 #include "reference.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
@@ -25,21 +23,15 @@ int main(int argc, char **argv)
         fputs("usage: histo-ref INPUT OUTPUT.bmp|- [OUTPUT.raw]\n", stderr);
         return HISTO_EXIT_USAGE;
     }
-    struct histo_input in;
-    int status = input_read(argv[1], &in);
+    struct reference_file ref;
+    int status = reference_read(argv[1], &ref);
     if (status != HISTO_OK)
         return status;
-    uint8_t *histo = histo_calloc(in.nbins, 1, "histogram");
-    if (histo == NULL) {
-        input_free(&in);
-        return HISTO_EXIT_INTERNAL;
-    }
-    reference_histogram(in.values, in.nvalues, in.nbins, histo);
     if (strcmp(argv[2], "-") != 0)
-        status = bmp_save(argv[2], histo, in.histo_width, in.histo_height);
+        status = bmp_save(argv[2], ref.histo, ref.input.histo_width,
+                          ref.input.histo_height);
     if (status == HISTO_OK && argc == 4)
-        status = counts_save(argv[3], histo, in.nbins);
-    free(histo);
-    input_free(&in);
+        status = counts_save(argv[3], ref.histo, ref.input.nbins);
+    reference_free(&ref);
     return status;
 }
