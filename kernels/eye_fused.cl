@@ -32,7 +32,7 @@
  * alone (NVIDIA's compiler makes it membar.cta, the group's scope), so
  * the host builds this program with the device's strongest (HISTO_FENCE,
  * below) and defaults to fused only where that is of device scope
- * (strategy.c). Those buffers are never read before the barrier in the
+ * (eye.c's fused_fits). Those buffers are never read before the barrier in the
  * same launch, so no stale cached copy can be read. Only
  * the input is a restrict pointer: it alone is read-only for the whole
  * launch (and may take the read-only cache path); partial, outer and

@@ -28,8 +28,9 @@
  * __opencl_c_atomic_scope_device and __opencl_c_atomic_order_acq_rel,
  * have atomic_work_item_fence at memory_scope_device; NVIDIA's compiler
  * takes PTX as inline assembly: membar.gl, or from compute capability 7
- * a release add and acquire loads of gpu scope. Chooses the default strategy
- * (strategy.c) and the fused program's build options (eye.c). */
+ * a release add and acquire loads of gpu scope. Decides where fused fits
+ * (eye.c's fits, strategy_choose in strategies.c) and the fused
+ * program's build options (eye.c). */
 enum device_fence {
     DEVICE_FENCE_NONE = 0, /* mem_fence only */
     DEVICE_FENCE_C30,
@@ -53,8 +54,8 @@ struct device_info {
                                 full-profile device, even a CPU)        */
     /* CL_LOCAL: dedicated local memory (a GPU's scratchpad); CL_GLOBAL:
      * local memory is carved from global memory and cached like it (CPUs,
-     * PoCL); CL_NONE: none (custom devices only). Chooses the default
-     * strategy (strategy.c). */
+     * PoCL); CL_NONE: none (custom devices only). Decides where each
+     * strategy fits (strategy_choose, strategies.c). */
     cl_device_local_mem_type local_mem_type;
     cl_bool little_endian;   /* CL_DEVICE_ENDIAN_LITTLE                 */
     cl_ulong global_mem;
