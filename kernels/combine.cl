@@ -34,3 +34,37 @@ kernel void combine(global uchar *restrict acc,
         acc[b] = (uchar)min(sum + part[b], (uint)HISTO_SATURATE);
     }
 }
+
+/*
+ * combine_slices - one device's slice of the bins, acc[lo, lo + len),
+ * plus the other devices' parts of it: nparts runs of len bytes in
+ * `parts`, `stride` bytes apart, each added with saturation (several
+ * devices' reduce-scatter, src/work.c). The running sum stays at most
+ * HISTO_SATURATE after each addition, so a ushort never overflows
+ * whatever nparts is.
+ */
+kernel void combine_slices(global uchar *restrict acc,
+                           global const uchar *restrict parts, uint lo,
+                           uint len, uint stride, uint nparts)
+{
+    const ulong size = get_global_size(0);
+    const ulong whole = len / 16;
+    const ushort16 top = (ushort16)(HISTO_SATURATE);
+    global uchar *restrict a = acc + lo;
+    for (ulong i = get_global_id(0); i < whole; i += size) {
+        ushort16 sum = convert_ushort16(vload16(i, a));
+        for (uint p = 0; p < nparts; ++p)
+            sum = min(sum + convert_ushort16(vload16(i, parts
+                                                        + (ulong)p * stride)),
+                      top);
+        vstore16(convert_uchar16(sum), i, a);
+    }
+    if (get_global_id(0) < len % 16) {
+        const ulong b = whole * 16 + get_global_id(0);
+        uint sum = a[b];
+        for (uint p = 0; p < nparts; ++p)
+            sum = min(sum + parts[(ulong)p * stride + b],
+                      (uint)HISTO_SATURATE);
+        a[b] = (uchar)sum;
+    }
+}

@@ -98,8 +98,13 @@ static int harvest(const struct run_plan *p, cl_event *events,
             t->last_end = hi;
     }
 fail:
-    for (size_t e = 0; e < n; ++e)
-        clReleaseEvent(events[e]);
+    /* NULL once released: a failed run releases what it holds of its
+     * batches, and the array is used again for the next batch */
+    for (size_t e = 0; e < n; ++e) {
+        if (events[e] != NULL)
+            clReleaseEvent(events[e]);
+        events[e] = NULL;
+    }
     return status;
 }
 
@@ -144,6 +149,8 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
     HOST_ALLOC(events[0], batch * p->nevents);
     HOST_ALLOC(events[1], batch * p->nevents);
 
+    if (p->host_busy_s != NULL)
+        p->host_busy_s(p->ctx); /* from here on */
     const double t0 = timer_now();
     int cur = 0;
     for (unsigned long first = 0; first < iterations; first += batch) {
@@ -171,6 +178,11 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
         if ((status = p->flush(p->ctx)) != HISTO_OK)
             goto fail;
         const int prev = 1 - cur;
+        /* the batch before has all its events once made by the plan's
+         * threads, if any */
+        if (live[prev] > 0 && p->settle != NULL
+            && (status = p->settle(p->ctx, live[cur])) != HISTO_OK)
+            goto fail;
         if (live[prev] > 0) {
             const unsigned long n = live[prev];
             live[prev] = 0;
@@ -191,19 +203,25 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
         CL_CALL(clWaitForEvents((cl_uint)(live[last] * p->nevents),
                                 events[last]));
     t->wall_s = timer_now() - t0;
+    if (p->host_busy_s != NULL)
+        t->enqueue_s += p->host_busy_s(p->ctx);
     if (live[last] > 0) {
         const unsigned long n = live[last];
         live[last] = 0;
         status = harvest(p, events[last], n, batch_first[last], t);
     }
 fail:
+    /* no thread of the plan's writes into the events any more */
+    if (status != HISTO_OK && p->settle != NULL)
+        p->settle(p->ctx, 0);
     /* What follows (the summary, an error) starts on a clean line. */
     progress_clear(p->progress);
     /* An iteration whose enqueue failed half-way is not counted in live;
      * its few events go with the context when histo exits. */
     for (int c = 0; c < 2; ++c) {
         for (size_t e = 0; e < live[c] * p->nevents; ++e)
-            clReleaseEvent(events[c][e]);
+            if (events[c][e] != NULL)
+                clReleaseEvent(events[c][e]);
         free(events[c]);
     }
     return status;

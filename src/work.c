@@ -197,16 +197,17 @@ int work_open(struct work *w, cl_platform_id platform)
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
-        if (w->ndevices > 1)
+        if (w->ndevices > 1) {
             CL_CREATE(sh->move,
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
+            CL_CREATE(sh->gather,
+                      clCreateCommandQueue(w->context, sh->device->id,
+                                           CL_QUEUE_PROFILING_ENABLE,
+                                           &cl_err_));
+        }
     }
-    if (w->ndevices > 1)
-        CL_CREATE(w->gather,
-                  clCreateCommandQueue(w->context, w->shares[0].device->id,
-                                       CL_QUEUE_PROFILING_ENABLE, &cl_err_));
 fail:
     return status;
 }
@@ -269,6 +270,12 @@ static int build_combine(struct work *w, struct work_share *sh,
         return status;
     CL_CREATE(sh->combine, clCreateKernel(sh->combine_program, "combine",
                                           &cl_err_));
+    /* a kernel object of its own: the landing thread sets its arguments
+     * while the counting thread sets combine's */
+    if (w->ndevices > 1)
+        CL_CREATE(sh->gather_kernel, clCreateKernel(sh->combine_program,
+                                                    "combine_slices",
+                                                    &cl_err_));
     size_t local;
     if ((status = strategy_group_size(dev, sh->combine, HISTO_WORK_GROUP,
                                       &local, NULL)) != HISTO_OK)
@@ -551,17 +558,44 @@ static bool has_acc(const struct work *w, size_t s)
     return w->shares[s].nchunks > 1 || w->nshares > 1;
 }
 
-/* The shares whose sums are moved to the first device and added there:
- * 1.. with values. */
-static bool sends(const struct work *w, size_t s)
+/* The bins outside share s's slice, copied to host memory for the
+ * others: [0, lo) and [lo + len, nbins), those not empty (*n of them). */
+static void send_ranges(const struct work *w, size_t s, size_t off[2],
+                        size_t len[2], size_t *n)
 {
-    return s > 0 && w->shares[s].nchunks > 0;
+    const struct work_share *sh = &w->shares[s];
+    const size_t nbins = w->input->nbins, end = sh->lo + sh->len;
+    *n = 0;
+    if (sh->lo > 0) {
+        off[*n] = 0;
+        len[(*n)++] = sh->lo;
+    }
+    if (end < nbins) {
+        off[*n] = end;
+        len[(*n)++] = nbins - end;
+    }
 }
 
-/* One iteration's events, in enqueue_iteration's order: every share's
- * chunks (copy, kernels, combine), then each sending share's two copies
- * (to host memory on its device, into the first device, which waits for
- * the first), then the additions on the first device. */
+/* The slices: w->slice bins each (a multiple of 64, so that each starts
+ * on a whole run of the combine kernels' 16), in share order; the last
+ * ones may be shorter or empty where the histogram is small. */
+static void plan_slices(struct work *w)
+{
+    const size_t nbins = w->input->nbins, n = w->nshares;
+    w->slice = ((nbins + n - 1) / n + 63) / 64 * 64;
+    for (size_t s = 0; s < n; ++s) {
+        struct work_share *sh = &w->shares[s];
+        sh->lo = min64((uint64_t)s * w->slice, nbins);
+        sh->len = min64(w->slice, nbins - sh->lo);
+    }
+}
+
+/* One iteration's events, in this order: every share's chunks (copy,
+ * kernels, combine; a share without values: the clearing of its sum),
+ * then every share's copies of its sum to host memory, then every
+ * share's copies of the others' parts into its device (each waited for,
+ * on the host, the copy it reads) and their addition. The positions are
+ * kept in each share (ev_*), for the threads that fill them. */
 static int build_tags(struct work *w)
 {
     int status = HISTO_OK;
@@ -572,7 +606,8 @@ static int build_tags(struct work *w)
 #define TAG(...) do { if (pass) w->tags[n] = (struct run_tag){__VA_ARGS__}; \
                       ++n; } while (0)
         for (size_t s = 0; s < w->nshares; ++s) {
-            const struct work_share *sh = &w->shares[s];
+            struct work_share *sh = &w->shares[s];
+            sh->ev_chunks = n;
             for (size_t c = 0; c < sh->nchunks; ++c) {
                 if (sh->streamed)
                     TAG(.kind = RUN_TAG_TRANSFER, .share = (uint8_t)s);
@@ -581,15 +616,34 @@ static int build_tags(struct work *w)
                 if (has_acc(w, s))
                     TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
             }
+            if (sh->nchunks == 0 && w->nshares > 1)
+                TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
         }
-        for (size_t s = 1; s < w->nshares; ++s)
-            if (sends(w, s)) {
+        for (size_t s = 0; s < w->nshares && w->nshares > 1; ++s) {
+            struct work_share *sh = &w->shares[s];
+            size_t off[2], len[2];
+            send_ranges(w, s, off, len, &sh->nsend);
+            sh->ev_send = n;
+            for (size_t i = 0; i < sh->nsend; ++i)
                 TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s);
-                TAG(.kind = RUN_TAG_MOVE, .share = 0, .after = (uint16_t)n);
+        }
+        for (size_t s = 0; s < w->nshares && w->nshares > 1; ++s) {
+            struct work_share *sh = &w->shares[s];
+            sh->ev_land = n;
+            sh->nland = 0;
+            if (sh->len == 0)
+                continue;
+            for (size_t e = 0; e < w->nshares; ++e) {
+                const struct work_share *from = &w->shares[e];
+                if (e == s)
+                    continue;
+                /* its last send: the host waited for it */
+                TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s,
+                    .after = (uint16_t)(from->ev_send + from->nsend));
             }
-        for (size_t s = 1; s < w->nshares; ++s)
-            if (sends(w, s))
-                TAG(.kind = RUN_TAG_GATHER, .share = 0);
+            TAG(.kind = RUN_TAG_GATHER, .share = (uint8_t)s);
+            sh->nland = n - sh->ev_land;
+        }
 #undef TAG
         if (!pass)
             HOST_ALLOC(w->tags, n);
@@ -599,10 +653,10 @@ fail:
     return status;
 }
 
-/* Host memory for a share's partial histogram on its way between
- * devices: pinned where the implementation gives it (map_pinned), so that
- * both copies are asynchronous and at full speed; else ordinary memory,
- * and w->parts_pinned false. */
+/* Host memory for a share's sum on its way to the other devices: pinned
+ * where the implementation gives it (map_pinned), so that the copies
+ * are asynchronous and at full speed; else ordinary memory, and
+ * w->parts_pinned false. */
 static int host_part(struct work *w, struct work_share *sh, size_t set)
 {
     const size_t bytes = w->input->nbins;
@@ -616,19 +670,20 @@ static int host_part(struct work *w, struct work_share *sh, size_t set)
     return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
 }
 
-/* The buffers of several shares: each share's sums, and for each sending
- * share its pinned host buffers and landing buffers on the first device,
- * one of each per set. Each device buffer is filled once, on the device that
- * uses it, so that the implementation places it there before the timed
- * iterations. */
+/* The buffers of several shares, one of each per set: each share's sum,
+ * the host memory it goes through (where it sends any bins), and the
+ * landing buffer of the others' parts of its slice (where it has one).
+ * Each device buffer is filled once, on the device that uses it, so that
+ * the implementation places it there before the timed iterations. */
 static int setup_shares(struct work *w)
 {
     int status = HISTO_OK;
-    struct work_share *first = &w->shares[0];
     const cl_uchar zero = 0;
     w->parts_pinned = true;
+    plan_slices(w);
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
+        const size_t landing = (w->nshares - 1) * w->slice;
         for (size_t set = 0; set < WORK_SETS; ++set) {
             CL_CREATE(sh->acc[set], clCreateBuffer(w->context,
                                                    CL_MEM_READ_WRITE,
@@ -637,23 +692,26 @@ static int setup_shares(struct work *w)
             CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
                                         sizeof zero, 0, w->input->nbins, 0,
                                         NULL, NULL));
-            if (!sends(w, s))
-                continue;
-            if ((status = host_part(w, sh, set)) != HISTO_OK)
+            if (sh->len < w->input->nbins
+                && (status = host_part(w, sh, set)) != HISTO_OK)
                 return status;
+            if (sh->len == 0)
+                continue;
             CL_CREATE(sh->landing[set],
-                      clCreateBuffer(w->context, CL_MEM_READ_WRITE,
-                                     w->input->nbins, NULL, &cl_err_));
-            CL_CALL(clEnqueueFillBuffer(first->move, sh->landing[set], &zero,
-                                        sizeof zero, 0, w->input->nbins, 0,
-                                        NULL, NULL));
+                      clCreateBuffer(w->context, CL_MEM_READ_WRITE, landing,
+                                     NULL, &cl_err_));
+            CL_CALL(clEnqueueFillBuffer(sh->gather, sh->landing[set], &zero,
+                                        sizeof zero, 0, landing, 0, NULL,
+                                        NULL));
         }
         CL_CALL(clFinish(sh->queue));
+        CL_CALL(clFinish(sh->gather));
     }
-    CL_CALL(clFinish(first->move));
 fail:
     return status;
 }
+
+static int start_threads(struct work *w);
 
 int work_setup(struct work *w, const struct strategy_env *base)
 {
@@ -676,7 +734,10 @@ int work_setup(struct work *w, const struct strategy_env *base)
     }
     if (w->nshares > 1 && (status = setup_shares(w)) != HISTO_OK)
         return status;
-    return build_tags(w);
+    if ((status = build_tags(w)) != HISTO_OK)
+        return status;
+    if (w->nshares > 1)
+        status = start_threads(w);
 fail:
     return status;
 }
@@ -691,9 +752,9 @@ static int combine(struct work *w, struct work_share *sh,
     int status = HISTO_OK;
     const cl_uint nbins = w->input->nbins, copy = first;
     cl_kernel k = sh->combine;
-    cl_event waits[2];
+    cl_event waits[4];
     cl_uint n = 0;
-    for (size_t i = 0; i < nwait; ++i)
+    for (size_t i = 0; i < nwait && n < 4; ++i)
         if (wait[i] != NULL)
             waits[n++] = wait[i];
     CL_CALL(clSetKernelArg(k, 0, sizeof acc, &acc));
@@ -733,8 +794,8 @@ fail:
 
 /* Chunk c of a share: its copy (streamed), its count, its combine into
  * acc[set]. The first chunk's combine starts the sum, so it waits for
- * the last use of that buffer WORK_SETS iterations before: its copy to
- * host memory (shares 1..), or the additions into it (share 0). */
+ * the last uses of that buffer WORK_SETS iterations before, on its own
+ * device: its copy to host memory and the additions into its slice. */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                          size_t c, size_t set, cl_event *ev, size_t *e)
 {
@@ -760,11 +821,11 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         return status;
     *e += w->strategy->nkernels;
     if (has_acc(w, s)) {
-        const cl_event last_use = c > 0 ? NULL
-                                : s == 0 ? w->gathered[set] : sh->sent[set];
+        const cl_event last_use[2] = {c > 0 ? NULL : sh->sent[set],
+                                      c > 0 ? NULL : sh->added[set]};
         if ((status = combine(w, sh, sh->queue, sh->acc[set],
                               w->strategy->output(slot->state), c == 0,
-                              &last_use, 1, &ev[*e])) != HISTO_OK)
+                              last_use, 2, &ev[*e])) != HISTO_OK)
             return status;
         ++*e;
     }
@@ -780,84 +841,350 @@ fail:
     return status;
 }
 
-/* Share s's sum of this iteration (its last event: `summed`) to the
- * first device: into pinned host memory on its move queue, once the copy
- * of that set's last iteration has read that memory, then into the
- * landing buffer on the first device's move queue, once that set's last
- * addition has read that. Each queue another waits on is
- * flushed at once. */
-static int enqueue_move(struct work *w, size_t s, size_t set,
-                        cl_event summed, cl_event *ev, size_t *e)
+/* One share's iteration on one device: its chunks, and (alone) nothing
+ * more. */
+static int enqueue_one(struct work *w, cl_event *ev)
 {
     int status = HISTO_OK;
-    struct work_share *sh = &w->shares[s], *first = &w->shares[0];
-    const size_t bytes = w->input->nbins;
-    cl_event wait[2] = {summed, sh->landed[set]};
-    CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0, bytes,
-                                sh->host_part[set], wait[1] != NULL ? 2 : 1,
-                                wait, &ev[*e]));
-    CL_CALL(clFlush(sh->move));
-    if ((status = hold(&sh->sent[set], ev[*e])) != HISTO_OK)
-        return status;
-    wait[0] = ev[(*e)++];
-    wait[1] = sh->added[set];
-    CL_CALL(clEnqueueWriteBuffer(first->move, sh->landing[set], CL_FALSE, 0,
-                                 bytes, sh->host_part[set],
-                                 wait[1] != NULL ? 2 : 1, wait, &ev[*e]));
-    CL_CALL(clFlush(first->move));
-    status = hold(&sh->landed[set], ev[(*e)++]);
+    struct work_share *sh = &w->shares[0];
+    size_t e = 0;
+    for (size_t c = 0; c < sh->nchunks; ++c)
+        if ((status = enqueue_chunk(w, sh, 0, c, 0, ev, &e)) != HISTO_OK)
+            return status;
+    w->enqueued++;
+    return status;
+}
+
+/* ---- Several shares: a counting and a landing thread each ----------- */
+
+/* Whether the threads must give up (a failure or a stop); under lock. */
+static bool halted(const struct work *w)
+{
+    return w->sync.status != HISTO_OK || w->sync.stop;
+}
+
+/* Records a thread's failure (the first one is kept) and wakes all. */
+static void fail_sync(struct work *w, int status)
+{
+    pthread_mutex_lock(&w->sync.lock);
+    if (w->sync.status == HISTO_OK)
+        w->sync.status = status;
+    pthread_cond_broadcast(&w->sync.cond);
+    pthread_mutex_unlock(&w->sync.lock);
+}
+
+/* Iterations share s has enqueued all of: its counting, and its landing
+ * where it has a slice (it has none to land otherwise). Under lock. */
+static unsigned long share_done(const struct work *w, size_t s)
+{
+    const struct work_share *sh = &w->shares[s];
+    const unsigned long c = sh->done[0];
+    return sh->len > 0 && sh->done[1] < c ? sh->done[1] : c;
+}
+
+/* Waits until thread `role` of share s has enqueued more than `i`
+ * iterations (its events of iteration i exist). Returns 0, or the
+ * failure (or HISTO_EXIT_INTERNAL on a stop) that ended the wait. */
+static int await_done(struct work *w, size_t s, int role, unsigned long i)
+{
+    int status = HISTO_OK;
+    pthread_mutex_lock(&w->sync.lock);
+    while (w->shares[s].done[role] <= i && !halted(w))
+        pthread_cond_wait(&w->sync.cond, &w->sync.lock);
+    if (w->shares[s].done[role] <= i)
+        status = w->sync.status != HISTO_OK ? w->sync.status
+                                            : HISTO_EXIT_INTERNAL;
+    pthread_mutex_unlock(&w->sync.lock);
+    return status;
+}
+
+/* Waits on the host for an event of another device (or none). */
+static int host_wait(cl_event event)
+{
+    int status = HISTO_OK;
+    if (event != NULL)
+        CL_CALL(clWaitForEvents(1, &event));
 fail:
+    return status;
+}
+
+/* Share s's counting of iteration i into acc[set], then its copy, but
+ * for its slice, into host memory for the others. The copy's host
+ * memory was last read by the others' landing copies of iteration
+ * i - WORK_SETS: waited for on the host, since they ran on other
+ * devices (usually long done). *waited_s: the time spent waiting. */
+static int count_iteration(struct work *w, size_t s, unsigned long i,
+                           cl_event *ev, double *waited_s)
+{
+    int status = HISTO_OK;
+    struct work_share *sh = &w->shares[s];
+    const size_t set = i % WORK_SETS;
+    double t0;
+    /* acc[set]'s last addition, on this device, must exist */
+    if (i >= WORK_SETS && sh->len > 0) {
+        t0 = timer_now();
+        status = await_done(w, s, 1, i - WORK_SETS);
+        *waited_s += timer_now() - t0;
+        if (status != HISTO_OK)
+            return status;
+    }
+    size_t e = sh->ev_chunks;
+    for (size_t c = 0; c < sh->nchunks; ++c)
+        if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e)) != HISTO_OK)
+            return status;
+    if (sh->nchunks == 0) {
+        /* no values: its sum is zeros */
+        const cl_uchar zero = 0;
+        cl_event wait[2];
+        cl_uint n = 0;
+        if (sh->sent[set] != NULL)
+            wait[n++] = sh->sent[set];
+        if (sh->added[set] != NULL)
+            wait[n++] = sh->added[set];
+        CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
+                                    sizeof zero, 0, w->input->nbins, n,
+                                    n > 0 ? wait : NULL, &ev[e]));
+        ++e;
+    }
+    if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
+        return status;
+    CL_CALL(clFlush(sh->queue));
+    if (sh->nsend == 0)
+        return HISTO_OK;
+    if (i >= WORK_SETS) {
+        t0 = timer_now();
+        for (size_t d = 0; d < w->nshares && status == HISTO_OK; ++d)
+            if (d != s && w->shares[d].len > 0
+                && (status = await_done(w, d, 1, i - WORK_SETS))
+                       == HISTO_OK)
+                status = host_wait(w->shares[d].added[set]);
+        *waited_s += timer_now() - t0;
+        if (status != HISTO_OK)
+            return status;
+    }
+    size_t off[2], len[2], n;
+    send_ranges(w, s, off, len, &n);
+    for (size_t r = 0; r < n; ++r)
+        CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE,
+                                    off[r], len[r],
+                                    sh->host_part[set] + off[r], 1,
+                                    &sh->summed[set], &ev[sh->ev_send + r]));
+    CL_CALL(clFlush(sh->move));
+    status = hold(&sh->sent[set], ev[sh->ev_send + n - 1]);
+fail:
+    return status;
+}
+
+/* Share s's landing of iteration i: once every other share's sum is in
+ * host memory (waited for on the host), their parts of its slice copied
+ * into landing[set] and added into its slice of acc[set], on its gather
+ * queue (in order: a landing buffer is written again only after the
+ * addition that read it). */
+static int land_iteration(struct work *w, size_t s, unsigned long i,
+                          cl_event *ev, double *waited_s)
+{
+    int status = HISTO_OK;
+    struct work_share *sh = &w->shares[s];
+    const size_t set = i % WORK_SETS;
+    const double t0 = timer_now();
+    for (size_t d = 0; d < w->nshares && status == HISTO_OK; ++d)
+        if ((status = await_done(w, d, 0, i)) == HISTO_OK && d != s)
+            status = host_wait(w->shares[d].sent[set]);
+    *waited_s += timer_now() - t0;
+    if (status != HISTO_OK)
+        return status;
+    size_t e = sh->ev_land, part = 0;
+    for (size_t d = 0; d < w->nshares; ++d) {
+        if (d == s)
+            continue;
+        CL_CALL(clEnqueueWriteBuffer(sh->gather, sh->landing[set], CL_FALSE,
+                                     part * w->slice, sh->len,
+                                     w->shares[d].host_part[set] + sh->lo,
+                                     0, NULL, &ev[e++]));
+        ++part;
+    }
+    const cl_uint lo = (cl_uint)sh->lo, len = (cl_uint)sh->len,
+                  stride = (cl_uint)w->slice, nparts = (cl_uint)part;
+    cl_kernel k = sh->gather_kernel;
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &sh->acc[set]));
+    CL_CALL(clSetKernelArg(k, 1, sizeof(cl_mem), &sh->landing[set]));
+    CL_CALL(clSetKernelArg(k, 2, sizeof lo, &lo));
+    CL_CALL(clSetKernelArg(k, 3, sizeof len, &len));
+    CL_CALL(clSetKernelArg(k, 4, sizeof stride, &stride));
+    CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
+    CL_CALL(clEnqueueNDRangeKernel(sh->gather, k, 1, NULL, &sh->combine_items,
+                                   NULL, 1, &sh->summed[set], &ev[e]));
+    CL_CALL(clFlush(sh->gather));
+    status = hold(&sh->added[set], ev[e]);
+fail:
+    return status;
+}
+
+/* A share's thread: each iteration posted, in order, counted (role 0)
+ * or landed (role 1), its events written into the iteration's array. */
+static void *share_thread(void *opaque)
+{
+    const struct work_thread_arg *a = opaque;
+    struct work *w = a->w;
+    struct work_share *sh = &w->shares[a->share];
+    for (unsigned long i = 0;; ++i) {
+        pthread_mutex_lock(&w->sync.lock);
+        while (w->sync.posted <= i && !halted(w))
+            pthread_cond_wait(&w->sync.cond, &w->sync.lock);
+        const bool go = !halted(w);
+        cl_event *ev = w->sync.ring[i % WORK_RING];
+        pthread_mutex_unlock(&w->sync.lock);
+        if (!go)
+            break;
+        double waited = 0;
+        const double t0 = timer_now();
+        const int status = a->role == 0
+                         ? count_iteration(w, a->share, i, ev, &waited)
+                         : land_iteration(w, a->share, i, ev, &waited);
+        const double busy = timer_now() - t0 - waited;
+        if (status != HISTO_OK) {
+            fail_sync(w, status);
+            break;
+        }
+        pthread_mutex_lock(&w->sync.lock);
+        sh->busy_s[a->role] += busy;
+        sh->done[a->role] = i + 1;
+        pthread_cond_broadcast(&w->sync.cond);
+        pthread_mutex_unlock(&w->sync.lock);
+    }
+    return NULL;
+}
+
+/* Stops and joins every share's threads (those running). */
+static void stop_threads(struct work *w)
+{
+    if (!w->sync.ready)
+        return;
+    pthread_mutex_lock(&w->sync.lock);
+    w->sync.stop = true;
+    pthread_cond_broadcast(&w->sync.cond);
+    pthread_mutex_unlock(&w->sync.lock);
+    for (size_t s = 0; s < w->ndevices; ++s)
+        for (int r = 0; r < 2; ++r)
+            if (w->shares[s].running[r]) {
+                pthread_join(w->shares[s].thread[r], NULL);
+                w->shares[s].running[r] = false;
+            }
+    pthread_cond_destroy(&w->sync.cond);
+    pthread_mutex_destroy(&w->sync.lock);
+    w->sync = (struct work_sync){.status = HISTO_OK};
+}
+
+static int start_threads(struct work *w)
+{
+    w->sync = (struct work_sync){.status = HISTO_OK};
+    if (pthread_mutex_init(&w->sync.lock, NULL) != 0)
+        goto fail;
+    if (pthread_cond_init(&w->sync.cond, NULL) != 0) {
+        pthread_mutex_destroy(&w->sync.lock);
+        goto fail;
+    }
+    w->sync.ready = true;
+    for (size_t s = 0; s < w->nshares; ++s)
+        for (int r = 0; r < 2; ++r) {
+            struct work_share *sh = &w->shares[s];
+            if (r == 1 && sh->len == 0)
+                continue;
+            sh->arg[r] = (struct work_thread_arg){w, s, r};
+            if (pthread_create(&sh->thread[r], NULL, share_thread,
+                               &sh->arg[r]) != 0) {
+                stop_threads(w);
+                goto fail;
+            }
+            sh->running[r] = true;
+        }
+    return HISTO_OK;
+fail:
+    histo_error("could not start the host threads of %zu shares",
+                w->nshares);
+    return HISTO_EXIT_INTERNAL;
+}
+
+/* The loop's enqueue with several shares: the iteration is posted to the
+ * shares' threads, which fill `ev`. */
+static int post_iteration(struct work *w, cl_event *ev)
+{
+    int status = HISTO_OK;
+    pthread_mutex_lock(&w->sync.lock);
+    for (;;) {
+        unsigned long least = w->sync.posted;
+        for (size_t s = 0; s < w->nshares; ++s) {
+            const unsigned long d = share_done(w, s);
+            least = d < least ? d : least;
+        }
+        if (halted(w) || w->sync.posted - least < WORK_RING)
+            break;
+        pthread_cond_wait(&w->sync.cond, &w->sync.lock);
+    }
+    if (halted(w)) {
+        status = w->sync.status != HISTO_OK ? w->sync.status
+                                            : HISTO_EXIT_INTERNAL;
+    } else {
+        w->sync.ring[w->sync.posted % WORK_RING] = ev;
+        w->sync.posted++;
+        w->enqueued++;
+        pthread_cond_broadcast(&w->sync.cond);
+    }
+    pthread_mutex_unlock(&w->sync.lock);
     return status;
 }
 
 static int enqueue_iteration(void *ctx, cl_event *ev)
 {
-    int status = HISTO_OK;
     struct work *w = ctx;
-    const size_t set = w->nshares > 1 ? w->enqueued % WORK_SETS : 0;
-    size_t e = 0, last[WORK_MAX_SHARES];
-    for (size_t s = 0; s < w->nshares; ++s) {
-        struct work_share *sh = &w->shares[s];
-        for (size_t c = 0; c < sh->nchunks; ++c)
-            if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e))
-                    != HISTO_OK)
-                return status;
-        last[s] = e - 1;
-        /* its sum is copied or added on another queue */
-        if (w->nshares > 1 && sh->nchunks > 0)
-            CL_CALL(clFlush(sh->queue));
+    return w->nshares > 1 ? post_iteration(w, ev) : enqueue_one(w, ev);
+}
+
+/* Waits until every share's threads have enqueued every posted iteration
+ * but the last `pending`. After a failure the threads are stopped first,
+ * so that none writes into an iteration's events any more. */
+static int settle(void *ctx, unsigned long pending)
+{
+    struct work *w = ctx;
+    if (w->nshares < 2 || !w->sync.ready)
+        return HISTO_OK;
+    int status = HISTO_OK;
+    pthread_mutex_lock(&w->sync.lock);
+    const unsigned long want = w->sync.posted > pending
+                             ? w->sync.posted - pending : 0;
+    for (;;) {
+        bool all = true;
+        for (size_t s = 0; s < w->nshares; ++s)
+            all &= share_done(w, s) >= want;
+        if (all || halted(w))
+            break;
+        pthread_cond_wait(&w->sync.cond, &w->sync.lock);
     }
-    for (size_t s = 1; s < w->nshares; ++s)
-        if (sends(w, s)
-            && (status = enqueue_move(w, s, set, ev[last[s]], ev, &e))
-                   != HISTO_OK)
-            return status;
-    /* The other shares' sums into share 0's, on the first device's gather
-     * queue: the first waits for share 0's own sum (copied into acc[set]
-     * at its first chunk, unless it has none: then the first addition
-     * copies), each for its landing copy. */
-    struct work_share *first = &w->shares[0];
-    bool started = first->nchunks > 0;
-    for (size_t s = 1; s < w->nshares; ++s) {
-        struct work_share *sh = &w->shares[s];
-        if (!sends(w, s))
-            continue;
-        const cl_event wait[2] = {sh->landed[set],
-                                  first->nchunks > 0 ? ev[last[0]] : NULL};
-        if ((status = combine(w, first, w->gather, first->acc[set],
-                              sh->landing[set], !started, wait, 2, &ev[e]))
-                != HISTO_OK
-            || (status = hold(&sh->added[set], ev[e])) != HISTO_OK
-            || (status = hold(&w->gathered[set], ev[e])) != HISTO_OK)
-            return status;
-        ++e;
-        started = true;
-    }
-    if (w->nshares > 1)
-        CL_CALL(clFlush(w->gather));
-    w->enqueued++;
-fail:
+    status = w->sync.status;
+    pthread_mutex_unlock(&w->sync.lock);
+    if (status != HISTO_OK)
+        stop_threads(w);
     return status;
+}
+
+/* The busiest thread's host time enqueuing since the last call (0 with
+ * one share: the loop times that enqueue itself). */
+static double host_busy_s(void *ctx)
+{
+    struct work *w = ctx;
+    if (w->nshares < 2 || !w->sync.ready)
+        return 0;
+    double most = 0;
+    pthread_mutex_lock(&w->sync.lock);
+    for (size_t s = 0; s < w->nshares; ++s)
+        for (int r = 0; r < 2; ++r) {
+            struct work_share *sh = &w->shares[s];
+            const double d = sh->busy_s[r] - sh->busy_mark_s[r];
+            sh->busy_mark_s[r] = sh->busy_s[r];
+            most = d > most ? d : most;
+        }
+    pthread_mutex_unlock(&w->sync.lock);
+    return most;
 }
 
 static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
@@ -871,9 +1198,9 @@ static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
         CL_CALL(op(w->shares[s].queue));
         if (w->shares[s].move != NULL)
             CL_CALL(op(w->shares[s].move));
+        if (w->shares[s].gather != NULL)
+            CL_CALL(op(w->shares[s].gather));
     }
-    if (w->gather != NULL)
-        CL_CALL(op(w->gather));
 fail:
     return status;
 }
@@ -883,12 +1210,14 @@ static int flush_all(void *ctx)
     return each_queue(ctx, clFlush);
 }
 
-/* Every queue flushed before any is finished: a finish waits for the
- * commands of other queues that its commands wait on, and those run only
- * once flushed. */
+/* Every posted iteration enqueued, then every queue flushed before any
+ * is finished: a finish waits for the commands of other queues that its
+ * commands wait on, and those run only once flushed. */
 static int finish_all(void *ctx)
 {
-    int status = flush_all(ctx);
+    int status = settle(ctx, 0);
+    if (status == HISTO_OK)
+        status = flush_all(ctx);
     return status != HISTO_OK ? status : each_queue(ctx, clFinish);
 }
 
@@ -902,6 +1231,8 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .enqueue = enqueue_iteration,
         .flush = flush_all,
         .finish = finish_all,
+        .settle = settle,
+        .host_busy_s = host_busy_s,
         .ctx = w,
     };
 }
@@ -910,16 +1241,28 @@ int work_download(struct work *w, uint8_t *histo)
 {
     int status = HISTO_OK;
     struct work_share *sh = &w->shares[0];
+    if ((status = finish_all(w)) != HISTO_OK)
+        return status;
     /* The first state's read-back also fills what its report says. */
     if ((status = w->strategy->download(sh->slots[0].state, sh->queue,
                                         histo)) != HISTO_OK)
         return status;
-    /* the set the last iteration used */
-    const size_t set = w->nshares > 1 && w->enqueued > 0
-                     ? (w->enqueued - 1) % WORK_SETS : 0;
-    if (sh->acc[set] != NULL)
-        CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
-                                    w->input->nbins, histo, 0, NULL, NULL));
+    if (w->nshares == 1) {
+        if (sh->acc[0] != NULL)
+            CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[0], CL_TRUE, 0,
+                                        w->input->nbins, histo, 0, NULL,
+                                        NULL));
+        return HISTO_OK;
+    }
+    /* the last iteration's set: each share's slice of it */
+    const size_t set = w->enqueued > 0 ? (w->enqueued - 1) % WORK_SETS : 0;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *o = &w->shares[s];
+        if (o->len > 0)
+            CL_CALL(clEnqueueReadBuffer(o->queue, o->acc[set], CL_TRUE,
+                                        o->lo, o->len, histo + o->lo, 0,
+                                        NULL, NULL));
+    }
 fail:
     return status;
 }
@@ -963,6 +1306,8 @@ struct work_share_info work_share_info(const struct work *w, size_t s)
         .nchunks = sh->nchunks,
         .streamed = sh->streamed,
         .loop_limit = sh->loop_limit,
+        .lo = sh->lo,
+        .len = sh->len,
     };
 }
 
@@ -984,6 +1329,7 @@ uint64_t work_peak_rss(void)
  * and the iteration's tags. The devices' queues and programs stay. */
 static void release_split(struct work *w, bool keep_first)
 {
+    stop_threads(w);
     for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t i = 0; i < sh->nslots; ++i)
@@ -993,13 +1339,14 @@ static void release_split(struct work *w, bool keep_first)
             if (sh->buffer_free[b] != NULL)
                 clReleaseEvent(sh->buffer_free[b]);
         for (size_t set = 0; set < WORK_SETS; ++set) {
-            cl_event *held[] = {&sh->sent[set], &sh->landed[set],
+            cl_event *held[] = {&sh->summed[set], &sh->sent[set],
                                 &sh->added[set]};
             for (size_t i = 0; i < 3; ++i)
                 if (*held[i] != NULL)
                     clReleaseEvent(*held[i]);
-            unmap_pinned(sh->queue, sh->host_part_mem[set],
-                         sh->host_part[set]);
+            if (sh->host_part[set] != NULL)
+                unmap_pinned(sh->queue, sh->host_part_mem[set],
+                             sh->host_part[set]);
         }
         strategy_release_objects(NULL, 0, sh->landing, WORK_SETS);
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
@@ -1026,9 +1373,11 @@ static void release_split(struct work *w, bool keep_first)
             .queue = sh->queue,
             .copy = sh->copy,
             .move = sh->move,
+            .gather = sh->gather,
             .program = sh->program,
             .combine_program = sh->combine_program,
             .combine = sh->combine,
+            .gather_kernel = sh->gather_kernel,
             .combine_items = sh->combine_items,
             .loop_limit = sh->loop_limit,
             .buffers = sh->buffers,
@@ -1036,15 +1385,11 @@ static void release_split(struct work *w, bool keep_first)
             .chunk_values = sh->chunk_values,
         };
     }
-    for (size_t set = 0; set < WORK_SETS; ++set) {
-        if (w->gathered[set] != NULL)
-            clReleaseEvent(w->gathered[set]);
-        w->gathered[set] = NULL;
-    }
     free(w->tags);
     w->tags = NULL;
     w->nevents = 0;
     w->nshares = 0;
+    w->enqueued = 0;
 }
 
 int work_reshare(struct work *w, size_t nshares)
@@ -1088,6 +1433,7 @@ void work_release(struct work *w)
     for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         strategy_release_objects(&sh->combine, 1, NULL, 0);
+        strategy_release_objects(&sh->gather_kernel, 1, NULL, 0);
         if (sh->combine_program != NULL)
             clReleaseProgram(sh->combine_program);
         if (sh->program != NULL)
@@ -1096,11 +1442,11 @@ void work_release(struct work *w)
             clReleaseCommandQueue(sh->copy);
         if (sh->move != NULL)
             clReleaseCommandQueue(sh->move);
+        if (sh->gather != NULL)
+            clReleaseCommandQueue(sh->gather);
         if (sh->queue != NULL)
             clReleaseCommandQueue(sh->queue);
     }
-    if (w->gather != NULL)
-        clReleaseCommandQueue(w->gather);
     if (w->context != NULL)
         clReleaseContext(w->context);
     memset(w, 0, sizeof *w);

@@ -11,16 +11,22 @@
  * shares' on the first device, so the result is the sequential one byte
  * for byte whatever the split.
  *
- * With several devices nothing waits on the host between iterations: each
- * other share's sum goes to the first device by two explicit copies
- * through pinned host memory (its device to host, host to the first
- * device), on queues of their own, ordered by events, and is added there
- * on a queue of its own; the sums, the host memory and the landing
- * buffers come in WORK_SETS sets (iteration i uses set i % WORK_SETS),
- * so the moving and adding of iteration i run while the iterations after
- * it count. Every
+ * With several devices the bins are split into slices, one a share
+ * (reduce-scatter): each share's sum goes, but for its own slice, into
+ * pinned host memory, and each share adds the others' parts of its slice
+ * into its own, so every device's copies carry (n-1)/n of the histogram
+ * each way and the additions run on every device at once; the whole
+ * histogram of an iteration is the shares' slices together. No command
+ * waits on another device's event: a host thread per share enqueues its
+ * counting and its sum's copy to host memory, and another waits on the
+ * host for the others' copies and then enqueues the copies into its
+ * device and the addition (enqueuing a command that waits on another
+ * device's event cost the host 16-20 us on NVIDIA's OpenCL, and paced
+ * the loop). The sums, the host memory and the landing buffers come in
+ * WORK_SETS sets (iteration i uses set i % WORK_SETS), so the moving and
+ * adding of iteration i run while the iterations after it count. Every
  * iteration still makes a whole histogram from zero; the last one is
- * read back.
+ * read back, slice by slice.
  *
  * `--device all` may use fewer devices than it names (choose.h): the
  * fill then puts the whole input on the first device, and work_reshare
@@ -45,6 +51,7 @@
 #include "run.h"
 #include "strategy.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +81,9 @@
  * input (docs/design.md): with two sets it paced a two-GPU iteration of
  * 16.7M values at about half that round trip. */
 #define WORK_SETS 4
+/* Iterations the host threads of several shares may hold, posted but not
+ * yet enqueued everywhere (run.c keeps two batches of 32 in flight). */
+#define WORK_RING 256
 
 struct work_options {
     uint64_t device_budget; /* --device-budget bytes, 0 = 7/8 of memory  */
@@ -86,6 +96,14 @@ struct work_slot {
     size_t buffer;             /* the buffer it is set up on             */
     struct histo_input view;   /* the input's sizes, nvalues the chunk's */
     void *state;
+};
+
+struct work;
+/* What a share's host thread is given: its work, share and role. */
+struct work_thread_arg {
+    struct work *w;
+    size_t share;
+    int role;                  /* 0: counting, 1: landing               */
 };
 
 struct work_share {
@@ -115,18 +133,48 @@ struct work_share {
                                   set                                   */
     cl_event buffer_free[2];   /* streamed: when each buffer may be
                                   written again                         */
-    /* Several shares. Every share: `move` copies partial histograms
-     * (share 0: into its device, the others: to host memory). Shares
-     * 1..: per buffer set, the host memory their sum goes through, the
-     * first device's buffer it lands in, and the last events that used
-     * each (NULL before any). */
+    /* Several shares: its slice of the bins, [lo, lo + len); `move`
+     * copies its sum but for that slice to host memory, `gather` copies
+     * the others' parts of its slice into `landing` and adds them into
+     * its sum (with `gather_kernel`, used by its landing thread alone).
+     * Per buffer set: the host memory its sum goes through, the landing
+     * buffer (nshares - 1 parts of w->slice bytes), and the last events
+     * that used each (NULL before any). */
+    size_t lo, len;
     cl_command_queue move;
+    cl_command_queue gather;
+    cl_kernel gather_kernel;
     cl_mem host_part_mem[WORK_SETS];   /* ... pinned: mapped ALLOC_HOST_PTR     */
     uint8_t *host_part[WORK_SETS];
-    cl_mem landing[WORK_SETS];         /* on the first device                   */
+    cl_mem landing[WORK_SETS];
+    cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set]       */
     cl_event sent[WORK_SETS];          /* acc[set] copied to host_part[set]     */
-    cl_event landed[WORK_SETS];        /* host_part[set] copied to landing[set] */
-    cl_event added[WORK_SETS];         /* landing[set] added into share 0's sum */
+    cl_event added[WORK_SETS];         /* the others' parts added into acc[set]
+                                          (after its copies into landing[set],
+                                          on the same queue)                    */
+    /* Where its events are in an iteration's: the chunks', its sends,
+     * its landing copies and addition. */
+    size_t ev_chunks, ev_send, nsend, ev_land, nland;
+    /* Its host threads (counting, landing), how many iterations each has
+     * enqueued, and their host time spent enqueuing (not waiting). */
+    pthread_t thread[2];
+    struct work_thread_arg arg[2];
+    bool running[2];
+    unsigned long done[2];
+    double busy_s[2], busy_mark_s[2];
+};
+
+/* The host threads of several shares and what they share, under `lock`:
+ * iterations posted by the loop (their event arrays in `ring`), the first
+ * failure, and whether to stop. */
+struct work_sync {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    bool ready;                /* lock and cond are initialised         */
+    unsigned long posted;
+    cl_event *ring[WORK_RING];
+    int status;
+    bool stop;
 };
 
 struct work {
@@ -140,11 +188,10 @@ struct work {
                                   (work_reshare may split it)           */
     struct strategy_env base;  /* work_setup's knobs and paths          */
     cl_context context;
-    cl_command_queue gather;   /* several shares: the additions of the
-                                  others' sums on the first device      */
-    cl_event gathered[WORK_SETS];      /* the last addition into share 0's
-                                  acc[set]                              */
-    unsigned long enqueued;    /* iterations enqueued                   */
+    unsigned long enqueued;    /* iterations enqueued (several shares:
+                                  posted to their threads)              */
+    size_t slice;              /* several shares: bins a slice at most  */
+    struct work_sync sync;
     bool parts_pinned;         /* every host_part is pinned memory      */
     size_t nshares;
     struct work_share shares[WORK_MAX_SHARES];
@@ -224,6 +271,7 @@ struct work_share_info {
     size_t chunk_values, nchunks;
     bool streamed;
     uint32_t loop_limit;       /* 0: none seen                          */
+    size_t lo, len;            /* several shares: its slice of the bins */
 };
 
 /* How many shares the input is split into (at least 1 once planned). */
