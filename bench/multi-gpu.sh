@@ -10,7 +10,7 @@
 #       of DIR/histo (another build) at BASE_SIZES (default 16M) on
 #       BASE_LISTS (default "0 0,1"), before the same size's own; ITERS
 #       iterations a run (default 2000, fewer for larger inputs: about a
-#       second).
+#       second); PROBE=0 leaves out build/transfer-probe.
 #
 # Each row: size, devices, shares used, the iteration's device median
 # (over every device's clock; '-' where the clocks cannot time one), the
@@ -32,7 +32,7 @@ ndev=$(./histo --list | awk -v p="platform $platform:" 'index($0, p) == 1 { on =
     /^platform/ { on = 0 } on && /^  device/ { n++ } END { print n + 0 }')
 all=$(awk -v n="$ndev" 'BEGIN { s = "0"; for (i = 1; i < n; i++) s = s "," i; print s }')
 echo "platform $platform, $ndev devices"
-if [ "$ndev" -ge 2 ]; then
+if [ "$ndev" -ge 2 ] && [ "${PROBE:-1}" = 1 ]; then
     build/transfer-probe "$platform" "$all" >"$OUT/transfer-probe.txt" 2>&1
     echo "transfer-probe $all:"; cat "$OUT/transfer-probe.txt"
 fi

@@ -148,9 +148,6 @@ static void print_work(FILE *f, const struct work *w,
                                                           : "pageable");
     fprintf(f, "shares = %zu\n", nshares);
     fprintf(f, "shares.split = compute units\n");
-    if (nshares > 1)
-        fputs("shares.combine = slices (each device adds the others' parts "
-              "of its slice of the bins)\n", f);
     for (size_t s = 0; s < nshares; ++s) {
         const struct work_share_info sh = work_share_info(w, s);
         char key[64];
@@ -163,8 +160,6 @@ static void print_work(FILE *f, const struct work *w,
                 sh.streamed ? "streamed" : "device");
         fprintf(f, "share.%zu.chunks = %zu\n", s, sh.nchunks);
         fprintf(f, "share.%zu.chunk_values = %zu\n", s, sh.chunk_values);
-        if (nshares > 1)
-            fprintf(f, "share.%zu.slice = %zu %zu\n", s, sh.lo, sh.len);
         /* kernels/probe.cl: 0 is "none seen", written as such */
         if (sh.loop_limit != 0)
             fprintf(f, "share.%zu.loop_limit = %" PRIu32 "\n", s,

@@ -98,13 +98,8 @@ static int harvest(const struct run_plan *p, cl_event *events,
             t->last_end = hi;
     }
 fail:
-    /* NULL once released: a failed run releases what it holds of its
-     * batches, and the array is used again for the next batch */
-    for (size_t e = 0; e < n; ++e) {
-        if (events[e] != NULL)
-            clReleaseEvent(events[e]);
-        events[e] = NULL;
-    }
+    for (size_t e = 0; e < n; ++e)
+        clReleaseEvent(events[e]);
     return status;
 }
 
@@ -149,8 +144,6 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
     HOST_ALLOC(events[0], batch * p->nevents);
     HOST_ALLOC(events[1], batch * p->nevents);
 
-    if (p->host_busy_s != NULL)
-        p->host_busy_s(p->ctx); /* from here on */
     const double t0 = timer_now();
     int cur = 0;
     for (unsigned long first = 0; first < iterations; first += batch) {
@@ -178,11 +171,13 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
         if ((status = p->flush(p->ctx)) != HISTO_OK)
             goto fail;
         const int prev = 1 - cur;
-        /* the batch before has all its events once made by the plan's
-         * threads, if any */
-        if (live[prev] > 0 && p->settle != NULL
-            && (status = p->settle(p->ctx, live[cur])) != HISTO_OK)
-            goto fail;
+        /* the batch before has all its events */
+        if (live[prev] > 0 && p->settle != NULL) {
+            const double s0 = timer_now();
+            if ((status = p->settle(p->ctx, live[cur])) != HISTO_OK)
+                goto fail;
+            t->enqueue_s += timer_now() - s0;
+        }
         if (live[prev] > 0) {
             const unsigned long n = live[prev];
             live[prev] = 0;
@@ -203,25 +198,19 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
         CL_CALL(clWaitForEvents((cl_uint)(live[last] * p->nevents),
                                 events[last]));
     t->wall_s = timer_now() - t0;
-    if (p->host_busy_s != NULL)
-        t->enqueue_s += p->host_busy_s(p->ctx);
     if (live[last] > 0) {
         const unsigned long n = live[last];
         live[last] = 0;
         status = harvest(p, events[last], n, batch_first[last], t);
     }
 fail:
-    /* no thread of the plan's writes into the events any more */
-    if (status != HISTO_OK && p->settle != NULL)
-        p->settle(p->ctx, 0);
     /* What follows (the summary, an error) starts on a clean line. */
     progress_clear(p->progress);
     /* An iteration whose enqueue failed half-way is not counted in live;
      * its few events go with the context when histo exits. */
     for (int c = 0; c < 2; ++c) {
         for (size_t e = 0; e < live[c] * p->nevents; ++e)
-            if (events[c][e] != NULL)
-                clReleaseEvent(events[c][e]);
+            clReleaseEvent(events[c][e]);
         free(events[c]);
     }
     return status;

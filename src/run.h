@@ -48,14 +48,11 @@ struct run_plan {
     int (*enqueue)(void *ctx, cl_event *events);
     int (*flush)(void *ctx);
     int (*finish)(void *ctx);
-    /* Optional, where enqueue hands the iteration to threads of its own
-     * (several devices): `settle` returns once every iteration enqueued
-     * but the last `pending` has all its events made (and, after a
-     * failure, once no thread writes into `events` any more);
-     * `host_busy_s` is the busiest such thread's host time enqueuing
-     * since its last call. */
+    /* Optional, where enqueue makes some of an iteration's events later
+     * (several devices: its gather is enqueued with the next one):
+     * makes every event of the iterations enqueued but the last
+     * `pending`. */
     int (*settle)(void *ctx, unsigned long pending);
-    double (*host_busy_s)(void *ctx);
     void *ctx;
     struct progress *progress;
 };
@@ -77,9 +74,8 @@ struct run_times {
     bool has_transfer, has_combine, has_move, synced;
     double wall_s;       /* host clock: first enqueue to the last event's
                             completion                                */
-    double enqueue_s;    /* host clock: time spent in plan->enqueue,
-                            and by the busiest of its threads
-                            (plan->host_busy_s)                       */
+    double enqueue_s;    /* host clock: time spent in plan->enqueue
+                            (and settle)                              */
     bool clock_backwards;        /* an event ended before it started, or
                                     an iteration began before the one
                                     before it                         */

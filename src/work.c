@@ -197,17 +197,16 @@ int work_open(struct work *w, cl_platform_id platform)
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
-        if (w->ndevices > 1) {
+        if (w->ndevices > 1)
             CL_CREATE(sh->move,
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
-            CL_CREATE(sh->gather,
-                      clCreateCommandQueue(w->context, sh->device->id,
-                                           CL_QUEUE_PROFILING_ENABLE,
-                                           &cl_err_));
-        }
     }
+    if (w->ndevices > 1)
+        CL_CREATE(w->shares[0].gather,
+                  clCreateCommandQueue(w->context, w->shares[0].device->id,
+                                       CL_QUEUE_PROFILING_ENABLE, &cl_err_));
 fail:
     return status;
 }
@@ -270,12 +269,9 @@ static int build_combine(struct work *w, struct work_share *sh,
         return status;
     CL_CREATE(sh->combine, clCreateKernel(sh->combine_program, "combine",
                                           &cl_err_));
-    /* a kernel object of its own: the landing thread sets its arguments
-     * while the counting thread sets combine's */
     if (w->ndevices > 1)
-        CL_CREATE(sh->gather_kernel, clCreateKernel(sh->combine_program,
-                                                    "combine_slices",
-                                                    &cl_err_));
+        CL_CREATE(sh->parts, clCreateKernel(sh->combine_program,
+                                            "combine_parts", &cl_err_));
     size_t local;
     if ((status = strategy_group_size(dev, sh->combine, HISTO_WORK_GROUP,
                                       &local, NULL)) != HISTO_OK)
@@ -558,44 +554,33 @@ static bool has_acc(const struct work *w, size_t s)
     return w->shares[s].nchunks > 1 || w->nshares > 1;
 }
 
-/* The bins outside share s's slice, copied to host memory for the
- * others: [0, lo) and [lo + len, nbins), those not empty (*n of them). */
-static void send_ranges(const struct work *w, size_t s, size_t off[2],
-                        size_t len[2], size_t *n)
+/* Whether share s's counting leaves its sum in acc[set] itself (the
+ * strategy's bind_output): with several shares, one chunk each. Else a
+ * combine copies it there (or adds the chunks up). */
+static bool direct(const struct work *w, size_t s)
 {
-    const struct work_share *sh = &w->shares[s];
-    const size_t nbins = w->input->nbins, end = sh->lo + sh->len;
-    *n = 0;
-    if (sh->lo > 0) {
-        off[*n] = 0;
-        len[(*n)++] = sh->lo;
-    }
-    if (end < nbins) {
-        off[*n] = end;
-        len[(*n)++] = nbins - end;
-    }
+    return w->nshares > 1 && w->shares[s].nchunks == 1
+        && w->strategy->bind_output != NULL;
 }
 
-/* The slices: w->slice bins each (a multiple of 64, so that each starts
- * on a whole run of the combine kernels' 16), in share order; the last
- * ones may be shorter or empty where the histogram is small. */
-static void plan_slices(struct work *w)
+/* Whether share s's chunks are combined into acc. */
+static bool combines(const struct work *w, size_t s)
 {
-    const size_t nbins = w->input->nbins, n = w->nshares;
-    w->slice = ((nbins + n - 1) / n + 63) / 64 * 64;
-    for (size_t s = 0; s < n; ++s) {
-        struct work_share *sh = &w->shares[s];
-        sh->lo = min64((uint64_t)s * w->slice, nbins);
-        sh->len = min64(w->slice, nbins - sh->lo);
-    }
+    return has_acc(w, s) && !direct(w, s);
+}
+
+/* The shares whose sums are moved to the first device and added there:
+ * 1.. with values. */
+static bool sends(const struct work *w, size_t s)
+{
+    return s > 0 && w->shares[s].nchunks > 0;
 }
 
 /* One iteration's events, in this order: every share's chunks (copy,
- * kernels, combine; a share without values: the clearing of its sum),
- * then every share's copies of its sum to host memory, then every
- * share's copies of the others' parts into its device (each waited for,
- * on the host, the copy it reads) and their addition. The positions are
- * kept in each share (ev_*), for the threads that fill them. */
+ * kernels, combine; the first share without values: the clearing of its
+ * sum), then each sending share's copy to host memory, then each one's
+ * copy into the first device (which the host waited for), then the
+ * addition of them all there. */
 static int build_tags(struct work *w)
 {
     int status = HISTO_OK;
@@ -607,43 +592,30 @@ static int build_tags(struct work *w)
                       ++n; } while (0)
         for (size_t s = 0; s < w->nshares; ++s) {
             struct work_share *sh = &w->shares[s];
-            sh->ev_chunks = n;
             for (size_t c = 0; c < sh->nchunks; ++c) {
                 if (sh->streamed)
                     TAG(.kind = RUN_TAG_TRANSFER, .share = (uint8_t)s);
                 for (size_t k = 0; k < nk; ++k)
                     TAG(.kind = (uint8_t)k, .share = (uint8_t)s);
-                if (has_acc(w, s))
+                if (combines(w, s))
                     TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
             }
-            if (sh->nchunks == 0 && w->nshares > 1)
-                TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
+            if (s == 0 && sh->nchunks == 0 && w->nshares > 1)
+                TAG(.kind = RUN_TAG_COMBINE, .share = 0);
         }
-        for (size_t s = 0; s < w->nshares && w->nshares > 1; ++s) {
-            struct work_share *sh = &w->shares[s];
-            size_t off[2], len[2];
-            send_ranges(w, s, off, len, &sh->nsend);
-            sh->ev_send = n;
-            for (size_t i = 0; i < sh->nsend; ++i)
+        w->nsending = 0;
+        for (size_t s = 1; s < w->nshares; ++s)
+            if (sends(w, s)) {
+                w->shares[s].ev_send = n;
                 TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s);
-        }
-        for (size_t s = 0; s < w->nshares && w->nshares > 1; ++s) {
-            struct work_share *sh = &w->shares[s];
-            sh->ev_land = n;
-            sh->nland = 0;
-            if (sh->len == 0)
-                continue;
-            for (size_t e = 0; e < w->nshares; ++e) {
-                const struct work_share *from = &w->shares[e];
-                if (e == s)
-                    continue;
-                /* its last send: the host waited for it */
-                TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s,
-                    .after = (uint16_t)(from->ev_send + from->nsend));
+                w->nsending++;
             }
-            TAG(.kind = RUN_TAG_GATHER, .share = (uint8_t)s);
-            sh->nland = n - sh->ev_land;
-        }
+        for (size_t s = 1; s < w->nshares; ++s)
+            if (sends(w, s))
+                TAG(.kind = RUN_TAG_MOVE, .share = 0,
+                    .after = (uint16_t)(w->shares[s].ev_send + 1));
+        if (w->nsending > 0)
+            TAG(.kind = RUN_TAG_GATHER, .share = 0);
 #undef TAG
         if (!pass)
             HOST_ALLOC(w->tags, n);
@@ -653,8 +625,8 @@ fail:
     return status;
 }
 
-/* Host memory for a share's sum on its way to the other devices: pinned
- * where the implementation gives it (map_pinned), so that the copies
+/* Host memory for a share's sum on its way to the first device: pinned
+ * where the implementation gives it (map_pinned), so that both copies
  * are asynchronous and at full speed; else ordinary memory, and
  * w->parts_pinned false. */
 static int host_part(struct work *w, struct work_share *sh, size_t set)
@@ -670,20 +642,20 @@ static int host_part(struct work *w, struct work_share *sh, size_t set)
     return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
 }
 
-/* The buffers of several shares, one of each per set: each share's sum,
- * the host memory it goes through (where it sends any bins), and the
- * landing buffer of the others' parts of its slice (where it has one).
- * Each device buffer is filled once, on the device that uses it, so that
- * the implementation places it there before the timed iterations. */
+/* The buffers of several shares, one of each per set: every share's sum,
+ * each sending share's host memory, and the first device's landing
+ * buffer of all their sums (one part of w->stride bytes each). Each
+ * device buffer is filled once, on the device that uses it, so that the
+ * implementation places it there before the timed iterations. */
 static int setup_shares(struct work *w)
 {
     int status = HISTO_OK;
+    struct work_share *first = &w->shares[0];
     const cl_uchar zero = 0;
     w->parts_pinned = true;
-    plan_slices(w);
+    w->stride = (w->input->nbins + 63) / 64 * 64;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
-        const size_t landing = (w->nshares - 1) * w->slice;
         for (size_t set = 0; set < WORK_SETS; ++set) {
             CL_CREATE(sh->acc[set], clCreateBuffer(w->context,
                                                    CL_MEM_READ_WRITE,
@@ -692,26 +664,26 @@ static int setup_shares(struct work *w)
             CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
                                         sizeof zero, 0, w->input->nbins, 0,
                                         NULL, NULL));
-            if (sh->len < w->input->nbins
-                && (status = host_part(w, sh, set)) != HISTO_OK)
+            if (sends(w, s) && (status = host_part(w, sh, set)) != HISTO_OK)
                 return status;
-            if (sh->len == 0)
-                continue;
-            CL_CREATE(sh->landing[set],
-                      clCreateBuffer(w->context, CL_MEM_READ_WRITE, landing,
-                                     NULL, &cl_err_));
-            CL_CALL(clEnqueueFillBuffer(sh->gather, sh->landing[set], &zero,
-                                        sizeof zero, 0, landing, 0, NULL,
-                                        NULL));
         }
         CL_CALL(clFinish(sh->queue));
-        CL_CALL(clFinish(sh->gather));
     }
+    size_t senders = 0;
+    for (size_t s = 1; s < w->nshares; ++s)
+        senders += sends(w, s);
+    for (size_t set = 0; set < WORK_SETS && senders > 0; ++set) {
+        const size_t bytes = senders * w->stride;
+        CL_CREATE(w->landing[set], clCreateBuffer(w->context,
+                                                  CL_MEM_READ_WRITE, bytes,
+                                                  NULL, &cl_err_));
+        CL_CALL(clEnqueueFillBuffer(first->gather, w->landing[set], &zero,
+                                    sizeof zero, 0, bytes, 0, NULL, NULL));
+    }
+    CL_CALL(clFinish(first->gather));
 fail:
     return status;
 }
-
-static int start_threads(struct work *w);
 
 int work_setup(struct work *w, const struct strategy_env *base)
 {
@@ -734,10 +706,7 @@ int work_setup(struct work *w, const struct strategy_env *base)
     }
     if (w->nshares > 1 && (status = setup_shares(w)) != HISTO_OK)
         return status;
-    if ((status = build_tags(w)) != HISTO_OK)
-        return status;
-    if (w->nshares > 1)
-        status = start_threads(w);
+    status = build_tags(w);
 fail:
     return status;
 }
@@ -752,9 +721,9 @@ static int combine(struct work *w, struct work_share *sh,
     int status = HISTO_OK;
     const cl_uint nbins = w->input->nbins, copy = first;
     cl_kernel k = sh->combine;
-    cl_event waits[4];
+    cl_event waits[2];
     cl_uint n = 0;
-    for (size_t i = 0; i < nwait && n < 4; ++i)
+    for (size_t i = 0; i < nwait && n < 2; ++i)
         if (wait[i] != NULL)
             waits[n++] = wait[i];
     CL_CALL(clSetKernelArg(k, 0, sizeof acc, &acc));
@@ -792,10 +761,20 @@ fail:
     return status;
 }
 
+/* Whether an event is complete (false where that cannot be read). */
+static bool complete(cl_event event)
+{
+    cl_int st = CL_QUEUED;
+    return clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                          sizeof st, &st, NULL) == CL_SUCCESS
+        && st == CL_COMPLETE;
+}
+
 /* Chunk c of a share: its copy (streamed), its count, its combine into
- * acc[set]. The first chunk's combine starts the sum, so it waits for
- * the last uses of that buffer WORK_SETS iterations before, on its own
- * device: its copy to host memory and the additions into its slice. */
+ * acc[set] (or, direct, the count writes acc[set] itself). The first
+ * chunk's write of acc[set] starts the sum, so it waits for the last use
+ * of that buffer WORK_SETS iterations before, on its own device: its
+ * copy to host memory (shares 1..), or the addition into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                          size_t c, size_t set, cl_event *ev, size_t *e)
 {
@@ -816,16 +795,26 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &ev[*e], NULL));
         ++*e;
     }
+    const cl_event last_use = c > 0 || !has_acc(w, s) ? NULL
+                            : s == 0 ? w->gathered[set] : sh->sent[set];
+    if (direct(w, s)) {
+        /* the counting writes acc[set]: after its last use, which is
+         * nearly always long done (a barrier only where it is not) */
+        if ((status = w->strategy->bind_output(slot->state, sh->acc[set]))
+                != HISTO_OK)
+            return status;
+        if (last_use != NULL && !complete(last_use))
+            CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &last_use,
+                                                 NULL));
+    }
     if ((status = w->strategy->enqueue(slot->state, sh->queue, &ev[*e]))
             != HISTO_OK)
         return status;
     *e += w->strategy->nkernels;
-    if (has_acc(w, s)) {
-        const cl_event last_use[2] = {c > 0 ? NULL : sh->sent[set],
-                                      c > 0 ? NULL : sh->added[set]};
+    if (combines(w, s)) {
         if ((status = combine(w, sh, sh->queue, sh->acc[set],
                               w->strategy->output(slot->state), c == 0,
-                              last_use, 2, &ev[*e])) != HISTO_OK)
+                              &last_use, 1, &ev[*e])) != HISTO_OK)
             return status;
         ++*e;
     }
@@ -841,64 +830,10 @@ fail:
     return status;
 }
 
-/* One share's iteration on one device: its chunks, and (alone) nothing
- * more. */
-static int enqueue_one(struct work *w, cl_event *ev)
-{
-    int status = HISTO_OK;
-    struct work_share *sh = &w->shares[0];
-    size_t e = 0;
-    for (size_t c = 0; c < sh->nchunks; ++c)
-        if ((status = enqueue_chunk(w, sh, 0, c, 0, ev, &e)) != HISTO_OK)
-            return status;
-    w->enqueued++;
-    return status;
-}
-
-/* ---- Several shares: a counting and a landing thread each ----------- */
-
-/* Whether the threads must give up (a failure or a stop); under lock. */
-static bool halted(const struct work *w)
-{
-    return w->sync.status != HISTO_OK || w->sync.stop;
-}
-
-/* Records a thread's failure (the first one is kept) and wakes all. */
-static void fail_sync(struct work *w, int status)
-{
-    pthread_mutex_lock(&w->sync.lock);
-    if (w->sync.status == HISTO_OK)
-        w->sync.status = status;
-    pthread_cond_broadcast(&w->sync.cond);
-    pthread_mutex_unlock(&w->sync.lock);
-}
-
-/* Iterations share s has enqueued all of: its counting, and its landing
- * where it has a slice (it has none to land otherwise). Under lock. */
-static unsigned long share_done(const struct work *w, size_t s)
-{
-    const struct work_share *sh = &w->shares[s];
-    const unsigned long c = sh->done[0];
-    return sh->len > 0 && sh->done[1] < c ? sh->done[1] : c;
-}
-
-/* Waits until thread `role` of share s has enqueued more than `i`
- * iterations (its events of iteration i exist). Returns 0, or the
- * failure (or HISTO_EXIT_INTERNAL on a stop) that ended the wait. */
-static int await_done(struct work *w, size_t s, int role, unsigned long i)
-{
-    int status = HISTO_OK;
-    pthread_mutex_lock(&w->sync.lock);
-    while (w->shares[s].done[role] <= i && !halted(w))
-        pthread_cond_wait(&w->sync.cond, &w->sync.lock);
-    if (w->shares[s].done[role] <= i)
-        status = w->sync.status != HISTO_OK ? w->sync.status
-                                            : HISTO_EXIT_INTERNAL;
-    pthread_mutex_unlock(&w->sync.lock);
-    return status;
-}
-
-/* Waits on the host for an event of another device (or none). */
+/* Waits on the host for an event of another device (or none): a command
+ * that waited on it would cost the host 16-20 us to enqueue (NVIDIA's
+ * OpenCL, docs/design.md); the events waited for here are complete or
+ * nearly so. */
 static int host_wait(cl_event event)
 {
     int status = HISTO_OK;
@@ -908,283 +843,136 @@ fail:
     return status;
 }
 
-/* Share s's counting of iteration i into acc[set], then its copy, but
- * for its slice, into host memory for the others. The copy's host
- * memory was last read by the others' landing copies of iteration
- * i - WORK_SETS: waited for on the host, since they ran on other
- * devices (usually long done). *waited_s: the time spent waiting. */
-static int count_iteration(struct work *w, size_t s, unsigned long i,
-                           cl_event *ev, double *waited_s)
+/* Share s's sum of iteration i (set), once counted, copied into its host
+ * memory on its move queue. That memory was last read by the first
+ * device's copy of iteration i - WORK_SETS, which the addition after it
+ * on the same queue (gathered[set]) follows: waited for on the host. */
+static int enqueue_send(struct work *w, size_t s, size_t set, cl_event *ev)
 {
     int status = HISTO_OK;
     struct work_share *sh = &w->shares[s];
-    const size_t set = i % WORK_SETS;
-    double t0;
-    /* acc[set]'s last addition, on this device, must exist */
-    if (i >= WORK_SETS && sh->len > 0) {
-        t0 = timer_now();
-        status = await_done(w, s, 1, i - WORK_SETS);
-        *waited_s += timer_now() - t0;
-        if (status != HISTO_OK)
-            return status;
-    }
-    size_t e = sh->ev_chunks;
-    for (size_t c = 0; c < sh->nchunks; ++c)
-        if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e)) != HISTO_OK)
-            return status;
-    if (sh->nchunks == 0) {
-        /* no values: its sum is zeros */
-        const cl_uchar zero = 0;
-        cl_event wait[2];
-        cl_uint n = 0;
-        if (sh->sent[set] != NULL)
-            wait[n++] = sh->sent[set];
-        if (sh->added[set] != NULL)
-            wait[n++] = sh->added[set];
-        CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
-                                    sizeof zero, 0, w->input->nbins, n,
-                                    n > 0 ? wait : NULL, &ev[e]));
-        ++e;
-    }
-    if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
+    if ((status = host_wait(w->gathered[set])) != HISTO_OK)
         return status;
-    CL_CALL(clFlush(sh->queue));
-    if (sh->nsend == 0)
-        return HISTO_OK;
-    if (i >= WORK_SETS) {
-        t0 = timer_now();
-        for (size_t d = 0; d < w->nshares && status == HISTO_OK; ++d)
-            if (d != s && w->shares[d].len > 0
-                && (status = await_done(w, d, 1, i - WORK_SETS))
-                       == HISTO_OK)
-                status = host_wait(w->shares[d].added[set]);
-        *waited_s += timer_now() - t0;
-        if (status != HISTO_OK)
-            return status;
-    }
-    size_t off[2], len[2], n;
-    send_ranges(w, s, off, len, &n);
-    for (size_t r = 0; r < n; ++r)
-        CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE,
-                                    off[r], len[r],
-                                    sh->host_part[set] + off[r], 1,
-                                    &sh->summed[set], &ev[sh->ev_send + r]));
+    CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0,
+                                w->input->nbins, sh->host_part[set], 1,
+                                &sh->summed[set], &ev[sh->ev_send]));
     CL_CALL(clFlush(sh->move));
-    status = hold(&sh->sent[set], ev[sh->ev_send + n - 1]);
+    status = hold(&sh->sent[set], ev[sh->ev_send]);
 fail:
     return status;
 }
 
-/* Share s's landing of iteration i: once every other share's sum is in
- * host memory (waited for on the host), their parts of its slice copied
- * into landing[set] and added into its slice of acc[set], on its gather
- * queue (in order: a landing buffer is written again only after the
- * addition that read it). */
-static int land_iteration(struct work *w, size_t s, unsigned long i,
-                          cl_event *ev, double *waited_s)
+/* Iteration j's gather on the first device's gather queue: each sending
+ * share's sum, once in host memory (waited for on the host), copied
+ * into its part of landing[set], then all added into share 0's sum in
+ * one pass, after share 0's own count. In order on one queue: a landing
+ * buffer is written again only after the addition that read it. */
+static int enqueue_gather(struct work *w, unsigned long j)
 {
     int status = HISTO_OK;
-    struct work_share *sh = &w->shares[s];
-    const size_t set = i % WORK_SETS;
-    const double t0 = timer_now();
-    for (size_t d = 0; d < w->nshares && status == HISTO_OK; ++d)
-        if ((status = await_done(w, d, 0, i)) == HISTO_OK && d != s)
-            status = host_wait(w->shares[d].sent[set]);
-    *waited_s += timer_now() - t0;
-    if (status != HISTO_OK)
-        return status;
-    size_t e = sh->ev_land, part = 0;
-    for (size_t d = 0; d < w->nshares; ++d) {
-        if (d == s)
+    struct work_share *first = &w->shares[0];
+    const size_t set = j % WORK_SETS;
+    cl_event *ev = w->ring[j % WORK_RING];
+    size_t e = 0, part = 0;
+    for (size_t s = 1; s < w->nshares; ++s) {
+        if (!sends(w, s))
             continue;
-        CL_CALL(clEnqueueWriteBuffer(sh->gather, sh->landing[set], CL_FALSE,
-                                     part * w->slice, sh->len,
-                                     w->shares[d].host_part[set] + sh->lo,
-                                     0, NULL, &ev[e++]));
+        struct work_share *sh = &w->shares[s];
+        if ((status = host_wait(sh->sent[set])) != HISTO_OK)
+            return status;
+        e = sh->ev_send + w->nsending;
+        CL_CALL(clEnqueueWriteBuffer(first->gather, w->landing[set],
+                                     CL_FALSE, part * w->stride,
+                                     w->input->nbins, sh->host_part[set], 0,
+                                     NULL, &ev[e]));
         ++part;
     }
-    const cl_uint lo = (cl_uint)sh->lo, len = (cl_uint)sh->len,
-                  stride = (cl_uint)w->slice, nparts = (cl_uint)part;
-    cl_kernel k = sh->gather_kernel;
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &sh->acc[set]));
-    CL_CALL(clSetKernelArg(k, 1, sizeof(cl_mem), &sh->landing[set]));
+    const cl_uint lo = 0, len = (cl_uint)w->input->nbins,
+                  stride = (cl_uint)w->stride, nparts = (cl_uint)part;
+    cl_kernel k = first->parts;
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &first->acc[set]));
+    CL_CALL(clSetKernelArg(k, 1, sizeof(cl_mem), &w->landing[set]));
     CL_CALL(clSetKernelArg(k, 2, sizeof lo, &lo));
     CL_CALL(clSetKernelArg(k, 3, sizeof len, &len));
     CL_CALL(clSetKernelArg(k, 4, sizeof stride, &stride));
     CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
-    CL_CALL(clEnqueueNDRangeKernel(sh->gather, k, 1, NULL, &sh->combine_items,
-                                   NULL, 1, &sh->summed[set], &ev[e]));
-    CL_CALL(clFlush(sh->gather));
-    status = hold(&sh->added[set], ev[e]);
+    CL_CALL(clEnqueueNDRangeKernel(first->gather, k, 1, NULL,
+                                   &first->combine_items, NULL, 1,
+                                   &first->summed[set], &ev[e + 1]));
+    CL_CALL(clFlush(first->gather));
+    status = hold(&w->gathered[set], ev[e + 1]);
+    w->gathered_n = j + 1;
 fail:
     return status;
 }
 
-/* A share's thread: each iteration posted, in order, counted (role 0)
- * or landed (role 1), its events written into the iteration's array. */
-static void *share_thread(void *opaque)
-{
-    const struct work_thread_arg *a = opaque;
-    struct work *w = a->w;
-    struct work_share *sh = &w->shares[a->share];
-    for (unsigned long i = 0;; ++i) {
-        pthread_mutex_lock(&w->sync.lock);
-        while (w->sync.posted <= i && !halted(w))
-            pthread_cond_wait(&w->sync.cond, &w->sync.lock);
-        const bool go = !halted(w);
-        cl_event *ev = w->sync.ring[i % WORK_RING];
-        pthread_mutex_unlock(&w->sync.lock);
-        if (!go)
-            break;
-        double waited = 0;
-        const double t0 = timer_now();
-        const int status = a->role == 0
-                         ? count_iteration(w, a->share, i, ev, &waited)
-                         : land_iteration(w, a->share, i, ev, &waited);
-        const double busy = timer_now() - t0 - waited;
-        if (status != HISTO_OK) {
-            fail_sync(w, status);
-            break;
-        }
-        pthread_mutex_lock(&w->sync.lock);
-        sh->busy_s[a->role] += busy;
-        sh->done[a->role] = i + 1;
-        pthread_cond_broadcast(&w->sync.cond);
-        pthread_mutex_unlock(&w->sync.lock);
-    }
-    return NULL;
-}
-
-/* Stops and joins every share's threads (those running). */
-static void stop_threads(struct work *w)
-{
-    if (!w->sync.ready)
-        return;
-    pthread_mutex_lock(&w->sync.lock);
-    w->sync.stop = true;
-    pthread_cond_broadcast(&w->sync.cond);
-    pthread_mutex_unlock(&w->sync.lock);
-    for (size_t s = 0; s < w->ndevices; ++s)
-        for (int r = 0; r < 2; ++r)
-            if (w->shares[s].running[r]) {
-                pthread_join(w->shares[s].thread[r], NULL);
-                w->shares[s].running[r] = false;
-            }
-    pthread_cond_destroy(&w->sync.cond);
-    pthread_mutex_destroy(&w->sync.lock);
-    w->sync = (struct work_sync){.status = HISTO_OK};
-}
-
-static int start_threads(struct work *w)
-{
-    w->sync = (struct work_sync){.status = HISTO_OK};
-    if (pthread_mutex_init(&w->sync.lock, NULL) != 0)
-        goto fail;
-    if (pthread_cond_init(&w->sync.cond, NULL) != 0) {
-        pthread_mutex_destroy(&w->sync.lock);
-        goto fail;
-    }
-    w->sync.ready = true;
-    for (size_t s = 0; s < w->nshares; ++s)
-        for (int r = 0; r < 2; ++r) {
-            struct work_share *sh = &w->shares[s];
-            if (r == 1 && sh->len == 0)
-                continue;
-            sh->arg[r] = (struct work_thread_arg){w, s, r};
-            if (pthread_create(&sh->thread[r], NULL, share_thread,
-                               &sh->arg[r]) != 0) {
-                stop_threads(w);
-                goto fail;
-            }
-            sh->running[r] = true;
-        }
-    return HISTO_OK;
-fail:
-    histo_error("could not start the host threads of %zu shares",
-                w->nshares);
-    return HISTO_EXIT_INTERNAL;
-}
-
-/* The loop's enqueue with several shares: the iteration is posted to the
- * shares' threads, which fill `ev`. */
-static int post_iteration(struct work *w, cl_event *ev)
+/* Iterations posted but not yet gathered: up to `until`, in order. */
+static int gather_until(struct work *w, unsigned long until)
 {
     int status = HISTO_OK;
-    pthread_mutex_lock(&w->sync.lock);
-    for (;;) {
-        unsigned long least = w->sync.posted;
-        for (size_t s = 0; s < w->nshares; ++s) {
-            const unsigned long d = share_done(w, s);
-            least = d < least ? d : least;
-        }
-        if (halted(w) || w->sync.posted - least < WORK_RING)
-            break;
-        pthread_cond_wait(&w->sync.cond, &w->sync.lock);
-    }
-    if (halted(w)) {
-        status = w->sync.status != HISTO_OK ? w->sync.status
-                                            : HISTO_EXIT_INTERNAL;
-    } else {
-        w->sync.ring[w->sync.posted % WORK_RING] = ev;
-        w->sync.posted++;
-        w->enqueued++;
-        pthread_cond_broadcast(&w->sync.cond);
-    }
-    pthread_mutex_unlock(&w->sync.lock);
+    /* none to gather where the other shares have no values */
+    if (w->nsending == 0 && w->gathered_n < until)
+        w->gathered_n = until;
+    while (status == HISTO_OK && w->gathered_n < until)
+        status = enqueue_gather(w, w->gathered_n);
     return status;
 }
 
 static int enqueue_iteration(void *ctx, cl_event *ev)
 {
-    struct work *w = ctx;
-    return w->nshares > 1 ? post_iteration(w, ev) : enqueue_one(w, ev);
-}
-
-/* Waits until every share's threads have enqueued every posted iteration
- * but the last `pending`. After a failure the threads are stopped first,
- * so that none writes into an iteration's events any more. */
-static int settle(void *ctx, unsigned long pending)
-{
-    struct work *w = ctx;
-    if (w->nshares < 2 || !w->sync.ready)
-        return HISTO_OK;
     int status = HISTO_OK;
-    pthread_mutex_lock(&w->sync.lock);
-    const unsigned long want = w->sync.posted > pending
-                             ? w->sync.posted - pending : 0;
-    for (;;) {
-        bool all = true;
-        for (size_t s = 0; s < w->nshares; ++s)
-            all &= share_done(w, s) >= want;
-        if (all || halted(w))
-            break;
-        pthread_cond_wait(&w->sync.cond, &w->sync.lock);
+    struct work *w = ctx;
+    const unsigned long i = w->enqueued;
+    const size_t set = w->nshares > 1 ? i % WORK_SETS : 0;
+    size_t e = 0;
+    for (size_t s = 0; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        for (size_t c = 0; c < sh->nchunks; ++c)
+            if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e))
+                    != HISTO_OK)
+                return status;
+        if (w->nshares == 1)
+            continue;
+        if (s == 0 && sh->nchunks == 0) {
+            /* no values: its sum, which the others' are added into, is
+             * zeros */
+            const cl_uchar zero = 0;
+            const cl_event last_use = w->gathered[set];
+            CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
+                                        sizeof zero, 0, w->input->nbins,
+                                        last_use != NULL,
+                                        last_use != NULL ? &last_use : NULL,
+                                        &ev[e++]));
+        }
+        if (s == 0 || sends(w, s))
+            if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
+                return status;
+        /* its sum is copied or added on another queue */
+        CL_CALL(clFlush(sh->queue));
+        if (sends(w, s) && (status = enqueue_send(w, s, set, ev))
+                               != HISTO_OK)
+            return status;
     }
-    status = w->sync.status;
-    pthread_mutex_unlock(&w->sync.lock);
-    if (status != HISTO_OK)
-        stop_threads(w);
+    w->ring[i % WORK_RING] = ev;
+    w->enqueued++;
+    /* The iteration before is gathered now: its copies to host memory,
+     * enqueued an iteration ago, are done or nearly, so the host rarely
+     * waits while this one's counting is queued. */
+    if (w->nshares > 1 && i > 0)
+        status = gather_until(w, i);
+fail:
     return status;
 }
 
-/* The busiest thread's host time enqueuing since the last call (0 with
- * one share: the loop times that enqueue itself). */
-static double host_busy_s(void *ctx)
+/* Every iteration enqueued but the last `pending` gathered (their events
+ * all made). */
+static int settle(void *ctx, unsigned long pending)
 {
     struct work *w = ctx;
-    if (w->nshares < 2 || !w->sync.ready)
-        return 0;
-    double most = 0;
-    pthread_mutex_lock(&w->sync.lock);
-    for (size_t s = 0; s < w->nshares; ++s)
-        for (int r = 0; r < 2; ++r) {
-            struct work_share *sh = &w->shares[s];
-            const double d = sh->busy_s[r] - sh->busy_mark_s[r];
-            sh->busy_mark_s[r] = sh->busy_s[r];
-            most = d > most ? d : most;
-        }
-    pthread_mutex_unlock(&w->sync.lock);
-    return most;
+    if (w->nshares < 2)
+        return HISTO_OK;
+    return gather_until(w, w->enqueued > pending ? w->enqueued - pending
+                                                 : 0);
 }
 
 static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
@@ -1210,8 +998,8 @@ static int flush_all(void *ctx)
     return each_queue(ctx, clFlush);
 }
 
-/* Every posted iteration enqueued, then every queue flushed before any
- * is finished: a finish waits for the commands of other queues that its
+/* Every iteration gathered, then every queue flushed before any is
+ * finished: a finish waits for the commands of other queues that its
  * commands wait on, and those run only once flushed. */
 static int finish_all(void *ctx)
 {
@@ -1232,7 +1020,6 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .flush = flush_all,
         .finish = finish_all,
         .settle = settle,
-        .host_busy_s = host_busy_s,
         .ctx = w,
     };
 }
@@ -1247,22 +1034,12 @@ int work_download(struct work *w, uint8_t *histo)
     if ((status = w->strategy->download(sh->slots[0].state, sh->queue,
                                         histo)) != HISTO_OK)
         return status;
-    if (w->nshares == 1) {
-        if (sh->acc[0] != NULL)
-            CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[0], CL_TRUE, 0,
-                                        w->input->nbins, histo, 0, NULL,
-                                        NULL));
-        return HISTO_OK;
-    }
-    /* the last iteration's set: each share's slice of it */
-    const size_t set = w->enqueued > 0 ? (w->enqueued - 1) % WORK_SETS : 0;
-    for (size_t s = 0; s < w->nshares; ++s) {
-        struct work_share *o = &w->shares[s];
-        if (o->len > 0)
-            CL_CALL(clEnqueueReadBuffer(o->queue, o->acc[set], CL_TRUE,
-                                        o->lo, o->len, histo + o->lo, 0,
-                                        NULL, NULL));
-    }
+    /* the set the last iteration used */
+    const size_t set = w->nshares > 1 && w->enqueued > 0
+                     ? (w->enqueued - 1) % WORK_SETS : 0;
+    if (sh->acc[set] != NULL)
+        CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
+                                    w->input->nbins, histo, 0, NULL, NULL));
 fail:
     return status;
 }
@@ -1306,8 +1083,6 @@ struct work_share_info work_share_info(const struct work *w, size_t s)
         .nchunks = sh->nchunks,
         .streamed = sh->streamed,
         .loop_limit = sh->loop_limit,
-        .lo = sh->lo,
-        .len = sh->len,
     };
 }
 
@@ -1329,7 +1104,6 @@ uint64_t work_peak_rss(void)
  * and the iteration's tags. The devices' queues and programs stay. */
 static void release_split(struct work *w, bool keep_first)
 {
-    stop_threads(w);
     for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t i = 0; i < sh->nslots; ++i)
@@ -1339,16 +1113,14 @@ static void release_split(struct work *w, bool keep_first)
             if (sh->buffer_free[b] != NULL)
                 clReleaseEvent(sh->buffer_free[b]);
         for (size_t set = 0; set < WORK_SETS; ++set) {
-            cl_event *held[] = {&sh->summed[set], &sh->sent[set],
-                                &sh->added[set]};
-            for (size_t i = 0; i < 3; ++i)
+            cl_event *held[] = {&sh->summed[set], &sh->sent[set]};
+            for (size_t i = 0; i < 2; ++i)
                 if (*held[i] != NULL)
                     clReleaseEvent(*held[i]);
             if (sh->host_part[set] != NULL)
                 unmap_pinned(sh->queue, sh->host_part_mem[set],
                              sh->host_part[set]);
         }
-        strategy_release_objects(NULL, 0, sh->landing, WORK_SETS);
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
         if (!(keep_first && s == 0)) {
             for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c)
@@ -1377,7 +1149,7 @@ static void release_split(struct work *w, bool keep_first)
             .program = sh->program,
             .combine_program = sh->combine_program,
             .combine = sh->combine,
-            .gather_kernel = sh->gather_kernel,
+            .parts = sh->parts,
             .combine_items = sh->combine_items,
             .loop_limit = sh->loop_limit,
             .buffers = sh->buffers,
@@ -1385,11 +1157,18 @@ static void release_split(struct work *w, bool keep_first)
             .chunk_values = sh->chunk_values,
         };
     }
+    for (size_t set = 0; set < WORK_SETS; ++set)
+        if (w->gathered[set] != NULL)
+            clReleaseEvent(w->gathered[set]);
+    strategy_release_objects(NULL, 0, w->landing, WORK_SETS);
+    memset(w->gathered, 0, sizeof w->gathered);
+    memset(w->landing, 0, sizeof w->landing);
     free(w->tags);
     w->tags = NULL;
     w->nevents = 0;
     w->nshares = 0;
     w->enqueued = 0;
+    w->gathered_n = 0;
 }
 
 int work_reshare(struct work *w, size_t nshares)
@@ -1433,7 +1212,7 @@ void work_release(struct work *w)
     for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         strategy_release_objects(&sh->combine, 1, NULL, 0);
-        strategy_release_objects(&sh->gather_kernel, 1, NULL, 0);
+        strategy_release_objects(&sh->parts, 1, NULL, 0);
         if (sh->combine_program != NULL)
             clReleaseProgram(sh->combine_program);
         if (sh->program != NULL)

@@ -11,22 +11,20 @@
  * shares' on the first device, so the result is the sequential one byte
  * for byte whatever the split.
  *
- * With several devices the bins are split into slices, one a share
- * (reduce-scatter): each share's sum goes, but for its own slice, into
- * pinned host memory, and each share adds the others' parts of its slice
- * into its own, so every device's copies carry (n-1)/n of the histogram
- * each way and the additions run on every device at once; the whole
- * histogram of an iteration is the shares' slices together. No command
- * waits on another device's event: a host thread per share enqueues its
- * counting and its sum's copy to host memory, and another waits on the
- * host for the others' copies and then enqueues the copies into its
- * device and the addition (enqueuing a command that waits on another
- * device's event cost the host 16-20 us on NVIDIA's OpenCL, and paced
- * the loop). The sums, the host memory and the landing buffers come in
+ * With several devices no command waits on another device's event
+ * (enqueuing one that did cost NVIDIA's OpenCL 16-20 us of host time):
+ * each other share's sum goes to pinned host memory on a queue of its
+ * own, and once the host has seen that copy done it is copied into a
+ * landing buffer on the first device and added there, all the shares'
+ * sums in one pass, on a queue of its own. That gather of iteration i is
+ * enqueued after iteration i + 1's counting, so the host rarely waits,
+ * and the sums, the host memory and the landing buffers come in
  * WORK_SETS sets (iteration i uses set i % WORK_SETS), so the moving and
- * adding of iteration i run while the iterations after it count. Every
+ * adding of iteration i run while the iterations after it count. One
+ * host thread enqueues everything: NVIDIA's OpenCL serialises enqueues
+ * from several threads, and each took longer than from one. Every
  * iteration still makes a whole histogram from zero; the last one is
- * read back, slice by slice.
+ * read back.
  *
  * `--device all` may use fewer devices than it names (choose.h): the
  * fill then puts the whole input on the first device, and work_reshare
@@ -51,7 +49,6 @@
 #include "run.h"
 #include "strategy.h"
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,8 +78,8 @@
  * input (docs/design.md): with two sets it paced a two-GPU iteration of
  * 16.7M values at about half that round trip. */
 #define WORK_SETS 4
-/* Iterations the host threads of several shares may hold, posted but not
- * yet enqueued everywhere (run.c keeps two batches of 32 in flight). */
+/* Iterations whose events are remembered for their gather, enqueued an
+ * iteration later (run.c keeps two batches of 32 in flight). */
 #define WORK_RING 256
 
 struct work_options {
@@ -96,14 +93,6 @@ struct work_slot {
     size_t buffer;             /* the buffer it is set up on             */
     struct histo_input view;   /* the input's sizes, nvalues the chunk's */
     void *state;
-};
-
-struct work;
-/* What a share's host thread is given: its work, share and role. */
-struct work_thread_arg {
-    struct work *w;
-    size_t share;
-    int role;                  /* 0: counting, 1: landing               */
 };
 
 struct work_share {
@@ -133,48 +122,20 @@ struct work_share {
                                   set                                   */
     cl_event buffer_free[2];   /* streamed: when each buffer may be
                                   written again                         */
-    /* Several shares: its slice of the bins, [lo, lo + len); `move`
-     * copies its sum but for that slice to host memory, `gather` copies
-     * the others' parts of its slice into `landing` and adds them into
-     * its sum (with `gather_kernel`, used by its landing thread alone).
-     * Per buffer set: the host memory its sum goes through, the landing
-     * buffer (nshares - 1 parts of w->slice bytes), and the last events
-     * that used each (NULL before any). */
-    size_t lo, len;
+    /* Several shares. Every share: `move` copies its sum to host memory
+     * (shares 1..); the first's `gather` copies those into its device
+     * and adds them up (with `parts`). Per buffer set: the host memory
+     * a share's sum goes through, and the last events that used each
+     * (NULL before any). */
     cl_command_queue move;
     cl_command_queue gather;
-    cl_kernel gather_kernel;
+    cl_kernel parts;
     cl_mem host_part_mem[WORK_SETS];   /* ... pinned: mapped ALLOC_HOST_PTR     */
     uint8_t *host_part[WORK_SETS];
-    cl_mem landing[WORK_SETS];
     cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set]       */
     cl_event sent[WORK_SETS];          /* acc[set] copied to host_part[set]     */
-    cl_event added[WORK_SETS];         /* the others' parts added into acc[set]
-                                          (after its copies into landing[set],
-                                          on the same queue)                    */
-    /* Where its events are in an iteration's: the chunks', its sends,
-     * its landing copies and addition. */
-    size_t ev_chunks, ev_send, nsend, ev_land, nland;
-    /* Its host threads (counting, landing), how many iterations each has
-     * enqueued, and their host time spent enqueuing (not waiting). */
-    pthread_t thread[2];
-    struct work_thread_arg arg[2];
-    bool running[2];
-    unsigned long done[2];
-    double busy_s[2], busy_mark_s[2];
-};
-
-/* The host threads of several shares and what they share, under `lock`:
- * iterations posted by the loop (their event arrays in `ring`), the first
- * failure, and whether to stop. */
-struct work_sync {
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    bool ready;                /* lock and cond are initialised         */
-    unsigned long posted;
-    cl_event *ring[WORK_RING];
-    int status;
-    bool stop;
+    size_t ev_send;            /* that copy's place in an iteration's
+                                  events                                */
 };
 
 struct work {
@@ -188,10 +149,16 @@ struct work {
                                   (work_reshare may split it)           */
     struct strategy_env base;  /* work_setup's knobs and paths          */
     cl_context context;
-    unsigned long enqueued;    /* iterations enqueued (several shares:
-                                  posted to their threads)              */
-    size_t slice;              /* several shares: bins a slice at most  */
-    struct work_sync sync;
+    unsigned long enqueued;    /* iterations enqueued                   */
+    /* Several shares: the first device's landing buffers (a part of
+     * `stride` bytes for each sending share), the last addition of each
+     * set into share 0's sum, the iterations gathered, and the event
+     * arrays of the last WORK_RING iterations. */
+    cl_mem landing[WORK_SETS];
+    cl_event gathered[WORK_SETS];
+    unsigned long gathered_n;
+    cl_event *ring[WORK_RING];
+    size_t nsending, stride;
     bool parts_pinned;         /* every host_part is pinned memory      */
     size_t nshares;
     struct work_share shares[WORK_MAX_SHARES];
@@ -271,7 +238,6 @@ struct work_share_info {
     size_t chunk_values, nchunks;
     bool streamed;
     uint32_t loop_limit;       /* 0: none seen                          */
-    size_t lo, len;            /* several shares: its slice of the bins */
 };
 
 /* How many shares the input is split into (at least 1 once planned). */
