@@ -94,6 +94,10 @@ for size in $SIZES; do
             [ "$devs" = first ] || set -- "$@" --device "$devs"
             # streamed: every device's share over its budget
             ndev=$(echo "$devs" | awk -F, '{ print NF }')
+            # all: the platform's devices (PLATFORM by number, else 0)
+            [ "$devs" = all ] && ndev=$(./histo --list | awk -v p="platform ${PLATFORM:-0}:" '
+                index($0, p) == 1 { on = 1; next } /^platform/ { on = 0 }
+                on && /^  device/ { n++ } END { print (n > 0 ? n : 1) }')
             [ "$mode" = device ] || set -- "$@" --device-budget $((bytes / 2 / ndev))
             tag=$size.$mode.$(echo "$devs" | tr ',' '_')
             out=$W/$tag.out

@@ -53,6 +53,9 @@ struct run_plan {
      * makes every event of the iterations enqueued but the last
      * `pending`. */
     int (*settle)(void *ctx, unsigned long pending);
+    /* Optional: the host's time so far waiting for devices inside
+     * enqueue and settle (not enqueuing: enqueue_s leaves it out). */
+    double (*waited_s)(void *ctx);
     void *ctx;
     struct progress *progress;
 };
@@ -75,7 +78,8 @@ struct run_times {
     double wall_s;       /* host clock: first enqueue to the last event's
                             completion                                */
     double enqueue_s;    /* host clock: time spent in plan->enqueue
-                            (and settle)                              */
+                            (and settle), less their waits for the
+                            devices (plan->waited_s)                  */
     bool clock_backwards;        /* an event ended before it started, or
                                     an iteration began before the one
                                     before it                         */

@@ -832,14 +832,17 @@ fail:
 
 /* Waits on the host for an event of another device (or none): a command
  * that waited on it would cost the host 16-20 us to enqueue (NVIDIA's
- * OpenCL, docs/design.md); the events waited for here are complete or
- * nearly so. */
-static int host_wait(cl_event event)
+ * OpenCL, docs/design.md). The time spent waiting is kept apart from the
+ * host's enqueuing (w->waited_s). */
+static int host_wait(struct work *w, cl_event event)
 {
     int status = HISTO_OK;
-    if (event != NULL)
-        CL_CALL(clWaitForEvents(1, &event));
+    if (event == NULL || complete(event))
+        return HISTO_OK;
+    const double t0 = timer_now();
+    CL_CALL(clWaitForEvents(1, &event));
 fail:
+    w->waited_s += timer_now() - t0;
     return status;
 }
 
@@ -851,7 +854,7 @@ static int enqueue_send(struct work *w, size_t s, size_t set, cl_event *ev)
 {
     int status = HISTO_OK;
     struct work_share *sh = &w->shares[s];
-    if ((status = host_wait(w->gathered[set])) != HISTO_OK)
+    if ((status = host_wait(w, w->gathered[set])) != HISTO_OK)
         return status;
     CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0,
                                 w->input->nbins, sh->host_part[set], 1,
@@ -878,7 +881,7 @@ static int enqueue_gather(struct work *w, unsigned long j)
         if (!sends(w, s))
             continue;
         struct work_share *sh = &w->shares[s];
-        if ((status = host_wait(sh->sent[set])) != HISTO_OK)
+        if ((status = host_wait(w, sh->sent[set])) != HISTO_OK)
             return status;
         e = sh->ev_send + w->nsending;
         CL_CALL(clEnqueueWriteBuffer(first->gather, w->landing[set],
@@ -906,7 +909,16 @@ fail:
     return status;
 }
 
-/* Iterations posted but not yet gathered: up to `until`, in order. */
+/* Whether iteration j's copies to host memory are all done. */
+static bool sent_all(const struct work *w, unsigned long j)
+{
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s) && !complete(w->shares[s].sent[j % WORK_SETS]))
+            return false;
+    return true;
+}
+
+/* Iterations enqueued but not yet gathered: up to `until`, in order. */
 static int gather_until(struct work *w, unsigned long until)
 {
     int status = HISTO_OK;
@@ -925,6 +937,11 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
     const unsigned long i = w->enqueued;
     const size_t set = w->nshares > 1 ? i % WORK_SETS : 0;
     size_t e = 0;
+    /* this set's last gather (of iteration i - WORK_SETS) enqueued
+     * before the set is written again */
+    if (w->nshares > 1 && i >= WORK_SETS
+        && (status = gather_until(w, i - WORK_SETS + 1)) != HISTO_OK)
+        return status;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t c = 0; c < sh->nchunks; ++c)
@@ -955,11 +972,13 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
     }
     w->ring[i % WORK_RING] = ev;
     w->enqueued++;
-    /* The iteration before is gathered now: its copies to host memory,
-     * enqueued an iteration ago, are done or nearly, so the host rarely
-     * waits while this one's counting is queued. */
-    if (w->nshares > 1 && i > 0)
-        status = gather_until(w, i);
+    /* The iterations whose copies to host memory are done are gathered
+     * now; the others later, so that the host runs up to WORK_SETS - 1
+     * iterations ahead of the devices and its pauses (the loop reading a
+     * batch's times) do not leave them idle. */
+    while (w->nshares > 1 && w->nsending > 0 && w->gathered_n < i
+           && sent_all(w, w->gathered_n) && status == HISTO_OK)
+        status = enqueue_gather(w, w->gathered_n);
 fail:
     return status;
 }
@@ -1009,6 +1028,12 @@ static int finish_all(void *ctx)
     return status != HISTO_OK ? status : each_queue(ctx, clFinish);
 }
 
+/* The host's time waiting for devices in enqueue and settle so far. */
+static double waited_s(void *ctx)
+{
+    return ((const struct work *)ctx)->waited_s;
+}
+
 void work_run_plan(struct work *w, struct run_plan *plan)
 {
     *plan = (struct run_plan){
@@ -1020,6 +1045,7 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .flush = flush_all,
         .finish = finish_all,
         .settle = settle,
+        .waited_s = waited_s,
         .ctx = w,
     };
 }

@@ -17,8 +17,8 @@
  * own, and once the host has seen that copy done it is copied into a
  * landing buffer on the first device and added there, all the shares'
  * sums in one pass, on a queue of its own. That gather of iteration i is
- * enqueued after iteration i + 1's counting, so the host rarely waits,
- * and the sums, the host memory and the landing buffers come in
+ * enqueued once those copies are done, up to WORK_SETS - 1 iterations
+ * later: the sums, the host memory and the landing buffers come in
  * WORK_SETS sets (iteration i uses set i % WORK_SETS), so the moving and
  * adding of iteration i run while the iterations after it count. One
  * host thread enqueues everything: NVIDIA's OpenCL serialises enqueues
@@ -73,11 +73,11 @@
 #define WORK_STAGING_VALUES ((size_t)1 << 22)
 #define WORK_MAX_SHARES 16
 /* Iterations whose partial histograms may be on their way between
- * devices at once. A set's round trip (its sum copied, moved through
- * host memory, added, then free) takes several iterations of a small
- * input (docs/design.md): with two sets it paced a two-GPU iteration of
- * 16.7M values at about half that round trip. */
-#define WORK_SETS 4
+ * devices at once, and so how far the host may enqueue ahead of the
+ * devices: with 4, the host's pauses every 32 iterations (reading their
+ * times) left four H200s idle 48 us an iteration of 1.07G values
+ * (docs/design.md). */
+#define WORK_SETS 8
 /* Iterations whose events are remembered for their gather, enqueued an
  * iteration later (run.c keeps two batches of 32 in flight). */
 #define WORK_RING 256
@@ -159,6 +159,7 @@ struct work {
     unsigned long gathered_n;
     cl_event *ring[WORK_RING];
     size_t nsending, stride;
+    double waited_s;           /* the host's waits for devices in them  */
     bool parts_pinned;         /* every host_part is pinned memory      */
     size_t nshares;
     struct work_share shares[WORK_MAX_SHARES];

@@ -5,7 +5,7 @@
 # chunks, copied every iteration); and split between two queues on the
 # test device named twice, each share in 2 chunks. 3 iterations each.
 # And three shares on the device named three times, each streamed in
-# chunks, over 9 iterations: every set of partial sums in flight (4,
+# chunks, over 17 iterations: every set of partial sums in flight (8,
 # work.h) is used again, its reuse ordered by events alone.
 # ids: work
 SUBJECT=work
@@ -37,7 +37,7 @@ for name in $(case_names); do
                 c=$((n / 9 + 1))
                 set -- --chunk-values $c --device-budget $((8 * c)) \
                     --device "$twice,${DEVICE:-0}"
-                want="shares = 3" iters=9 ;;
+                want="shares = 3" iters=17 ;;
         esac
         for s in $STRATEGIES; do
             id=work.$mode.$s.$name
