@@ -7,8 +7,10 @@
 #   sh bench/multi-gpu.sh OUTDIR [SIZES [LISTS]]
 #       SIZES: of make scaling's inputs (default "16M 67M 268M");
 #       LISTS: --device values (default "0 0,1 all"); BASE=DIR adds runs
-#       of DIR/histo (another build) at 16M on "0 0,1"; ITERS iterations
-#       a run (default 2000, fewer for larger inputs: about a second).
+#       of DIR/histo (another build) at BASE_SIZES (default 16M) on
+#       BASE_LISTS (default "0 0,1"), before the same size's own; ITERS
+#       iterations a run (default 2000, fewer for larger inputs: about a
+#       second); PROBE=0 leaves out build/transfer-probe.
 #
 # Each row: size, devices, shares used, the iteration's device median
 # (over every device's clock; '-' where the clocks cannot time one), the
@@ -30,7 +32,7 @@ ndev=$(./histo --list | awk -v p="platform $platform:" 'index($0, p) == 1 { on =
     /^platform/ { on = 0 } on && /^  device/ { n++ } END { print n + 0 }')
 all=$(awk -v n="$ndev" 'BEGIN { s = "0"; for (i = 1; i < n; i++) s = s "," i; print s }')
 echo "platform $platform, $ndev devices"
-if [ "$ndev" -ge 2 ]; then
+if [ "$ndev" -ge 2 ] && [ "${PROBE:-1}" = 1 ]; then
     build/transfer-probe "$platform" "$all" >"$OUT/transfer-probe.txt" 2>&1
     echo "transfer-probe $all:"; cat "$OUT/transfer-probe.txt"
 fi
@@ -84,8 +86,13 @@ for size in $SIZES; do
         268M) its=400 ;;
         *) its=100 ;;
     esac
-    if [ -n "${BASE:-}" ] && [ "$size" = 16M ]; then
-        for d in 0 0,1; do row "$BASE/histo" base "$size" "$d" 200; done
+    if [ -n "${BASE:-}" ]; then
+        case " ${BASE_SIZES:-16M} " in
+            *" $size "*)
+                for d in ${BASE_LISTS:-0 0,1}; do
+                    row "$BASE/histo" base "$size" "$d" "$its"
+                done ;;
+        esac
     fi
     for d in $LISTS; do row ./histo new "$size" "$d" "$its"; done
 done

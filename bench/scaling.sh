@@ -19,10 +19,11 @@
 # --device values to run with, e.g. "0 0,1" for one GPU and two (default:
 # DEVICE, else the platform's first device).
 #
-# Columns: input, values, mode, devices, median us per iteration (histo.out
-# iteration.device: on the device clock, over every device's where
-# several devices' clocks agree; else the timed loop's wall mean,
-# iteration.wall_mean_us, which every row also carries), effective GB/s
+# Columns: input, values, mode, devices, us per iteration (one device:
+# the median of histo.out's iteration.device, on the device clock;
+# several devices, or unusable timestamps: the timed loop's wall mean,
+# iteration.wall_mean_us, which every row also carries: their gathers
+# trail their counting, so an iteration's span is not its time), effective GB/s
 # (input bytes / median), the median copy and
 # kernel time per iteration (their sum above the iteration's time is the
 # overlap achieved), chunks, peak RSS, check. Rows are appended to
@@ -94,6 +95,10 @@ for size in $SIZES; do
             [ "$devs" = first ] || set -- "$@" --device "$devs"
             # streamed: every device's share over its budget
             ndev=$(echo "$devs" | awk -F, '{ print NF }')
+            # all: the platform's devices (PLATFORM by number, else 0)
+            [ "$devs" = all ] && ndev=$(./histo --list | awk -v p="platform ${PLATFORM:-0}:" '
+                index($0, p) == 1 { on = 1; next } /^platform/ { on = 0 }
+                on && /^  device/ { n++ } END { print (n > 0 ? n : 1) }')
             [ "$mode" = device ] || set -- "$@" --device-budget $((bytes / 2 / ndev))
             tag=$size.$mode.$(echo "$devs" | tr ',' '_')
             out=$W/$tag.out
@@ -109,7 +114,8 @@ for size in $SIZES; do
             if cmp -s "$W/$tag.raw" "$W/$size.ref.raw"; then check=byte-exact
             else check=DIFFERS; status=1; fi
             rm -f "$W/$tag.bmp" "$W/$tag.raw"
-            iter=$(key "$out" iteration.device.median_us)
+            iter=""
+            [ "$(key "$out" shares)" = 1 ] && iter=$(key "$out" iteration.device.median_us)
             # unusable device timestamps: timed on the host; several
             # devices whose clocks disagree: the timed loop's wall mean
             [ -n "$iter" ] || iter=$(key "$out" iteration.host.median_us)

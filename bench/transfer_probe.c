@@ -37,10 +37,22 @@
  *                        on the second (near cross_wait_total_us: the
  *                        enqueue blocks until the other device is done)
  *   cross_wait_total_us  host: from that enqueue to the copy's end
+ *   serial_enqueue_us    host: one thread enqueues ENQ small kernels on
+ *                        each device's queue in turn, an event each: per
+ *                        enqueue
+ *   parallel_enqueue_us  host: a thread a device, each enqueuing ENQ
+ *                        kernels on its own device at once: per enqueue
+ *                        of one thread (equal to serial: the threads do
+ *                        not slow each other)
+ *   parallel_wait_enqueue_us   the same while one more thread waits in
+ *                        clWaitForEvents for a long run of kernels
+ *   parallel_poll_enqueue_us   ... while it polls the event's status
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +64,11 @@ static const char source[] =
     "kernel void touch(global uint4 *b, uint quads, uint v) {\n"
     "    for (uint i = get_global_id(0); i < quads; i += get_global_size(0))\n"
     "        b[i] = (uint4)(v + i);\n"
+    "}\n"
+    "kernel void spin(global uint *b, uint n) {\n"
+    "    uint v = b[0];\n"
+    "    for (uint i = 0; i < n; ++i) v = v * 3u + 1u;\n"
+    "    b[0] = v;\n"
     "}\n"
     "kernel void add(global uint4 *acc, global const uint4 *part, uint quads) {\n"
     "    for (uint i = get_global_id(0); i < quads; i += get_global_size(0))\n"
@@ -106,6 +123,56 @@ static double event_us(cl_event ev)
     CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1,
                                   &t1, NULL));
     return (double)(t1 - t0) * 1e-3;
+}
+
+/* Small kernels a thread enqueues in the parallel probes. */
+#define ENQ 400
+
+struct dev;
+struct enq_arg {
+    cl_command_queue queue;
+    cl_kernel kernel;
+    size_t group;
+    double per_us;             /* out: host time per enqueue           */
+};
+
+/* ENQ kernels on one queue, an event each (released), then a finish. */
+static void *enqueue_run(void *opaque)
+{
+    struct enq_arg *a = opaque;
+    const double t0 = now_us();
+    for (int r = 0; r < ENQ; ++r) {
+        cl_event ev;
+        CHECK(clEnqueueNDRangeKernel(a->queue, a->kernel, 1, NULL, &a->group,
+                                     &a->group, 0, NULL, &ev));
+        clReleaseEvent(ev);
+    }
+    a->per_us = (now_us() - t0) / ENQ;
+    CHECK(clFinish(a->queue));
+    return NULL;
+}
+
+struct waiter {
+    cl_event event;
+    int poll;
+};
+
+static void *wait_run(void *opaque)
+{
+    struct waiter *wt = opaque;
+    if (!wt->poll) {
+        CHECK(clWaitForEvents(1, &wt->event));
+        return NULL;
+    }
+    for (;;) {
+        cl_int st = CL_QUEUED;
+        CHECK(clGetEventInfo(wt->event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                             sizeof st, &st, NULL));
+        if (st <= CL_COMPLETE)
+            break;
+        sched_yield();
+    }
+    return NULL;
 }
 
 struct dev {
@@ -445,6 +512,61 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; ++i) {
         CHECK(clFinish(d[i].queue));
         CHECK(clFinish(d[i].copy));
+    }
+    /* enqueuing from several threads at once */
+    {
+        cl_kernel spin;
+        CREATE(spin, clCreateKernel(prog, "spin", &err));
+        struct enq_arg a[MAX_DEVICES];
+        for (int i = 0; i < n; ++i) {
+            CHECK(clSetKernelArg(touch[i], 0, sizeof(cl_mem), &d[i].part[0]));
+            a[i] = (struct enq_arg){d[i].queue, touch[i], group, 0};
+        }
+        const double t0 = now_us();
+        for (int r = 0; r < ENQ; ++r)
+            for (int i = 0; i < n; ++i) {
+                cl_event ev;
+                CHECK(clEnqueueNDRangeKernel(d[i].queue, touch[i], 1, NULL,
+                                             &group, &group, 0, NULL, &ev));
+                clReleaseEvent(ev);
+            }
+        printf("serial_enqueue_us = %.2f\n", (now_us() - t0) / (ENQ * n));
+        for (int i = 0; i < n; ++i)
+            CHECK(clFinish(d[i].queue));
+        const char *names[] = {"parallel_enqueue_us",
+                               "parallel_wait_enqueue_us",
+                               "parallel_poll_enqueue_us"};
+        for (int mode = 0; mode < 3; ++mode) {
+            pthread_t th[MAX_DEVICES + 1];
+            struct waiter wt = {NULL, mode == 2};
+            if (mode > 0) {
+                /* one work-item's long loop on the first device's copy
+                 * queue (tens of ms), waited for by one more thread */
+                const size_t one = 1;
+                const cl_uint trips = 1u << 24;
+                CHECK(clSetKernelArg(spin, 0, sizeof(cl_mem), &d[0].land[1]));
+                CHECK(clSetKernelArg(spin, 1, sizeof trips, &trips));
+                CHECK(clEnqueueNDRangeKernel(d[0].copy, spin, 1, NULL, &one,
+                                             &one, 0, NULL, &wt.event));
+                CHECK(clFlush(d[0].copy));
+                if (pthread_create(&th[n], NULL, wait_run, &wt) != 0)
+                    return 1;
+            }
+            for (int i = 0; i < n; ++i)
+                if (pthread_create(&th[i], NULL, enqueue_run, &a[i]) != 0)
+                    return 1;
+            double most = 0;
+            for (int i = 0; i < n; ++i) {
+                pthread_join(th[i], NULL);
+                most = a[i].per_us > most ? a[i].per_us : most;
+            }
+            if (mode > 0) {
+                pthread_join(th[n], NULL);
+                clReleaseEvent(wt.event);
+            }
+            printf("%s = %.2f\n", names[mode], most);
+        }
+        clReleaseKernel(spin);
     }
     printf("nbytes = %zu\nruns = %d\ndevices = %d\n", nbytes, runs, n);
     return 0;

@@ -66,6 +66,8 @@ struct eye_state {
                                 launch (tile_rebuild()), else NULL      */
     char rebuilt_why[96];    /* what was refused, "" if nothing         */
     cl_mem values, eye, partial, outer, histo;
+    cl_mem out;              /* bind_output's buffer (not held), or NULL:
+                                the reduction writes it, not histo     */
     cl_mem buckets;          /* eye_tile.cl's "Buckets": cursors, areas */
     cl_mem control;          /* fused: eye_fused.cl's two control blocks */
     cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
@@ -902,7 +904,22 @@ static int eye_bind(void *opaque, cl_mem values)
 static cl_mem eye_output(const void *opaque)
 {
     const struct eye_state *s = opaque;
-    return s->histo;
+    return s->out != NULL ? s->out : s->histo;
+}
+
+/* The reduction's output (two launches an iteration: eye_reduce writes
+ * every bin, and is the last kernel). */
+static int eye_bind_output(void *opaque, cl_mem out)
+{
+    int status = HISTO_OK;
+    struct eye_state *s = opaque;
+    if (s->out == out)
+        return HISTO_OK;
+    const cl_mem hist = out != NULL ? out : s->histo;
+    CL_CALL(clSetKernelArg(s->kernel[K_REDUCE], 4, sizeof hist, &hist));
+    s->out = out;
+fail:
+    return status;
 }
 
 static int eye_download(void *opaque, cl_command_queue queue, uint8_t *histo)
@@ -912,7 +929,7 @@ static int eye_download(void *opaque, cl_command_queue queue, uint8_t *histo)
     CL_CALL(clEnqueueReadBuffer(queue, s->eye, CL_TRUE, 0,
                                 sizeof s->eye_words, s->eye_words, 0, NULL,
                                 NULL));
-    CL_CALL(clEnqueueReadBuffer(queue, s->histo, CL_TRUE, 0,
+    CL_CALL(clEnqueueReadBuffer(queue, eye_output(s), CL_TRUE, 0,
                                 s->input->nbins, histo, 0, NULL, NULL));
 fail:
     return status;
@@ -1083,6 +1100,7 @@ const struct strategy eye_strategy = {
     .download = eye_download,
     .output = eye_output,
     .bind = eye_bind,
+    .bind_output = eye_bind_output,
     .report = eye_report,
     .used = eye_used,
     .summary = eye_summary,
@@ -1123,6 +1141,7 @@ const struct strategy replicated_strategy = {
     .download = eye_download,
     .output = eye_output,
     .bind = eye_bind,
+    .bind_output = eye_bind_output,
     .report = eye_report,
     .used = eye_used,
     .summary = eye_summary,

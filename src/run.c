@@ -130,6 +130,12 @@ fail:
     return status;
 }
 
+/* The plan's host waits for its devices so far (plan->waited_s). */
+static double waited(const struct run_plan *p)
+{
+    return p->waited_s != NULL ? p->waited_s(p->ctx) : 0;
+}
+
 int run_plan(const struct run_plan *p, unsigned long iterations,
              struct run_times *t)
 {
@@ -151,11 +157,11 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
                                   ? iterations - first : batch;
         batch_first[cur] = first;
         for (unsigned long i = 0; i < count; ++i) {
-            const double it0 = timer_now();
+            const double it0 = timer_now(), w0 = waited(p);
             status = p->enqueue(p->ctx, &events[cur][live[cur] * p->nevents]);
             if (status != HISTO_OK)
                 goto fail;
-            t->enqueue_s += timer_now() - it0;
+            t->enqueue_s += timer_now() - it0 - (waited(p) - w0);
             ++live[cur];
             if (p->synced) {
                 /* its events too: clFinish may return before them */
@@ -171,6 +177,13 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
         if ((status = p->flush(p->ctx)) != HISTO_OK)
             goto fail;
         const int prev = 1 - cur;
+        /* the batch before has all its events */
+        if (live[prev] > 0 && p->settle != NULL) {
+            const double s0 = timer_now(), w0 = waited(p);
+            if ((status = p->settle(p->ctx, live[cur])) != HISTO_OK)
+                goto fail;
+            t->enqueue_s += timer_now() - s0 - (waited(p) - w0);
+        }
         if (live[prev] > 0) {
             const unsigned long n = live[prev];
             live[prev] = 0;

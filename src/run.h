@@ -48,6 +48,14 @@ struct run_plan {
     int (*enqueue)(void *ctx, cl_event *events);
     int (*flush)(void *ctx);
     int (*finish)(void *ctx);
+    /* Optional, where enqueue makes some of an iteration's events later
+     * (several devices: its gather is enqueued with the next one):
+     * makes every event of the iterations enqueued but the last
+     * `pending`. */
+    int (*settle)(void *ctx, unsigned long pending);
+    /* Optional: the host's time so far waiting for devices inside
+     * enqueue and settle (not enqueuing: enqueue_s leaves it out). */
+    double (*waited_s)(void *ctx);
     void *ctx;
     struct progress *progress;
 };
@@ -69,7 +77,9 @@ struct run_times {
     bool has_transfer, has_combine, has_move, synced;
     double wall_s;       /* host clock: first enqueue to the last event's
                             completion                                */
-    double enqueue_s;    /* host clock: time spent in plan->enqueue    */
+    double enqueue_s;    /* host clock: time spent in plan->enqueue
+                            (and settle), less their waits for the
+                            devices (plan->waited_s)                  */
     bool clock_backwards;        /* an event ended before it started, or
                                     an iteration began before the one
                                     before it                         */

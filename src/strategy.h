@@ -88,6 +88,13 @@ struct strategy {
      * length as the one set up (the plan depends on the length only), so
      * that chunks of one length share a state. */
     int (*bind)(void *state, cl_mem values);
+    /* Optional (NULL where not offered): from the next enqueue on, the
+     * iteration leaves the histogram in `out` (nbins bytes, the caller's,
+     * alive while bound; every bin written each iteration, and written
+     * by the enqueue's last kernel alone) instead of its own buffer, or
+     * in its own again for NULL; output() names the one in use. Saves
+     * the caller a copy where it keeps several iterations' histograms. */
+    int (*bind_output)(void *state, cl_mem out);
     /* Writes "key = value" lines of configuration and results. */
     void (*report)(const void *state, FILE *f);
     /* The knobs it used, what the run set or the strategy chose (after

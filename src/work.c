@@ -204,7 +204,7 @@ int work_open(struct work *w, cl_platform_id platform)
                                            &cl_err_));
     }
     if (w->ndevices > 1)
-        CL_CREATE(w->gather,
+        CL_CREATE(w->shares[0].gather,
                   clCreateCommandQueue(w->context, w->shares[0].device->id,
                                        CL_QUEUE_PROFILING_ENABLE, &cl_err_));
 fail:
@@ -269,6 +269,9 @@ static int build_combine(struct work *w, struct work_share *sh,
         return status;
     CL_CREATE(sh->combine, clCreateKernel(sh->combine_program, "combine",
                                           &cl_err_));
+    if (w->ndevices > 1)
+        CL_CREATE(sh->parts, clCreateKernel(sh->combine_program,
+                                            "combine_parts", &cl_err_));
     size_t local;
     if ((status = strategy_group_size(dev, sh->combine, HISTO_WORK_GROUP,
                                       &local, NULL)) != HISTO_OK)
@@ -551,6 +554,21 @@ static bool has_acc(const struct work *w, size_t s)
     return w->shares[s].nchunks > 1 || w->nshares > 1;
 }
 
+/* Whether share s's counting leaves its sum in acc[set] itself (the
+ * strategy's bind_output): with several shares, one chunk each. Else a
+ * combine copies it there (or adds the chunks up). */
+static bool direct(const struct work *w, size_t s)
+{
+    return w->nshares > 1 && w->shares[s].nchunks == 1
+        && w->strategy->bind_output != NULL;
+}
+
+/* Whether share s's chunks are combined into acc. */
+static bool combines(const struct work *w, size_t s)
+{
+    return has_acc(w, s) && !direct(w, s);
+}
+
 /* The shares whose sums are moved to the first device and added there:
  * 1.. with values. */
 static bool sends(const struct work *w, size_t s)
@@ -558,10 +576,11 @@ static bool sends(const struct work *w, size_t s)
     return s > 0 && w->shares[s].nchunks > 0;
 }
 
-/* One iteration's events, in enqueue_iteration's order: every share's
- * chunks (copy, kernels, combine), then each sending share's two copies
- * (to host memory on its device, into the first device, which waits for
- * the first), then the additions on the first device. */
+/* One iteration's events, in this order: every share's chunks (copy,
+ * kernels, combine; the first share without values: the clearing of its
+ * sum), then each sending share's copy to host memory, then each one's
+ * copy into the first device (which the host waited for), then the
+ * addition of them all there. */
 static int build_tags(struct work *w)
 {
     int status = HISTO_OK;
@@ -572,24 +591,31 @@ static int build_tags(struct work *w)
 #define TAG(...) do { if (pass) w->tags[n] = (struct run_tag){__VA_ARGS__}; \
                       ++n; } while (0)
         for (size_t s = 0; s < w->nshares; ++s) {
-            const struct work_share *sh = &w->shares[s];
+            struct work_share *sh = &w->shares[s];
             for (size_t c = 0; c < sh->nchunks; ++c) {
                 if (sh->streamed)
                     TAG(.kind = RUN_TAG_TRANSFER, .share = (uint8_t)s);
                 for (size_t k = 0; k < nk; ++k)
                     TAG(.kind = (uint8_t)k, .share = (uint8_t)s);
-                if (has_acc(w, s))
+                if (combines(w, s))
                     TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
             }
+            if (s == 0 && sh->nchunks == 0 && w->nshares > 1)
+                TAG(.kind = RUN_TAG_COMBINE, .share = 0);
         }
+        w->nsending = 0;
         for (size_t s = 1; s < w->nshares; ++s)
             if (sends(w, s)) {
+                w->shares[s].ev_send = n;
                 TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s);
-                TAG(.kind = RUN_TAG_MOVE, .share = 0, .after = (uint16_t)n);
+                w->nsending++;
             }
         for (size_t s = 1; s < w->nshares; ++s)
             if (sends(w, s))
-                TAG(.kind = RUN_TAG_GATHER, .share = 0);
+                TAG(.kind = RUN_TAG_MOVE, .share = 0,
+                    .after = (uint16_t)(w->shares[s].ev_send + 1));
+        if (w->nsending > 0)
+            TAG(.kind = RUN_TAG_GATHER, .share = 0);
 #undef TAG
         if (!pass)
             HOST_ALLOC(w->tags, n);
@@ -599,10 +625,10 @@ fail:
     return status;
 }
 
-/* Host memory for a share's partial histogram on its way between
- * devices: pinned where the implementation gives it (map_pinned), so that
- * both copies are asynchronous and at full speed; else ordinary memory,
- * and w->parts_pinned false. */
+/* Host memory for a share's sum on its way to the first device: pinned
+ * where the implementation gives it (map_pinned), so that both copies
+ * are asynchronous and at full speed; else ordinary memory, and
+ * w->parts_pinned false. */
 static int host_part(struct work *w, struct work_share *sh, size_t set)
 {
     const size_t bytes = w->input->nbins;
@@ -616,20 +642,26 @@ static int host_part(struct work *w, struct work_share *sh, size_t set)
     return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
 }
 
-/* The buffers of several shares: each share's sums, and for each sending
- * share its pinned host buffers and landing buffers on the first device,
- * one of each per set. Each device buffer is filled once, on the device that
- * uses it, so that the implementation places it there before the timed
- * iterations. */
+/* The buffers of several shares, one of each per set: every share's sum,
+ * each sending share's host memory, and the first device's landing
+ * buffer of all their sums (one part of w->stride bytes each). Each
+ * device buffer is filled once, on the device that uses it, so that the
+ * implementation places it there before the timed iterations. */
 static int setup_shares(struct work *w)
 {
     int status = HISTO_OK;
     struct work_share *first = &w->shares[0];
     const cl_uchar zero = 0;
+    unsigned long nsets = 0;
+    if ((status = strategy_env_number("HISTO_TEST_SETS", WORK_SETS, &nsets))
+            != HISTO_OK)
+        return status;
+    w->nsets = nsets != 0 ? nsets : WORK_SETS;
     w->parts_pinned = true;
+    w->stride = (w->input->nbins + 63) / 64 * 64;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
-        for (size_t set = 0; set < WORK_SETS; ++set) {
+        for (size_t set = 0; set < w->nsets; ++set) {
             CL_CREATE(sh->acc[set], clCreateBuffer(w->context,
                                                    CL_MEM_READ_WRITE,
                                                    w->input->nbins, NULL,
@@ -637,20 +669,23 @@ static int setup_shares(struct work *w)
             CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
                                         sizeof zero, 0, w->input->nbins, 0,
                                         NULL, NULL));
-            if (!sends(w, s))
-                continue;
-            if ((status = host_part(w, sh, set)) != HISTO_OK)
+            if (sends(w, s) && (status = host_part(w, sh, set)) != HISTO_OK)
                 return status;
-            CL_CREATE(sh->landing[set],
-                      clCreateBuffer(w->context, CL_MEM_READ_WRITE,
-                                     w->input->nbins, NULL, &cl_err_));
-            CL_CALL(clEnqueueFillBuffer(first->move, sh->landing[set], &zero,
-                                        sizeof zero, 0, w->input->nbins, 0,
-                                        NULL, NULL));
         }
         CL_CALL(clFinish(sh->queue));
     }
-    CL_CALL(clFinish(first->move));
+    size_t senders = 0;
+    for (size_t s = 1; s < w->nshares; ++s)
+        senders += sends(w, s);
+    for (size_t set = 0; set < w->nsets && senders > 0; ++set) {
+        const size_t bytes = senders * w->stride;
+        CL_CREATE(w->landing[set], clCreateBuffer(w->context,
+                                                  CL_MEM_READ_WRITE, bytes,
+                                                  NULL, &cl_err_));
+        CL_CALL(clEnqueueFillBuffer(first->gather, w->landing[set], &zero,
+                                    sizeof zero, 0, bytes, 0, NULL, NULL));
+    }
+    CL_CALL(clFinish(first->gather));
 fail:
     return status;
 }
@@ -676,7 +711,7 @@ int work_setup(struct work *w, const struct strategy_env *base)
     }
     if (w->nshares > 1 && (status = setup_shares(w)) != HISTO_OK)
         return status;
-    return build_tags(w);
+    status = build_tags(w);
 fail:
     return status;
 }
@@ -693,7 +728,7 @@ static int combine(struct work *w, struct work_share *sh,
     cl_kernel k = sh->combine;
     cl_event waits[2];
     cl_uint n = 0;
-    for (size_t i = 0; i < nwait; ++i)
+    for (size_t i = 0; i < nwait && n < 2; ++i)
         if (wait[i] != NULL)
             waits[n++] = wait[i];
     CL_CALL(clSetKernelArg(k, 0, sizeof acc, &acc));
@@ -731,10 +766,20 @@ fail:
     return status;
 }
 
+/* Whether an event is complete (false where that cannot be read). */
+static bool complete(cl_event event)
+{
+    cl_int st = CL_QUEUED;
+    return clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                          sizeof st, &st, NULL) == CL_SUCCESS
+        && st == CL_COMPLETE;
+}
+
 /* Chunk c of a share: its copy (streamed), its count, its combine into
- * acc[set]. The first chunk's combine starts the sum, so it waits for
- * the last use of that buffer WORK_SETS iterations before: its copy to
- * host memory (shares 1..), or the additions into it (share 0). */
+ * acc[set] (or, direct, the count writes acc[set] itself). The first
+ * chunk's write of acc[set] starts the sum, so it waits for the last use
+ * of that buffer nsets iterations before, on its own device: its
+ * copy to host memory (shares 1..), or the addition into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                          size_t c, size_t set, cl_event *ev, size_t *e)
 {
@@ -755,13 +800,23 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &ev[*e], NULL));
         ++*e;
     }
+    const cl_event last_use = c > 0 || !has_acc(w, s) ? NULL
+                            : s == 0 ? w->gathered[set] : sh->sent[set];
+    if (direct(w, s)) {
+        /* the counting writes acc[set]: after its last use, which is
+         * nearly always long done (a barrier only where it is not) */
+        if ((status = w->strategy->bind_output(slot->state, sh->acc[set]))
+                != HISTO_OK)
+            return status;
+        if (last_use != NULL && !complete(last_use))
+            CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &last_use,
+                                                 NULL));
+    }
     if ((status = w->strategy->enqueue(slot->state, sh->queue, &ev[*e]))
             != HISTO_OK)
         return status;
     *e += w->strategy->nkernels;
-    if (has_acc(w, s)) {
-        const cl_event last_use = c > 0 ? NULL
-                                : s == 0 ? w->gathered[set] : sh->sent[set];
+    if (combines(w, s)) {
         if ((status = combine(w, sh, sh->queue, sh->acc[set],
                               w->strategy->output(slot->state), c == 0,
                               &last_use, 1, &ev[*e])) != HISTO_OK)
@@ -780,33 +835,103 @@ fail:
     return status;
 }
 
-/* Share s's sum of this iteration (its last event: `summed`) to the
- * first device: into pinned host memory on its move queue, once the copy
- * of that set's last iteration has read that memory, then into the
- * landing buffer on the first device's move queue, once that set's last
- * addition has read that. Each queue another waits on is
- * flushed at once. */
-static int enqueue_move(struct work *w, size_t s, size_t set,
-                        cl_event summed, cl_event *ev, size_t *e)
+/* Waits on the host for an event of another device (or none): a command
+ * that waited on it would cost the host 16-20 us to enqueue (NVIDIA's
+ * OpenCL, docs/design.md). The time spent waiting is kept apart from the
+ * host's enqueuing (w->waited_s). */
+static int host_wait(struct work *w, cl_event event)
 {
     int status = HISTO_OK;
-    struct work_share *sh = &w->shares[s], *first = &w->shares[0];
-    const size_t bytes = w->input->nbins;
-    cl_event wait[2] = {summed, sh->landed[set]};
-    CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0, bytes,
-                                sh->host_part[set], wait[1] != NULL ? 2 : 1,
-                                wait, &ev[*e]));
-    CL_CALL(clFlush(sh->move));
-    if ((status = hold(&sh->sent[set], ev[*e])) != HISTO_OK)
-        return status;
-    wait[0] = ev[(*e)++];
-    wait[1] = sh->added[set];
-    CL_CALL(clEnqueueWriteBuffer(first->move, sh->landing[set], CL_FALSE, 0,
-                                 bytes, sh->host_part[set],
-                                 wait[1] != NULL ? 2 : 1, wait, &ev[*e]));
-    CL_CALL(clFlush(first->move));
-    status = hold(&sh->landed[set], ev[(*e)++]);
+    if (event == NULL || complete(event))
+        return HISTO_OK;
+    const double t0 = timer_now();
+    CL_CALL(clWaitForEvents(1, &event));
 fail:
+    w->waited_s += timer_now() - t0;
+    return status;
+}
+
+/* Share s's sum of iteration i (set), once counted, copied into its host
+ * memory on its move queue. That memory was last read by the first
+ * device's copy of iteration i - nsets, which the addition after it
+ * on the same queue (gathered[set]) follows: waited for on the host. */
+static int enqueue_send(struct work *w, size_t s, size_t set, cl_event *ev)
+{
+    int status = HISTO_OK;
+    struct work_share *sh = &w->shares[s];
+    if ((status = host_wait(w, w->gathered[set])) != HISTO_OK)
+        return status;
+    CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0,
+                                w->input->nbins, sh->host_part[set], 1,
+                                &sh->summed[set], &ev[sh->ev_send]));
+    CL_CALL(clFlush(sh->move));
+    status = hold(&sh->sent[set], ev[sh->ev_send]);
+fail:
+    return status;
+}
+
+/* Iteration j's gather on the first device's gather queue: each sending
+ * share's sum, once in host memory (waited for on the host), copied
+ * into its part of landing[set], then all added into share 0's sum in
+ * one pass, after share 0's own count. In order on one queue: a landing
+ * buffer is written again only after the addition that read it. */
+static int enqueue_gather(struct work *w, unsigned long j)
+{
+    int status = HISTO_OK;
+    struct work_share *first = &w->shares[0];
+    const size_t set = j % w->nsets;
+    cl_event *ev = w->ring[j % WORK_RING];
+    size_t e = 0, part = 0;
+    for (size_t s = 1; s < w->nshares; ++s) {
+        if (!sends(w, s))
+            continue;
+        struct work_share *sh = &w->shares[s];
+        if ((status = host_wait(w, sh->sent[set])) != HISTO_OK)
+            return status;
+        e = sh->ev_send + w->nsending;
+        CL_CALL(clEnqueueWriteBuffer(first->gather, w->landing[set],
+                                     CL_FALSE, part * w->stride,
+                                     w->input->nbins, sh->host_part[set], 0,
+                                     NULL, &ev[e]));
+        ++part;
+    }
+    const cl_uint lo = 0, len = (cl_uint)w->input->nbins,
+                  stride = (cl_uint)w->stride, nparts = (cl_uint)part;
+    cl_kernel k = first->parts;
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &first->acc[set]));
+    CL_CALL(clSetKernelArg(k, 1, sizeof(cl_mem), &w->landing[set]));
+    CL_CALL(clSetKernelArg(k, 2, sizeof lo, &lo));
+    CL_CALL(clSetKernelArg(k, 3, sizeof len, &len));
+    CL_CALL(clSetKernelArg(k, 4, sizeof stride, &stride));
+    CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
+    CL_CALL(clEnqueueNDRangeKernel(first->gather, k, 1, NULL,
+                                   &first->combine_items, NULL, 1,
+                                   &first->summed[set], &ev[e + 1]));
+    CL_CALL(clFlush(first->gather));
+    status = hold(&w->gathered[set], ev[e + 1]);
+    w->gathered_n = j + 1;
+fail:
+    return status;
+}
+
+/* Whether iteration j's copies to host memory are all done. */
+static bool sent_all(const struct work *w, unsigned long j)
+{
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s) && !complete(w->shares[s].sent[j % w->nsets]))
+            return false;
+    return true;
+}
+
+/* Iterations enqueued but not yet gathered: up to `until`, in order. */
+static int gather_until(struct work *w, unsigned long until)
+{
+    int status = HISTO_OK;
+    /* none to gather where the other shares have no values */
+    if (w->nsending == 0 && w->gathered_n < until)
+        w->gathered_n = until;
+    while (status == HISTO_OK && w->gathered_n < until)
+        status = enqueue_gather(w, w->gathered_n);
     return status;
 }
 
@@ -814,50 +939,64 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
 {
     int status = HISTO_OK;
     struct work *w = ctx;
-    const size_t set = w->nshares > 1 ? w->enqueued % WORK_SETS : 0;
-    size_t e = 0, last[WORK_MAX_SHARES];
+    const unsigned long i = w->enqueued;
+    const size_t set = w->nshares > 1 ? i % w->nsets : 0;
+    size_t e = 0;
+    /* this set's last gather (of iteration i - nsets) enqueued before
+     * the set is written again */
+    if (w->nshares > 1 && i >= w->nsets
+        && (status = gather_until(w, i - w->nsets + 1)) != HISTO_OK)
+        return status;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t c = 0; c < sh->nchunks; ++c)
             if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e))
                     != HISTO_OK)
                 return status;
-        last[s] = e - 1;
-        /* its sum is copied or added on another queue */
-        if (w->nshares > 1 && sh->nchunks > 0)
-            CL_CALL(clFlush(sh->queue));
-    }
-    for (size_t s = 1; s < w->nshares; ++s)
-        if (sends(w, s)
-            && (status = enqueue_move(w, s, set, ev[last[s]], ev, &e))
-                   != HISTO_OK)
-            return status;
-    /* The other shares' sums into share 0's, on the first device's gather
-     * queue: the first waits for share 0's own sum (copied into acc[set]
-     * at its first chunk, unless it has none: then the first addition
-     * copies), each for its landing copy. */
-    struct work_share *first = &w->shares[0];
-    bool started = first->nchunks > 0;
-    for (size_t s = 1; s < w->nshares; ++s) {
-        struct work_share *sh = &w->shares[s];
-        if (!sends(w, s))
+        if (w->nshares == 1)
             continue;
-        const cl_event wait[2] = {sh->landed[set],
-                                  first->nchunks > 0 ? ev[last[0]] : NULL};
-        if ((status = combine(w, first, w->gather, first->acc[set],
-                              sh->landing[set], !started, wait, 2, &ev[e]))
-                != HISTO_OK
-            || (status = hold(&sh->added[set], ev[e])) != HISTO_OK
-            || (status = hold(&w->gathered[set], ev[e])) != HISTO_OK)
+        if (s == 0 && sh->nchunks == 0) {
+            /* no values: its sum, which the others' are added into, is
+             * zeros */
+            const cl_uchar zero = 0;
+            const cl_event last_use = w->gathered[set];
+            CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
+                                        sizeof zero, 0, w->input->nbins,
+                                        last_use != NULL,
+                                        last_use != NULL ? &last_use : NULL,
+                                        &ev[e++]));
+        }
+        if (s == 0 || sends(w, s))
+            if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
+                return status;
+        /* its sum is copied or added on another queue */
+        CL_CALL(clFlush(sh->queue));
+        if (sends(w, s) && (status = enqueue_send(w, s, set, ev))
+                               != HISTO_OK)
             return status;
-        ++e;
-        started = true;
     }
-    if (w->nshares > 1)
-        CL_CALL(clFlush(w->gather));
+    w->ring[i % WORK_RING] = ev;
     w->enqueued++;
+    /* The iterations whose copies to host memory are done are gathered
+     * now; the others later, so that the host runs up to nsets - 1
+     * iterations ahead of the devices and its pauses (the loop reading a
+     * batch's times) do not leave them idle. */
+    while (w->nshares > 1 && w->nsending > 0 && w->gathered_n < i
+           && sent_all(w, w->gathered_n) && status == HISTO_OK)
+        status = enqueue_gather(w, w->gathered_n);
 fail:
     return status;
+}
+
+/* Every iteration enqueued but the last `pending` gathered (their events
+ * all made). */
+static int settle(void *ctx, unsigned long pending)
+{
+    struct work *w = ctx;
+    if (w->nshares < 2)
+        return HISTO_OK;
+    return gather_until(w, w->enqueued > pending ? w->enqueued - pending
+                                                 : 0);
 }
 
 static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
@@ -871,9 +1010,9 @@ static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
         CL_CALL(op(w->shares[s].queue));
         if (w->shares[s].move != NULL)
             CL_CALL(op(w->shares[s].move));
+        if (w->shares[s].gather != NULL)
+            CL_CALL(op(w->shares[s].gather));
     }
-    if (w->gather != NULL)
-        CL_CALL(op(w->gather));
 fail:
     return status;
 }
@@ -883,13 +1022,21 @@ static int flush_all(void *ctx)
     return each_queue(ctx, clFlush);
 }
 
-/* Every queue flushed before any is finished: a finish waits for the
- * commands of other queues that its commands wait on, and those run only
- * once flushed. */
+/* Every iteration gathered, then every queue flushed before any is
+ * finished: a finish waits for the commands of other queues that its
+ * commands wait on, and those run only once flushed. */
 static int finish_all(void *ctx)
 {
-    int status = flush_all(ctx);
+    int status = settle(ctx, 0);
+    if (status == HISTO_OK)
+        status = flush_all(ctx);
     return status != HISTO_OK ? status : each_queue(ctx, clFinish);
+}
+
+/* The host's time waiting for devices in enqueue and settle so far. */
+static double waited_s(void *ctx)
+{
+    return ((const struct work *)ctx)->waited_s;
 }
 
 void work_run_plan(struct work *w, struct run_plan *plan)
@@ -902,6 +1049,8 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .enqueue = enqueue_iteration,
         .flush = flush_all,
         .finish = finish_all,
+        .settle = settle,
+        .waited_s = waited_s,
         .ctx = w,
     };
 }
@@ -910,13 +1059,15 @@ int work_download(struct work *w, uint8_t *histo)
 {
     int status = HISTO_OK;
     struct work_share *sh = &w->shares[0];
+    if ((status = finish_all(w)) != HISTO_OK)
+        return status;
     /* The first state's read-back also fills what its report says. */
     if ((status = w->strategy->download(sh->slots[0].state, sh->queue,
                                         histo)) != HISTO_OK)
         return status;
     /* the set the last iteration used */
     const size_t set = w->nshares > 1 && w->enqueued > 0
-                     ? (w->enqueued - 1) % WORK_SETS : 0;
+                     ? (w->enqueued - 1) % w->nsets : 0;
     if (sh->acc[set] != NULL)
         CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
                                     w->input->nbins, histo, 0, NULL, NULL));
@@ -940,6 +1091,11 @@ struct work_totals work_totals(const struct work *w)
 size_t work_nshares(const struct work *w)
 {
     return w->nshares;
+}
+
+size_t work_nsets(const struct work *w)
+{
+    return w->nshares > 1 ? w->nsets : 0;
 }
 
 size_t work_ndevices(const struct work *w)
@@ -993,15 +1149,14 @@ static void release_split(struct work *w, bool keep_first)
             if (sh->buffer_free[b] != NULL)
                 clReleaseEvent(sh->buffer_free[b]);
         for (size_t set = 0; set < WORK_SETS; ++set) {
-            cl_event *held[] = {&sh->sent[set], &sh->landed[set],
-                                &sh->added[set]};
-            for (size_t i = 0; i < 3; ++i)
+            cl_event *held[] = {&sh->summed[set], &sh->sent[set]};
+            for (size_t i = 0; i < 2; ++i)
                 if (*held[i] != NULL)
                     clReleaseEvent(*held[i]);
-            unmap_pinned(sh->queue, sh->host_part_mem[set],
-                         sh->host_part[set]);
+            if (sh->host_part[set] != NULL)
+                unmap_pinned(sh->queue, sh->host_part_mem[set],
+                             sh->host_part[set]);
         }
-        strategy_release_objects(NULL, 0, sh->landing, WORK_SETS);
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
         if (!(keep_first && s == 0)) {
             for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c)
@@ -1026,9 +1181,11 @@ static void release_split(struct work *w, bool keep_first)
             .queue = sh->queue,
             .copy = sh->copy,
             .move = sh->move,
+            .gather = sh->gather,
             .program = sh->program,
             .combine_program = sh->combine_program,
             .combine = sh->combine,
+            .parts = sh->parts,
             .combine_items = sh->combine_items,
             .loop_limit = sh->loop_limit,
             .buffers = sh->buffers,
@@ -1036,15 +1193,18 @@ static void release_split(struct work *w, bool keep_first)
             .chunk_values = sh->chunk_values,
         };
     }
-    for (size_t set = 0; set < WORK_SETS; ++set) {
+    for (size_t set = 0; set < WORK_SETS; ++set)
         if (w->gathered[set] != NULL)
             clReleaseEvent(w->gathered[set]);
-        w->gathered[set] = NULL;
-    }
+    strategy_release_objects(NULL, 0, w->landing, WORK_SETS);
+    memset(w->gathered, 0, sizeof w->gathered);
+    memset(w->landing, 0, sizeof w->landing);
     free(w->tags);
     w->tags = NULL;
     w->nevents = 0;
     w->nshares = 0;
+    w->enqueued = 0;
+    w->gathered_n = 0;
 }
 
 int work_reshare(struct work *w, size_t nshares)
@@ -1088,6 +1248,7 @@ void work_release(struct work *w)
     for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
         strategy_release_objects(&sh->combine, 1, NULL, 0);
+        strategy_release_objects(&sh->parts, 1, NULL, 0);
         if (sh->combine_program != NULL)
             clReleaseProgram(sh->combine_program);
         if (sh->program != NULL)
@@ -1096,11 +1257,11 @@ void work_release(struct work *w)
             clReleaseCommandQueue(sh->copy);
         if (sh->move != NULL)
             clReleaseCommandQueue(sh->move);
+        if (sh->gather != NULL)
+            clReleaseCommandQueue(sh->gather);
         if (sh->queue != NULL)
             clReleaseCommandQueue(sh->queue);
     }
-    if (w->gather != NULL)
-        clReleaseCommandQueue(w->gather);
     if (w->context != NULL)
         clReleaseContext(w->context);
     memset(w, 0, sizeof *w);

@@ -11,14 +11,18 @@
  * shares' on the first device, so the result is the sequential one byte
  * for byte whatever the split.
  *
- * With several devices nothing waits on the host between iterations: each
- * other share's sum goes to the first device by two explicit copies
- * through pinned host memory (its device to host, host to the first
- * device), on queues of their own, ordered by events, and is added there
- * on a queue of its own; the sums, the host memory and the landing
- * buffers come in WORK_SETS sets (iteration i uses set i % WORK_SETS),
- * so the moving and adding of iteration i run while the iterations after
- * it count. Every
+ * With several devices no command waits on another device's event
+ * (enqueuing one that did cost NVIDIA's OpenCL 16-20 us of host time):
+ * each other share's sum goes to pinned host memory on a queue of its
+ * own, and once the host has seen that copy done it is copied into a
+ * landing buffer on the first device and added there, all the shares'
+ * sums in one pass, on a queue of its own. That gather of iteration i is
+ * enqueued once those copies are done, up to WORK_SETS - 1 iterations
+ * later: the sums, the host memory and the landing buffers come in
+ * WORK_SETS sets (iteration i uses set i % WORK_SETS), so the moving and
+ * adding of iteration i run while the iterations after it count. One
+ * host thread enqueues everything: NVIDIA's OpenCL serialises enqueues
+ * from several threads, and each took longer than from one. Every
  * iteration still makes a whole histogram from zero; the last one is
  * read back.
  *
@@ -69,11 +73,14 @@
 #define WORK_STAGING_VALUES ((size_t)1 << 22)
 #define WORK_MAX_SHARES 16
 /* Iterations whose partial histograms may be on their way between
- * devices at once. A set's round trip (its sum copied, moved through
- * host memory, added, then free) takes several iterations of a small
- * input (docs/design.md): with two sets it paced a two-GPU iteration of
- * 16.7M values at about half that round trip. */
-#define WORK_SETS 4
+ * devices at once, and so how far the host may enqueue ahead of the
+ * devices: with 4, the host's pauses every 32 iterations (reading their
+ * times) left four H200s idle 48 us an iteration of 1.07G values
+ * (docs/design.md). */
+#define WORK_SETS 8
+/* Iterations whose events are remembered for their gather, enqueued an
+ * iteration later (run.c keeps two batches of 32 in flight). */
+#define WORK_RING 256
 
 struct work_options {
     uint64_t device_budget; /* --device-budget bytes, 0 = 7/8 of memory  */
@@ -115,18 +122,20 @@ struct work_share {
                                   set                                   */
     cl_event buffer_free[2];   /* streamed: when each buffer may be
                                   written again                         */
-    /* Several shares. Every share: `move` copies partial histograms
-     * (share 0: into its device, the others: to host memory). Shares
-     * 1..: per buffer set, the host memory their sum goes through, the
-     * first device's buffer it lands in, and the last events that used
-     * each (NULL before any). */
+    /* Several shares. Every share: `move` copies its sum to host memory
+     * (shares 1..); the first's `gather` copies those into its device
+     * and adds them up (with `parts`). Per buffer set: the host memory
+     * a share's sum goes through, and the last events that used each
+     * (NULL before any). */
     cl_command_queue move;
+    cl_command_queue gather;
+    cl_kernel parts;
     cl_mem host_part_mem[WORK_SETS];   /* ... pinned: mapped ALLOC_HOST_PTR     */
     uint8_t *host_part[WORK_SETS];
-    cl_mem landing[WORK_SETS];         /* on the first device                   */
+    cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set]       */
     cl_event sent[WORK_SETS];          /* acc[set] copied to host_part[set]     */
-    cl_event landed[WORK_SETS];        /* host_part[set] copied to landing[set] */
-    cl_event added[WORK_SETS];         /* landing[set] added into share 0's sum */
+    size_t ev_send;            /* that copy's place in an iteration's
+                                  events                                */
 };
 
 struct work {
@@ -140,11 +149,20 @@ struct work {
                                   (work_reshare may split it)           */
     struct strategy_env base;  /* work_setup's knobs and paths          */
     cl_context context;
-    cl_command_queue gather;   /* several shares: the additions of the
-                                  others' sums on the first device      */
-    cl_event gathered[WORK_SETS];      /* the last addition into share 0's
-                                  acc[set]                              */
     unsigned long enqueued;    /* iterations enqueued                   */
+    /* Several shares: the first device's landing buffers (a part of
+     * `stride` bytes for each sending share), the last addition of each
+     * set into share 0's sum, the iterations gathered, and the event
+     * arrays of the last WORK_RING iterations. */
+    cl_mem landing[WORK_SETS];
+    cl_event gathered[WORK_SETS];
+    size_t nsets;              /* sets in use: WORK_SETS, or fewer with
+                                  HISTO_TEST_SETS (tests: every set is
+                                  used again in few iterations)         */
+    unsigned long gathered_n;
+    cl_event *ring[WORK_RING];
+    size_t nsending, stride;
+    double waited_s;           /* the host's waits for devices in them  */
     bool parts_pinned;         /* every host_part is pinned memory      */
     size_t nshares;
     struct work_share shares[WORK_MAX_SHARES];
@@ -228,6 +246,8 @@ struct work_share_info {
 
 /* How many shares the input is split into (at least 1 once planned). */
 size_t work_nshares(const struct work *w);
+/* The sets of partial sums in flight (several shares; else 0). */
+size_t work_nsets(const struct work *w);
 
 /* How many devices it was planned over (shares or not). */
 size_t work_ndevices(const struct work *w);

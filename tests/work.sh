@@ -5,8 +5,9 @@
 # chunks, copied every iteration); and split between two queues on the
 # test device named twice, each share in 2 chunks. 3 iterations each.
 # And three shares on the device named three times, each streamed in
-# chunks, over 9 iterations: every set of partial sums in flight (4,
-# work.h) is used again, its reuse ordered by events alone.
+# chunks, with 3 sets of partial sums in flight (HISTO_TEST_SETS) over 7
+# iterations: every set is used again, its reuse ordered by events
+# alone; and once with all 8 sets (work.h) over 17 iterations.
 # ids: work
 # parts: sets streamed shares chunks
 SUBJECT=work
@@ -42,16 +43,32 @@ for name in $(case_names); do
                 c=$((n / 9 + 1))
                 set -- --chunk-values $c --device-budget $((8 * c)) \
                     --device "$twice,${DEVICE:-0}"
-                want="shares = 3" iters=9 ;;
+                want="shares = 3" iters=7 ;;
         esac
+        HISTO_TEST_SETS=""
+        [ "$mode" != sets ] || HISTO_TEST_SETS=3
+        export HISTO_TEST_SETS
         for s in $STRATEGIES; do
             id=work.$mode.$s.$name
             wanted "$id" || continue
             X_ITERS=$iters exact "$id" "$W/$name.$s.$mode" "$INPUTS/$name.ref.bmp" \
                 "$want" --strategy "$s" "$@" -i "$in"
         done
+        unset HISTO_TEST_SETS
     done
 done
+# all 8 sets, each used again: the default strategy on the eye, 17
+# iterations
+case " $modes " in
+    *" sets "*)
+        if wanted work.sets.eight.gauss && need_case gauss; then
+            n=$(( $(wc -c <"$INPUTS/gauss.bin") / 4 - 4 ))
+            c=$((n / 9 + 1))
+            X_ITERS=17 exact work.sets.eight.gauss "$W/gauss.eight" "$INPUTS/gauss.ref.bmp" \
+                "shares.sets = 8" --chunk-values $c --device-budget $((8 * c)) \
+                --device "$twice,${DEVICE:-0}" -i "$INPUTS/gauss.bin"
+        fi ;;
+esac
 
 # --device all on three PoCL devices (POCL_DEVICES): every count from one
 # to three is measured, and the one used is the rule's (choose.h: the
