@@ -388,6 +388,8 @@ static int query_platform(const struct device_cl_api *api, cl_uint index,
     }
     for (cl_uint d = 0; d < p->ndevices; ++d) {
         struct device_info *di = &p->devices[d];
+        di->platform_name = p->name;
+        di->platform_version = p->version;
         if ((status = query_device(api, di)) != HISTO_OK)
             return status;
         if (di->skipped[0] != '\0')

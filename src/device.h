@@ -46,6 +46,10 @@ struct device_info {
     char *vendor;
     char *version;           /* CL_DEVICE_VERSION   */
     char *driver;            /* CL_DRIVER_VERSION   */
+    /* its platform's CL_PLATFORM_NAME and CL_PLATFORM_VERSION, read whole
+     * by discovery (the platform's strings, not the device's own; NULL
+     * for a device made by hand) */
+    const char *platform_name, *platform_version;
     cl_device_type type;
     char type_name[32];      /* every type it reports: "GPU|CPU|..."     */
     cl_uint compute_units;

@@ -53,31 +53,16 @@ const char *progcache_dir(void)
     return dir != NULL && dir[0] != '\0' ? dir : NULL;
 }
 
-/* A platform's string query into buf (size cap), "?" where it fails. */
-static void platform_info(cl_platform_id p, cl_platform_info what,
-                          char *buf, size_t cap)
-{
-    if (p == NULL || clGetPlatformInfo(p, what, cap - 1, buf, NULL)
-                         != CL_SUCCESS)
-        snprintf(buf, cap, "?");
-    buf[cap - 1] = '\0';
-}
-
 char *progcache_key(const struct device_info *dev, const char *options,
                     char *const *texts, const size_t *lens, size_t n,
                     size_t *len)
 {
-    char pname[256], pversion[256], head[2048];
-    cl_platform_id platform = NULL;
-    if (clGetDeviceInfo(dev->id, CL_DEVICE_PLATFORM, sizeof platform,
-                        &platform, NULL) != CL_SUCCESS)
-        platform = NULL;
-    platform_info(platform, CL_PLATFORM_NAME, pname, sizeof pname);
-    platform_info(platform, CL_PLATFORM_VERSION, pversion, sizeof pversion);
-    snprintf(head, sizeof head, "%s\n%s\n%s\n%s\n%s\n", pname, pversion,
-             dev->name ? dev->name : "?", dev->version ? dev->version : "?",
-             dev->driver ? dev->driver : "?");
-    const size_t hlen = strlen(head), olen = strlen(options);
+    const char *const parts[] = {dev->platform_name, dev->platform_version,
+                                 dev->name, dev->version, dev->driver};
+    size_t hlen = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i)
+        hlen += strlen(parts[i] ? parts[i] : "?") + 1;
+    const size_t olen = strlen(options);
     size_t total = hlen + olen + 1;
     for (size_t i = 0; i < n; ++i)
         total += lens[i];
@@ -86,9 +71,16 @@ char *progcache_key(const struct device_info *dev, const char *options,
         histo_error("out of host memory for the program cache's key");
         return NULL;
     }
-    memcpy(key, head, hlen);
-    memcpy(key + hlen, options, olen + 1);
-    size_t at = hlen + olen + 1;
+    size_t at = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) {
+        const char *part = parts[i] ? parts[i] : "?";
+        const size_t plen = strlen(part);
+        memcpy(key + at, part, plen);
+        key[at + plen] = '\n';
+        at += plen + 1;
+    }
+    memcpy(key + at, options, olen + 1);
+    at += olen + 1;
     for (size_t i = 0; i < n; ++i) {
         memcpy(key + at, texts[i], lens[i]);
         at += lens[i];

@@ -103,17 +103,12 @@ static void register_cap(const struct device_info *dev, char *out,
  * clCreateKernel), so on Oclgrind the kernels are built with restrict
  * defined away. `restrict` is a promise to the optimizer only: the
  * kernels mean the same without it, and no other device is affected. */
-static void simulator_options(cl_device_id device, char *out, size_t len)
+static void simulator_options(const struct device_info *dev, char *out,
+                              size_t len)
 {
-    cl_platform_id platform = NULL;
-    char name[64] = "";
-    if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform,
-                        &platform, NULL) != CL_SUCCESS
-        || clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1,
-                             name, NULL) != CL_SUCCESS)
-        return; /* a name of 64 bytes or more is not Oclgrind's */
     const size_t used = strlen(out);
-    if (strncmp(name, "Oclgrind", 8) == 0 && used + 13 < len)
+    if (dev->platform_name != NULL
+        && strncmp(dev->platform_name, "Oclgrind", 8) == 0 && used + 13 < len)
         memcpy(out + used, " -Drestrict=", 13);
 }
 
@@ -269,7 +264,7 @@ int program_build(cl_context context, const struct device_info *dev,
     char cap[64];
     cl_device_id device = dev->id;
     register_cap(dev, cap, sizeof cap);
-    simulator_options(device, cap, sizeof cap);
+    simulator_options(dev, cap, sizeof cap);
     const size_t ndefs = defines != NULL ? defines->count : 0;
     cl_int err = CL_SUCCESS;
     for (size_t t = 0; t < (ndefs > 0 ? ndefs : 1); ++t) {
