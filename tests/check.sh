@@ -279,11 +279,12 @@ elif [ "$st" -ne 0 ] || ! grep -q "^input.residency = streamed$" "$W/big_input.f
 else
     ok big_input.fifo_streamed
 fi
-# tune: --tune on a small input, one line in the tune cache
+# tune: --tune on a small input: one entry in the tune cache (below its
+# two comment lines), and the picture exact
 if run_histo --tune --strategy cpu -i "$W/h100x37.bin" -o "$W/tune.bmp" \
         --timing "$W/tune.out" -- 2 >"$W/tune.log" 2>&1 \
-   && [ "$(grep -c . "$HISTO_TUNE_FILE" 2>/dev/null)" = 1 ] \
-   && cmp -s "$W/tune.raw" "$W/h100x37.ref.raw" 2>/dev/null || cmp -s "$W/tune.bmp" "$W/h100x37.ref.bmp"; then
+   && [ "$(grep -v '^#' "$HISTO_TUNE_FILE" 2>/dev/null | grep -c .)" = 1 ] \
+   && cmp -s "$W/tune.bmp" "$W/h100x37.ref.bmp"; then
     ok tune.stored
 else
     bad tune.stored "$(tail -n 2 "$W/tune.log" | tr '\n' ' ')"
