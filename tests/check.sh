@@ -62,6 +62,21 @@ run_histo() {
     fi
 }
 
+# same_raw ID STATUS REF.raw [LINE]: the verdict on the run whose files
+# are $W/ID.log, .out and .raw, which exited with STATUS: its counters
+# equal to REF.raw, and LINE in its histo.out
+same_raw() {
+    if [ "$2" -ne 0 ]; then
+        bad "$1" "histo failed (exit $2): $(tail -n 2 "$W/$1.log" | tr '\n' ' ')"
+    elif [ -n "${4:-}" ] && ! grep -q "^$4\$" "$W/$1.out"; then
+        bad "$1" "histo.out lacks '$4'"
+    elif ! cmp -s "$W/$1.raw" "$3"; then
+        bad "$1" "counters differ from the reference"
+    else
+        ok "$1"
+    fi
+}
+
 # --- unit tests (BMP writer, colour table, input reader, CLI, ...) ---
 $B/unit-tests "$W" >"$W/unit.log" 2>"$W/unit.err"
 while read -r verdict rest; do
@@ -133,16 +148,9 @@ for mode in $STRATEGIES streamed shares gzip; do
             want="input.chunks = 3" ;;
     esac
     id=work.$mode
-    if ! run_histo "$@" -i "$in" --raw "$W/$id.raw" --no-bmp \
-            --timing "$W/$id.out" -- 3 >"$W/$id.log" 2>&1; then
-        bad "$id" "histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
-    elif ! grep -q "^$want\$" "$W/$id.out"; then
-        bad "$id" "histo.out lacks '$want'"
-    elif ! cmp -s "$W/$id.raw" "$W/gauss.ref.raw"; then
-        bad "$id" "counters differ from the reference"
-    else
-        ok "$id"
-    fi
+    run_histo "$@" -i "$in" --raw "$W/$id.raw" --no-bmp \
+        --timing "$W/$id.out" -- 3 >"$W/$id.log" 2>&1
+    same_raw "$id" $? "$W/gauss.ref.raw" "$want"
 done
 
 # --- histo's own check: PASS and status 0; a planted bug: status 6 ---
@@ -218,18 +226,6 @@ else
 fi
 
 # --- one case from each other subject of make test (tests/*.sh) ---
-# same_raw ID OUT REF.raw [histo.out line]: the run's verdict
-same_raw() {
-    if [ "$2" -ne 0 ]; then
-        bad "$1" "histo failed (exit $2): $(tail -n 2 "$W/$1.log" | tr '\n' ' ')"
-    elif [ -n "${4:-}" ] && ! grep -q "^$4\$" "$W/$1.out"; then
-        bad "$1" "histo.out lacks '$4'"
-    elif ! cmp -s "$W/$1.raw" "$3"; then
-        bad "$1" "counters differ from the reference"
-    else
-        ok "$1"
-    fi
-}
 # impl: the cpu strategy on another implementation, the first installed
 # of Intel's CPU runtime and rusticl (make platforms), alone in a vendors
 # folder of its own
