@@ -326,15 +326,19 @@ if echo "$STRATEGIES" | grep -qw eye; then
     # launched kernel reports, unless it was built for exactly that size,
     # or it is eye_tile_2d run at the size the runtime built eye_tile for
     # in the same program (eye_tile.cl says why it has no attribute).
+    # Each file is read once: a subject running beside this one removes
+    # its folder when it passes, which may be between two reads.
     over=""
+    out_key() { printf '%s\n' "$text" | sed -n "s/^$1 = //p"; }
     for t in "$ROOT"/*/*.out; do
-        grep -q "^strategy = eye$" "$t" || continue
-        g=$(sed -n 's/^config.work_group.eye_tile = //p' "$t")
-        lim=$(sed -n 's/^config.work_group_limit.eye_tile = //p' "$t")
-        req=$(sed -n 's/^config.work_group_required.eye_tile = //p' "$t")
-        rg=$(sed -n 's/^config.work_group.eye_reduce = //p' "$t")
-        rlim=$(sed -n 's/^config.work_group_limit.eye_reduce = //p' "$t")
-        acc=$(sed -n 's/^config.work_group_accepted.eye_tile = //p' "$t")
+        text=$(cat "$t" 2>/dev/null) || continue
+        [ "$(out_key strategy)" = eye ] || continue
+        g=$(out_key config.work_group.eye_tile)
+        lim=$(out_key config.work_group_limit.eye_tile)
+        req=$(out_key config.work_group_required.eye_tile)
+        rg=$(out_key config.work_group.eye_reduce)
+        rlim=$(out_key config.work_group_limit.eye_reduce)
+        acc=$(out_key config.work_group_accepted.eye_tile)
         if [ -z "$g" ] || [ -z "$rg" ] \
            || { [ "$g" -gt "$lim" ] && [ "$g" != "$req" ] \
                 && [ "$g" != "$acc" ]; } \
