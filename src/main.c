@@ -258,19 +258,31 @@ static int timed_run(struct histo_run *r, const struct run_plan *plan)
 }
 
 /* The timed iterations. Device time is reported only where the device's
- * clock can be believed; otherwise the iterations run again, timed on
- * the host. */
+ * clock can be believed: where its loop probe already showed it cannot,
+ * the iterations are timed on the host from the start; where their own
+ * timestamps show it, they run again, timed on the host. */
 static int iterate(struct histo_run *r)
 {
     struct run_plan plan;
     work_run_plan(&r->work, &plan);
     plan.progress = &r->progress;
     const size_t used = work_nshares(&r->work);
+    const char *early = used == 1 ? work_clock_unusable(&r->work) : NULL;
     energy_open(&r->energy, r->devs, used);
+    if (early != NULL) {
+        fprintf(stderr, "histo: the device's profiling timestamps are "
+                        "unusable (%s): the iterations are timed on the "
+                        "host, each finished before the next\n", early);
+        plan.synced = true;
+    }
     progress_begin(&r->progress, "iteration", "", r->opt.iterations, 0);
     int status = timed_run(r, &plan);
     if (status != HISTO_OK)
         return status;
+    if (early != NULL) {
+        r->times.host_reason = early;
+        return HISTO_OK;
+    }
     const char *unusable = run_device_clock_check(&r->times);
     if (unusable == NULL)
         return HISTO_OK;

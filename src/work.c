@@ -215,13 +215,37 @@ fail:
  * twice llvmpipe's 65535, and a few milliseconds on one GPU thread. */
 #define WORK_LOOP_PROBE_TRIPS (UINT32_C(1) << 17)
 
+/* Whether the probe's event timed its kernel: a span under 1/1000 of
+ * the host's time for the launch and its read (rusticl's are 1 ns, for a
+ * loop of milliseconds) or one that ends before it starts says the
+ * device's timestamps cannot time the iterations; sh->clock_unusable
+ * then says why. */
+static int probe_clock(struct work_share *sh, cl_event ev, double host_s)
+{
+    int status = HISTO_OK;
+    cl_ulong start = 0, end = 0;
+    CL_CALL(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
+                                    sizeof start, &start, NULL));
+    CL_CALL(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END,
+                                    sizeof end, &end, NULL));
+    if (end < start)
+        sh->clock_unusable = "the loop probe's kernel ended before it began";
+    else if ((double)(end - start) < host_s * 1e9 / 1000)
+        sh->clock_unusable = "the loop probe's kernel took under 1/1000 of "
+                             "its wall time by its events";
+fail:
+    return status;
+}
+
 /* Runs kernels/probe.cl on the share's device: sh->loop_limit is the
  * number of iterations it made when that is fewer than it asked for (the
- * device ends loops early), else 0. */
+ * device ends loops early), else 0; its event checks the device's
+ * timestamps (probe_clock). */
 static int probe_loops(struct work *w, struct work_share *sh)
 {
     int status = HISTO_OK;
     cl_kernel k = NULL;
+    cl_event ev = NULL;
     cl_mem ones = NULL, out = NULL;
     cl_uint host_ones[16], got[2] = {0, 0};
     const cl_uint n = WORK_LOOP_PROBE_TRIPS;
@@ -238,10 +262,13 @@ static int probe_loops(struct work *w, struct work_share *sh)
     CL_CALL(clSetKernelArg(k, 0, sizeof ones, &ones));
     CL_CALL(clSetKernelArg(k, 1, sizeof n, &n));
     CL_CALL(clSetKernelArg(k, 2, sizeof out, &out));
+    const double t0 = timer_now();
     CL_CALL(clEnqueueNDRangeKernel(sh->queue, k, 1, NULL, &one, &one, 0,
-                                   NULL, NULL));
+                                   NULL, &ev));
     CL_CALL(clEnqueueReadBuffer(sh->queue, out, CL_TRUE, 0, sizeof got, got,
                                 0, NULL, NULL));
+    if ((status = probe_clock(sh, ev, timer_now() - t0)) != HISTO_OK)
+        goto fail;
     if (got[0] > n) {
         histo_error("'%s' counted %u iterations of a loop of %u "
                     "(kernels/probe.cl): its kernels cannot be trusted",
@@ -250,7 +277,9 @@ static int probe_loops(struct work *w, struct work_share *sh)
         goto fail;
     }
     sh->loop_limit = got[0] < n ? got[0] : 0;
-fail:;
+fail:
+    if (ev != NULL)
+        clReleaseEvent(ev);
     const cl_mem mems[] = {ones, out};
     strategy_release_objects(&k, 1, mems, 2);
     return status;
@@ -1120,6 +1149,14 @@ struct work_share_info work_share_info(const struct work *w, size_t s)
         .streamed = sh->streamed,
         .loop_limit = sh->loop_limit,
     };
+}
+
+const char *work_clock_unusable(const struct work *w)
+{
+    for (size_t i = 0; i < w->nshares; ++i)
+        if (w->shares[i].clock_unusable != NULL)
+            return w->shares[i].clock_unusable;
+    return NULL;
 }
 
 const void *work_first_state(const struct work *w)

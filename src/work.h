@@ -106,6 +106,9 @@ struct work_share {
     uint32_t loop_limit;       /* iterations after which the device ends
                                   a work-item's loops (kernels/probe.cl),
                                   0: none seen                          */
+    const char *clock_unusable; /* why the loop probe's event says the
+                                  device's timestamps cannot time the
+                                  iterations, or NULL                   */
     size_t first, count;       /* its values: input[first, first+count) */
     size_t chunk_values, nchunks;
     bool streamed;
@@ -248,6 +251,11 @@ struct work_share_info {
 size_t work_nshares(const struct work *w);
 /* The sets of partial sums in flight (several shares; else 0). */
 size_t work_nsets(const struct work *w);
+
+/* Why a device's timestamps cannot time the iterations, as its loop
+ * probe found before any was run (the first share's that says so), or
+ * NULL. */
+const char *work_clock_unusable(const struct work *w);
 
 /* How many devices it was planned over (shares or not). */
 size_t work_ndevices(const struct work *w);
