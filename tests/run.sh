@@ -26,6 +26,10 @@
 # A subject that passes leaves only its log and .err (HISTO_TEST_KEEP=1
 # keeps its folder too); the shared inputs stay until the next suite.
 #
+# Every verdict also goes to tests/work/suite.tap as it arrives (TAP 13:
+# "ok N - id", "not ok N - id: why", "ok N - id # SKIP why", the plan
+# last), for CI tools that read TAP.
+#
 # Every line's arrival is timed: tests/work/times.tsv holds, per test,
 # the seconds since the line before it in the same subject (what the
 # test took, roughly), and tests/work/subjects.tsv each subject's
@@ -99,7 +103,19 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 : >"$ROOT/times.tsv"
 : >"$ROOT/subjects.tsv"
-pass=0 fail=0 skip=0
+echo "TAP version 13" >"$ROOT/suite.tap"
+pass=0 fail=0 skip=0 tap_n=0
+# tap VERDICT LINE: LINE ("PASS id", "FAIL id: why", "SKIP id: why") in
+# suite.tap
+tap() {
+    tap_n=$((tap_n + 1))
+    t_rest=${2#* }
+    case $1 in
+        PASS) echo "ok $tap_n - $t_rest" ;;
+        FAIL) echo "not ok $tap_n - $t_rest" ;;
+        SKIP) echo "ok $tap_n - ${t_rest%%:*} # SKIP ${t_rest#*: }" ;;
+    esac >>"$ROOT/suite.tap"
+}
 # per running subject: its start, the lines of its log already read and
 # the time of the last one, its counts
 running=""
@@ -141,6 +157,7 @@ take_lines() {
         case $id in "$filter"*) ;; *) continue ;; esac
         printf '%s\t%s\t%s\n' "$s" "$id" "$(awk -v a="$last" -v b="$t" 'BEGIN { printf "%.2f", b - a }')" >>"$ROOT/times.tsv"
         last=$t
+        tap "$verdict" "$line"
         case $verdict in
             PASS) eval "pass_$v=\$((pass_$v + 1))" ;;
             SKIP) eval "skip_$v=\$((skip_$v + 1))"; echo "$line" ;;
@@ -158,7 +175,9 @@ finish_subject() {
     st=$(cat "$ROOT/$s.status")
     eval "p=\$pass_$v f=\$fail_$v k=\$skip_$v t0=\$started_$v"
     if [ $((p + f + k)) -eq 0 ] && [ -z "$filter" ]; then
-        echo "FAIL $s.ran: tests/${s%%.*}.sh gave no result (exit $st): $(head -c 300 "$ROOT/$s.err") (log: $ROOT/$s.log)"
+        line="FAIL $s.ran: tests/${s%%.*}.sh gave no result (exit $st): $(head -c 300 "$ROOT/$s.err")"
+        echo "$line (log: $ROOT/$s.log)"
+        tap FAIL "$line"
         f=1
     fi
     grep "skipped" "$ROOT/$s.err" | sed "s/^/  /"
@@ -206,17 +225,22 @@ sample_size
 results_state >"$ROOT/results.after"
 if [ -z "$filter" ] && [ -z "$T" ]; then
     if cmp -s "$ROOT/results.before" "$ROOT/results.after"; then
-        echo "PASS run.results_untouched"
+        line="PASS run.results_untouched"
         pass=$((pass + 1))
     else
-        echo "FAIL run.results_untouched: the suite changed results/: $(diff "$ROOT/results.before" "$ROOT/results.after" | head -n 5 | tr '\n' ' ')"
+        line="FAIL run.results_untouched: the suite changed results/: $(diff "$ROOT/results.before" "$ROOT/results.after" | head -n 5 | tr '\n' ' ')"
         fail=$((fail + 1))
     fi
+    echo "$line"
+    tap "${line%% *}" "$line"
 fi
 if [ -n "$filter" ] && [ $((pass + fail + skip)) -eq 0 ]; then
-    echo "FAIL run.filter: no test id starts with '$filter'"
+    line="FAIL run.filter: no test id starts with '$filter'"
+    echo "$line"
+    tap FAIL "$line"
     fail=1
 fi
+echo "1..$tap_n" >>"$ROOT/suite.tap"
 if [ -z "$T" ]; then
     echo "slowest tests (s): $(sort -t "$(printf '\t')" -k3 -rn "$ROOT/times.tsv" | head -n 10 \
         | awk -F '\t' '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $3 }')"
