@@ -35,7 +35,7 @@
  * and its index; the second kernel is empty:
  *   iteration_read_median_us, iteration_local_median_us,
  *   iteration_global_median_us
- * What an iteration of one kernel would cost (docs/perf-log.md): one
+ * What an iteration of one kernel would cost (history/perf-log.md): one
  * empty kernel, and one kernel that reads every value and counts it by a
  * local atomic, each alone and waited for; and
  * the iteration whose first kernel counts every value into 8-bit counters
