@@ -617,8 +617,10 @@ static int build_tags(struct work *w)
         if (w->nsending > 0)
             TAG(.kind = RUN_TAG_GATHER, .share = 0);
 #undef TAG
-        if (!pass)
+        if (!pass) {
             HOST_ALLOC(w->tags, n);
+            HOST_ALLOC(w->scratch, n);
+        }
     }
     w->nevents = n;
 fail:
@@ -657,6 +659,11 @@ static int setup_shares(struct work *w)
             != HISTO_OK)
         return status;
     w->nsets = nsets != 0 ? nsets : WORK_SETS;
+    unsigned long every = 0;
+    if ((status = strategy_env_number("HISTO_TEST_PROFILE_EVERY", 1 << 20,
+                                      &every)) != HISTO_OK)
+        return status;
+    w->profile_every = every != 0 ? every : WORK_PROFILE_EVERY;
     w->parts_pinned = true;
     w->stride = (w->input->nbins + 63) / 64 * 64;
     for (size_t s = 0; s < w->nshares; ++s) {
@@ -781,7 +788,8 @@ static bool complete(cl_event event)
  * of that buffer nsets iterations before, on its own device: its
  * copy to host memory (shares 1..), or the addition into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
-                         size_t c, size_t set, cl_event *ev, size_t *e)
+                         size_t c, size_t set, bool profiled, cl_event *ev,
+                         size_t *e)
 {
     int status = HISTO_OK;
     struct work_slot *slot = &sh->slots[sh->chunk_slot[c]];
@@ -812,14 +820,22 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
             CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &last_use,
                                                  NULL));
     }
-    if ((status = w->strategy->enqueue(slot->state, sh->queue, &ev[*e]))
+    /* not profiled: the last kernel's event alone, where the strategy
+     * offers that (the share's sum, waited on, may be its output) */
+    const size_t nk = w->strategy->nkernels;
+    if ((status = !profiled && w->strategy->enqueue_last != NULL
+                  ? w->strategy->enqueue_last(slot->state, sh->queue,
+                                              &ev[*e + nk - 1])
+                  : w->strategy->enqueue(slot->state, sh->queue, &ev[*e]))
             != HISTO_OK)
         return status;
-    *e += w->strategy->nkernels;
+    *e += nk;
     if (combines(w, s)) {
+        /* not profiled: an event for the last chunk's alone (the sum) */
+        cl_event *done = profiled || c + 1 == sh->nchunks ? &ev[*e] : NULL;
         if ((status = combine(w, sh, sh->queue, sh->acc[set],
                               w->strategy->output(slot->state), c == 0,
-                              &last_use, 1, &ev[*e])) != HISTO_OK)
+                              &last_use, 1, done)) != HISTO_OK)
             return status;
         ++*e;
     }
@@ -880,7 +896,9 @@ static int enqueue_gather(struct work *w, unsigned long j)
     int status = HISTO_OK;
     struct work_share *first = &w->shares[0];
     const size_t set = j % w->nsets;
-    cl_event *ev = w->ring[j % WORK_RING];
+    /* NULL: iteration j is not profiled, and only the addition, which
+     * the host and the set's next use wait on, has an event */
+    cl_event *ev = w->ring[j % WORK_RING], added = NULL;
     size_t e = 0, part = 0;
     for (size_t s = 1; s < w->nshares; ++s) {
         if (!sends(w, s))
@@ -892,7 +910,7 @@ static int enqueue_gather(struct work *w, unsigned long j)
         CL_CALL(clEnqueueWriteBuffer(first->gather, w->landing[set],
                                      CL_FALSE, part * w->stride,
                                      w->input->nbins, sh->host_part[set], 0,
-                                     NULL, &ev[e]));
+                                     NULL, ev != NULL ? &ev[e] : NULL));
         ++part;
     }
     const cl_uint lo = 0, len = (cl_uint)w->input->nbins,
@@ -906,11 +924,14 @@ static int enqueue_gather(struct work *w, unsigned long j)
     CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
     CL_CALL(clEnqueueNDRangeKernel(first->gather, k, 1, NULL,
                                    &first->combine_items, NULL, 1,
-                                   &first->summed[set], &ev[e + 1]));
+                                   &first->summed[set],
+                                   ev != NULL ? &ev[e + 1] : &added));
     CL_CALL(clFlush(first->gather));
-    status = hold(&w->gathered[set], ev[e + 1]);
+    status = hold(&w->gathered[set], ev != NULL ? ev[e + 1] : added);
     w->gathered_n = j + 1;
 fail:
+    if (added != NULL)
+        clReleaseEvent(added);
     return status;
 }
 
@@ -942,6 +963,14 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
     const unsigned long i = w->enqueued;
     const size_t set = w->nshares > 1 ? i % w->nsets : 0;
     size_t e = 0;
+    /* not profiled (run.h): the events that are waited on go to scratch
+     * and are released at the end, the others are not made */
+    const bool profiled = ev != NULL;
+    if (!profiled) {
+        ev = w->scratch;
+        for (size_t k = 0; k < w->nevents; ++k)
+            ev[k] = NULL;
+    }
     /* this set's last gather (of iteration i - nsets) enqueued before
      * the set is written again */
     if (w->nshares > 1 && i >= w->nsets
@@ -950,9 +979,9 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t c = 0; c < sh->nchunks; ++c)
-            if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e))
-                    != HISTO_OK)
-                return status;
+            if ((status = enqueue_chunk(w, sh, s, c, set, profiled, ev,
+                                        &e)) != HISTO_OK)
+                goto fail;
         if (w->nshares == 1)
             continue;
         if (s == 0 && sh->nchunks == 0) {
@@ -968,14 +997,14 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
         }
         if (s == 0 || sends(w, s))
             if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
-                return status;
+                goto fail;
         /* its sum is copied or added on another queue */
         CL_CALL(clFlush(sh->queue));
         if (sends(w, s) && (status = enqueue_send(w, s, set, ev))
                                != HISTO_OK)
-            return status;
+            goto fail;
     }
-    w->ring[i % WORK_RING] = ev;
+    w->ring[i % WORK_RING] = profiled ? ev : NULL;
     w->enqueued++;
     /* The iterations whose copies to host memory are done are gathered
      * now; the others later, so that the host runs up to nsets - 1
@@ -985,6 +1014,12 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
            && sent_all(w, w->gathered_n) && status == HISTO_OK)
         status = enqueue_gather(w, w->gathered_n);
 fail:
+    /* what was held is retained; the rest is not needed */
+    for (size_t k = 0; !profiled && k < w->nevents; ++k)
+        if (ev[k] != NULL) {
+            clReleaseEvent(ev[k]);
+            ev[k] = NULL;
+        }
     return status;
 }
 
@@ -1046,6 +1081,8 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .tags = w->tags,
         .nkernels = w->strategy->nkernels,
         .nshares = w->nshares,
+        /* one share: every iteration, its device median the figure */
+        .sample = w->nshares > 1 ? w->profile_every : 1,
         .enqueue = enqueue_iteration,
         .flush = flush_all,
         .finish = finish_all,
@@ -1200,7 +1237,9 @@ static void release_split(struct work *w, bool keep_first)
     memset(w->gathered, 0, sizeof w->gathered);
     memset(w->landing, 0, sizeof w->landing);
     free(w->tags);
+    free(w->scratch);
     w->tags = NULL;
+    w->scratch = NULL;
     w->nevents = 0;
     w->nshares = 0;
     w->enqueued = 0;

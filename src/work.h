@@ -81,6 +81,14 @@
 /* Iterations whose events are remembered for their gather, enqueued an
  * iteration later (run.c keeps two batches of 32 in flight). */
 #define WORK_RING 256
+/* With several shares, one iteration in this many is profiled (and the
+ * last of each batch, run.h): the others enqueue only the events a queue
+ * or the host waits on (each share's sum, its copy to host memory, the
+ * addition of all on the first device), not one a command; on NVIDIA's
+ * OpenCL each event cost the host several microseconds, and the host's
+ * enqueuing paced several GPUs below 268M values (docs/design.md).
+ * HISTO_TEST_PROFILE_EVERY=N sets it (1: every iteration). */
+#define WORK_PROFILE_EVERY 32
 
 struct work_options {
     uint64_t device_budget; /* --device-budget bytes, 0 = 7/8 of memory  */
@@ -160,7 +168,10 @@ struct work {
                                   HISTO_TEST_SETS (tests: every set is
                                   used again in few iterations)         */
     unsigned long gathered_n;
-    cl_event *ring[WORK_RING];
+    cl_event *ring[WORK_RING]; /* NULL: an iteration not profiled   */
+    cl_event *scratch;         /* such an iteration's few events (those
+                                  waited on), nevents places           */
+    unsigned long profile_every; /* WORK_PROFILE_EVERY, or the test's */
     size_t nsending, stride;
     double waited_s;           /* the host's waits for devices in them  */
     bool parts_pinned;         /* every host_part is pinned memory      */
