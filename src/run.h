@@ -121,10 +121,17 @@ int run_iterations(const struct strategy *strategy, void *state,
  * taken as its iterations' device time, else why not: they go backwards,
  * several devices' clocks disagree (clocks_apart), or their sum is
  * impossible beside the host's wall time for the same iterations (more
- * than it, or under 1/1000 of it). */
+ * than it, or under 1/1000 of it; not checked where the run sampled,
+ * whose spans are no iteration's time: RUN_SAMPLED_REASON). */
 const char *run_device_clock_check(const struct run_times *times);
 
 void run_times_free(struct run_times *times);
+
+/* Why a sampled run (sample > 1) is timed by the wall. */
+#define RUN_SAMPLED_REASON "one iteration in a few was profiled " \
+    "(iterations.profiled_every), and its span includes its overlap " \
+    "with the unprofiled ones before it"
+
 
 /* Order statistics of n samples (the array is sorted in place). */
 struct run_stats {
