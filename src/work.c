@@ -610,12 +610,14 @@ static int build_tags(struct work *w)
                 TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s);
                 w->nsending++;
             }
-        for (size_t s = 1; s < w->nshares; ++s)
-            if (sends(w, s))
-                TAG(.kind = RUN_TAG_MOVE, .share = 0,
-                    .after = (uint16_t)(w->shares[s].ev_send + 1));
-        if (w->nsending > 0)
+        /* one copy of all the sums into the first device, after the
+         * last copy to host memory (it waited for every one) */
+        if (w->nsending > 0) {
+            w->ev_land = n;
+            TAG(.kind = RUN_TAG_MOVE, .share = 0,
+                .after = (uint16_t)(w->ev_land));
             TAG(.kind = RUN_TAG_GATHER, .share = 0);
+        }
 #undef TAG
         if (!pass) {
             HOST_ALLOC(w->tags, n);
@@ -627,21 +629,29 @@ fail:
     return status;
 }
 
-/* Host memory for a share's sum on its way to the first device: pinned
- * where the implementation gives it (map_pinned), so that both copies
- * are asynchronous and at full speed; else ordinary memory, and
+/* Host memory for the sending shares' sums of one set on their way to
+ * the first device, one part of w->stride bytes each, laid out as the
+ * landing buffer is, so that one copy moves them all in: pinned where
+ * the implementation gives it (map_pinned), so that the copies are
+ * asynchronous and at full speed; else ordinary memory, and
  * w->parts_pinned false. */
-static int host_part(struct work *w, struct work_share *sh, size_t set)
+static int host_parts(struct work *w, size_t set, size_t senders)
 {
-    const size_t bytes = w->input->nbins;
-    sh->host_part[set] = map_pinned(w, sh->queue, bytes,
-                                    CL_MAP_READ | CL_MAP_WRITE,
-                                    &sh->host_part_mem[set]);
-    if (sh->host_part[set] != NULL)
-        return HISTO_OK;
-    w->parts_pinned = false;
-    sh->host_part[set] = histo_calloc(bytes, 1, "partial histogram");
-    return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
+    const size_t bytes = senders * w->stride;
+    w->parts[set] = map_pinned(w, w->shares[0].queue, bytes,
+                               CL_MAP_READ | CL_MAP_WRITE,
+                               &w->parts_mem[set]);
+    if (w->parts[set] == NULL) {
+        w->parts_pinned = false;
+        w->parts[set] = histo_calloc(bytes, 1, "partial histograms");
+        if (w->parts[set] == NULL)
+            return HISTO_EXIT_INTERNAL;
+    }
+    size_t part = 0;
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s))
+            w->shares[s].host_part[set] = w->parts[set] + part++ * w->stride;
+    return HISTO_OK;
 }
 
 /* The buffers of several shares, one of each per set: every share's sum,
@@ -676,8 +686,6 @@ static int setup_shares(struct work *w)
             CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
                                         sizeof zero, 0, w->input->nbins, 0,
                                         NULL, NULL));
-            if (sends(w, s) && (status = host_part(w, sh, set)) != HISTO_OK)
-                return status;
         }
         CL_CALL(clFinish(sh->queue));
     }
@@ -686,6 +694,8 @@ static int setup_shares(struct work *w)
         senders += sends(w, s);
     for (size_t set = 0; set < w->nsets && senders > 0; ++set) {
         const size_t bytes = senders * w->stride;
+        if ((status = host_parts(w, set, senders)) != HISTO_OK)
+            return status;
         CL_CREATE(w->landing[set], clCreateBuffer(w->context,
                                                   CL_MEM_READ_WRITE, bytes,
                                                   NULL, &cl_err_));
@@ -899,20 +909,20 @@ static int enqueue_gather(struct work *w, unsigned long j)
     /* NULL: iteration j is not profiled, and only the addition, which
      * the host and the set's next use wait on, has an event */
     cl_event *ev = w->ring[j % WORK_RING], added = NULL;
-    size_t e = 0, part = 0;
-    for (size_t s = 1; s < w->nshares; ++s) {
-        if (!sends(w, s))
-            continue;
-        struct work_share *sh = &w->shares[s];
-        if ((status = host_wait(w, sh->sent[set])) != HISTO_OK)
-            return status;
-        e = sh->ev_send + w->nsending;
-        CL_CALL(clEnqueueWriteBuffer(first->gather, w->landing[set],
-                                     CL_FALSE, part * w->stride,
-                                     w->input->nbins, sh->host_part[set], 0,
-                                     NULL, ev != NULL ? &ev[e] : NULL));
-        ++part;
-    }
+    const size_t e = w->ev_land;
+    size_t part = 0;
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s)) {
+            if ((status = host_wait(w, w->shares[s].sent[set])) != HISTO_OK)
+                return status;
+            ++part;
+        }
+    /* every part in one copy (a command costs the host more than the
+     * padding between parts costs the link) */
+    CL_CALL(clEnqueueWriteBuffer(first->gather, w->landing[set], CL_FALSE,
+                                 0, (part - 1) * w->stride + w->input->nbins,
+                                 w->parts[set], 0, NULL,
+                                 ev != NULL ? &ev[e] : NULL));
     const cl_uint lo = 0, len = (cl_uint)w->input->nbins,
                   stride = (cl_uint)w->stride, nparts = (cl_uint)part;
     cl_kernel k = first->parts;
@@ -1190,9 +1200,7 @@ static void release_split(struct work *w, bool keep_first)
             for (size_t i = 0; i < 2; ++i)
                 if (*held[i] != NULL)
                     clReleaseEvent(*held[i]);
-            if (sh->host_part[set] != NULL)
-                unmap_pinned(sh->queue, sh->host_part_mem[set],
-                             sh->host_part[set]);
+            sh->host_part[set] = NULL;
         }
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
         if (!(keep_first && s == 0)) {
@@ -1230,9 +1238,15 @@ static void release_split(struct work *w, bool keep_first)
             .chunk_values = sh->chunk_values,
         };
     }
-    for (size_t set = 0; set < WORK_SETS; ++set)
+    for (size_t set = 0; set < WORK_SETS; ++set) {
         if (w->gathered[set] != NULL)
             clReleaseEvent(w->gathered[set]);
+        if (w->parts[set] != NULL)
+            unmap_pinned(w->shares[0].queue, w->parts_mem[set],
+                         w->parts[set]);
+        w->parts[set] = NULL;
+        w->parts_mem[set] = NULL;
+    }
     strategy_release_objects(NULL, 0, w->landing, WORK_SETS);
     memset(w->gathered, 0, sizeof w->gathered);
     memset(w->landing, 0, sizeof w->landing);

@@ -138,8 +138,7 @@ struct work_share {
     cl_command_queue move;
     cl_command_queue gather;
     cl_kernel parts;
-    cl_mem host_part_mem[WORK_SETS];   /* ... pinned: mapped ALLOC_HOST_PTR     */
-    uint8_t *host_part[WORK_SETS];
+    uint8_t *host_part[WORK_SETS];     /* its part of work.parts[set]           */
     cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set]       */
     cl_event sent[WORK_SETS];          /* acc[set] copied to host_part[set]     */
     size_t ev_send;            /* that copy's place in an iteration's
@@ -168,6 +167,12 @@ struct work {
                                   HISTO_TEST_SETS (tests: every set is
                                   used again in few iterations)         */
     unsigned long gathered_n;
+    cl_mem parts_mem[WORK_SETS]; /* per set: the sending shares' sums in
+                                  host memory, as in landing (pinned:
+                                  mapped ALLOC_HOST_PTR)                */
+    uint8_t *parts[WORK_SETS];
+    size_t ev_land;            /* the copy of them all into landing: its
+                                  place in an iteration's events        */
     cl_event *ring[WORK_RING]; /* NULL: an iteration not profiled   */
     cl_event *scratch;         /* such an iteration's few events (those
                                   waited on), nevents places           */
