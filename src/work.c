@@ -197,16 +197,27 @@ int work_open(struct work *w, cl_platform_id platform)
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
-        if (w->ndevices > 1)
+        if (w->ndevices > 1) {
             CL_CREATE(sh->move,
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
+            CL_CREATE(sh->plain, clCreateCommandQueue(w->context,
+                                                      sh->device->id, 0,
+                                                      &cl_err_));
+            CL_CREATE(sh->plain_move, clCreateCommandQueue(w->context,
+                                                           sh->device->id, 0,
+                                                           &cl_err_));
+        }
     }
-    if (w->ndevices > 1)
+    if (w->ndevices > 1) {
         CL_CREATE(w->shares[0].gather,
                   clCreateCommandQueue(w->context, w->shares[0].device->id,
                                        CL_QUEUE_PROFILING_ENABLE, &cl_err_));
+        CL_CREATE(w->shares[0].plain_gather,
+                  clCreateCommandQueue(w->context, w->shares[0].device->id,
+                                       0, &cl_err_));
+    }
 fail:
     return status;
 }
@@ -792,14 +803,23 @@ static bool complete(cl_event event)
         && st == CL_COMPLETE;
 }
 
+/* complete(event), remembered in *seen once true (reset where the
+ * event held is replaced): a status query cost NVIDIA's OpenCL 1.4 us. */
+static bool seen_complete(cl_event event, bool *seen)
+{
+    if (!*seen)
+        *seen = complete(event);
+    return *seen;
+}
+
 /* Chunk c of a share: its copy (streamed), its count, its combine into
  * acc[set] (or, direct, the count writes acc[set] itself). The first
  * chunk's write of acc[set] starts the sum, so it waits for the last use
  * of that buffer nsets iterations before, on its own device: its
  * copy to host memory (shares 1..), or the addition into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
-                         size_t c, size_t set, bool profiled, cl_event *ev,
-                         size_t *e)
+                         size_t c, size_t set, bool profiled,
+                         cl_command_queue queue, cl_event *ev, size_t *e)
 {
     int status = HISTO_OK;
     struct work_slot *slot = &sh->slots[sh->chunk_slot[c]];
@@ -815,7 +835,7 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                                      wait != NULL ? &wait : NULL, &ev[*e]));
         /* Flushed wherever another queue waits on it (design.md). */
         CL_CALL(clFlush(sh->copy));
-        CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &ev[*e], NULL));
+        CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &ev[*e], NULL));
         ++*e;
     }
     const cl_event last_use = c > 0 || !has_acc(w, s) ? NULL
@@ -826,24 +846,25 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         if ((status = w->strategy->bind_output(slot->state, sh->acc[set]))
                 != HISTO_OK)
             return status;
-        if (last_use != NULL && !complete(last_use))
-            CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &last_use,
+        bool *seen = s == 0 ? &w->gathered_seen[set] : &sh->sent_seen[set];
+        if (last_use != NULL && !seen_complete(last_use, seen))
+            CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &last_use,
                                                  NULL));
     }
     /* not profiled: the last kernel's event alone, where the strategy
      * offers that (the share's sum, waited on, may be its output) */
     const size_t nk = w->strategy->nkernels;
     if ((status = !profiled && w->strategy->enqueue_last != NULL
-                  ? w->strategy->enqueue_last(slot->state, sh->queue,
+                  ? w->strategy->enqueue_last(slot->state, queue,
                                               &ev[*e + nk - 1])
-                  : w->strategy->enqueue(slot->state, sh->queue, &ev[*e]))
+                  : w->strategy->enqueue(slot->state, queue, &ev[*e]))
             != HISTO_OK)
         return status;
     *e += nk;
     if (combines(w, s)) {
         /* not profiled: an event for the last chunk's alone (the sum) */
         cl_event *done = profiled || c + 1 == sh->nchunks ? &ev[*e] : NULL;
-        if ((status = combine(w, sh, sh->queue, sh->acc[set],
+        if ((status = combine(w, sh, queue, sh->acc[set],
                               w->strategy->output(slot->state), c == 0,
                               &last_use, 1, done)) != HISTO_OK)
             return status;
@@ -853,9 +874,9 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         /* The copy queue waits on this marker: flushed at once, since an
          * implementation need not start unflushed commands (rusticl
          * does not, and a finish of the copy queue then waits forever). */
-        if ((status = mark(sh->queue, &sh->buffer_free[b])) != HISTO_OK)
+        if ((status = mark(queue, &sh->buffer_free[b])) != HISTO_OK)
             return status;
-        CL_CALL(clFlush(sh->queue));
+        CL_CALL(clFlush(queue));
     }
 fail:
     return status;
@@ -865,13 +886,14 @@ fail:
  * that waited on it would cost the host 16-20 us to enqueue (NVIDIA's
  * OpenCL, docs/design.md). The time spent waiting is kept apart from the
  * host's enqueuing (w->waited_s). */
-static int host_wait(struct work *w, cl_event event)
+static int host_wait(struct work *w, cl_event event, bool *seen)
 {
     int status = HISTO_OK;
-    if (event == NULL || complete(event))
+    if (event == NULL || seen_complete(event, seen))
         return HISTO_OK;
     const double t0 = timer_now();
     CL_CALL(clWaitForEvents(1, &event));
+    *seen = true;
 fail:
     w->waited_s += timer_now() - t0;
     return status;
@@ -881,17 +903,21 @@ fail:
  * memory on its move queue. That memory was last read by the first
  * device's copy of iteration i - nsets, which the addition after it
  * on the same queue (gathered[set]) follows: waited for on the host. */
-static int enqueue_send(struct work *w, size_t s, size_t set, cl_event *ev)
+static int enqueue_send(struct work *w, size_t s, size_t set, bool profiled,
+                        cl_event *ev)
 {
     int status = HISTO_OK;
     struct work_share *sh = &w->shares[s];
-    if ((status = host_wait(w, w->gathered[set])) != HISTO_OK)
+    cl_command_queue move = profiled ? sh->move : sh->plain_move;
+    if ((status = host_wait(w, w->gathered[set], &w->gathered_seen[set]))
+            != HISTO_OK)
         return status;
-    CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0,
+    CL_CALL(clEnqueueReadBuffer(move, sh->acc[set], CL_FALSE, 0,
                                 w->input->nbins, sh->host_part[set], 1,
                                 &sh->summed[set], &ev[sh->ev_send]));
-    CL_CALL(clFlush(sh->move));
+    CL_CALL(clFlush(move));
     status = hold(&sh->sent[set], ev[sh->ev_send]);
+    sh->sent_seen[set] = false;
 fail:
     return status;
 }
@@ -911,15 +937,22 @@ static int enqueue_gather(struct work *w, unsigned long j)
     cl_event *ev = w->ring[j % WORK_RING], added = NULL;
     const size_t e = w->ev_land;
     size_t part = 0;
+    /* not profiled: the queue without profiling. The set's addition
+     * before (iteration j - nsets, on either queue) is done: the host saw
+     * it before it enqueued this iteration's copies to host memory. */
+    cl_command_queue gather = ev != NULL ? first->gather
+                                         : first->plain_gather;
     for (size_t s = 1; s < w->nshares; ++s)
         if (sends(w, s)) {
-            if ((status = host_wait(w, w->shares[s].sent[set])) != HISTO_OK)
+            struct work_share *sh = &w->shares[s];
+            if ((status = host_wait(w, sh->sent[set], &sh->sent_seen[set]))
+                    != HISTO_OK)
                 return status;
             ++part;
         }
     /* every part in one copy (a command costs the host more than the
      * padding between parts costs the link) */
-    CL_CALL(clEnqueueWriteBuffer(first->gather, w->landing[set], CL_FALSE,
+    CL_CALL(clEnqueueWriteBuffer(gather, w->landing[set], CL_FALSE,
                                  0, (part - 1) * w->stride + w->input->nbins,
                                  w->parts[set], 0, NULL,
                                  ev != NULL ? &ev[e] : NULL));
@@ -932,12 +965,13 @@ static int enqueue_gather(struct work *w, unsigned long j)
     CL_CALL(clSetKernelArg(k, 3, sizeof len, &len));
     CL_CALL(clSetKernelArg(k, 4, sizeof stride, &stride));
     CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
-    CL_CALL(clEnqueueNDRangeKernel(first->gather, k, 1, NULL,
+    CL_CALL(clEnqueueNDRangeKernel(gather, k, 1, NULL,
                                    &first->combine_items, NULL, 1,
                                    &first->summed[set],
                                    ev != NULL ? &ev[e + 1] : &added));
-    CL_CALL(clFlush(first->gather));
+    CL_CALL(clFlush(gather));
     status = hold(&w->gathered[set], ev != NULL ? ev[e + 1] : added);
+    w->gathered_seen[set] = false;
     w->gathered_n = j + 1;
 fail:
     if (added != NULL)
@@ -946,10 +980,12 @@ fail:
 }
 
 /* Whether iteration j's copies to host memory are all done. */
-static bool sent_all(const struct work *w, unsigned long j)
+static bool sent_all(struct work *w, unsigned long j)
 {
     for (size_t s = 1; s < w->nshares; ++s)
-        if (sends(w, s) && !complete(w->shares[s].sent[j % w->nsets]))
+        if (sends(w, s)
+            && !seen_complete(w->shares[s].sent[j % w->nsets],
+                              &w->shares[s].sent_seen[j % w->nsets]))
             return false;
     return true;
 }
@@ -963,6 +999,27 @@ static int gather_until(struct work *w, unsigned long until)
         w->gathered_n = until;
     while (status == HISTO_OK && w->gathered_n < until)
         status = enqueue_gather(w, w->gathered_n);
+    return status;
+}
+
+/* The share's counting goes on `to` from now on: where the iteration
+ * before used the other counting queue (with or without profiling), a
+ * marker there and a barrier on `to` order all of it first (the
+ * strategy's buffers are reused). Twice in each 32 iterations. */
+static int switch_queue(struct work_share *sh, cl_command_queue to)
+{
+    int status = HISTO_OK;
+    cl_event before = NULL;
+    if (sh->counted_on != NULL && sh->counted_on != to) {
+        CL_CALL(clEnqueueMarkerWithWaitList(sh->counted_on, 0, NULL,
+                                            &before));
+        CL_CALL(clFlush(sh->counted_on));
+        CL_CALL(clEnqueueBarrierWithWaitList(to, 1, &before, NULL));
+    }
+    sh->counted_on = to;
+fail:
+    if (before != NULL)
+        clReleaseEvent(before);
     return status;
 }
 
@@ -988,8 +1045,14 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
         return status;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
+        /* not profiled: the counting queue without profiling, after all
+         * the iteration before enqueued on the other one */
+        cl_command_queue q = profiled || sh->plain == NULL ? sh->queue
+                                                           : sh->plain;
+        if ((status = switch_queue(sh, q)) != HISTO_OK)
+            goto fail;
         for (size_t c = 0; c < sh->nchunks; ++c)
-            if ((status = enqueue_chunk(w, sh, s, c, set, profiled, ev,
+            if ((status = enqueue_chunk(w, sh, s, c, set, profiled, q, ev,
                                         &e)) != HISTO_OK)
                 goto fail;
         if (w->nshares == 1)
@@ -999,7 +1062,7 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
              * zeros */
             const cl_uchar zero = 0;
             const cl_event last_use = w->gathered[set];
-            CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
+            CL_CALL(clEnqueueFillBuffer(q, sh->acc[set], &zero,
                                         sizeof zero, 0, w->input->nbins,
                                         last_use != NULL,
                                         last_use != NULL ? &last_use : NULL,
@@ -1009,8 +1072,8 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
             if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
                 goto fail;
         /* its sum is copied or added on another queue */
-        CL_CALL(clFlush(sh->queue));
-        if (sends(w, s) && (status = enqueue_send(w, s, set, ev))
+        CL_CALL(clFlush(q));
+        if (sends(w, s) && (status = enqueue_send(w, s, set, profiled, ev))
                                != HISTO_OK)
             goto fail;
     }
@@ -1057,6 +1120,12 @@ static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
             CL_CALL(op(w->shares[s].move));
         if (w->shares[s].gather != NULL)
             CL_CALL(op(w->shares[s].gather));
+        cl_command_queue plain[] = {w->shares[s].plain,
+                                    w->shares[s].plain_move,
+                                    w->shares[s].plain_gather};
+        for (size_t q = 0; q < 3; ++q)
+            if (plain[q] != NULL)
+                CL_CALL(op(plain[q]));
     }
 fail:
     return status;
@@ -1227,6 +1296,9 @@ static void release_split(struct work *w, bool keep_first)
             .copy = sh->copy,
             .move = sh->move,
             .gather = sh->gather,
+            .plain = sh->plain,
+            .plain_move = sh->plain_move,
+            .plain_gather = sh->plain_gather,
             .program = sh->program,
             .combine_program = sh->combine_program,
             .combine = sh->combine,
@@ -1249,6 +1321,7 @@ static void release_split(struct work *w, bool keep_first)
     }
     strategy_release_objects(NULL, 0, w->landing, WORK_SETS);
     memset(w->gathered, 0, sizeof w->gathered);
+    memset(w->gathered_seen, 0, sizeof w->gathered_seen);
     memset(w->landing, 0, sizeof w->landing);
     free(w->tags);
     free(w->scratch);
@@ -1312,6 +1385,11 @@ void work_release(struct work *w)
             clReleaseCommandQueue(sh->move);
         if (sh->gather != NULL)
             clReleaseCommandQueue(sh->gather);
+        cl_command_queue plain[] = {sh->plain, sh->plain_move,
+                                    sh->plain_gather};
+        for (size_t q = 0; q < 3; ++q)
+            if (plain[q] != NULL)
+                clReleaseCommandQueue(plain[q]);
         if (sh->queue != NULL)
             clReleaseCommandQueue(sh->queue);
     }

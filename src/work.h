@@ -82,10 +82,11 @@
  * iteration later (run.c keeps two batches of 32 in flight). */
 #define WORK_RING 256
 /* With several shares, one iteration in this many is profiled (and the
- * last of each batch, run.h): the others enqueue only the events a queue
- * or the host waits on (each share's sum, its copy to host memory, the
- * addition of all on the first device), not one a command; on NVIDIA's
- * OpenCL each event cost the host several microseconds, and the host's
+ * last of each batch, run.h): the others go to queues without profiling
+ * and enqueue only the events a queue or the host waits on (each share's
+ * sum, its copy to host memory, the addition of all on the first
+ * device), not one a command. On NVIDIA's OpenCL an event cost the host
+ * 7 us on a queue with profiling, 1.5 on one without, and the host's
  * enqueuing paced several GPUs below 268M values (docs/design.md).
  * HISTO_TEST_PROFILE_EVERY=N sets it (1: every iteration). */
 #define WORK_PROFILE_EVERY 32
@@ -137,6 +138,13 @@ struct work_share {
      * (NULL before any). */
     cl_command_queue move;
     cl_command_queue gather;
+    /* Several devices: the same queues without profiling, for the
+     * iterations not profiled (an event on a queue with profiling cost
+     * NVIDIA's OpenCL 7 us of host time, on one without 1.5), and the
+     * counting queue the last iteration used (a switch waits for it). */
+    cl_command_queue plain, plain_move, plain_gather;
+    cl_command_queue counted_on;
+    bool sent_seen[WORK_SETS];         /* sent[set] seen complete       */
     cl_kernel parts;
     uint8_t *host_part[WORK_SETS];     /* its part of work.parts[set]           */
     cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set]       */
@@ -163,6 +171,7 @@ struct work {
      * arrays of the last WORK_RING iterations. */
     cl_mem landing[WORK_SETS];
     cl_event gathered[WORK_SETS];
+    bool gathered_seen[WORK_SETS];  /* gathered[set] seen complete    */
     size_t nsets;              /* sets in use: WORK_SETS, or fewer with
                                   HISTO_TEST_SETS (tests: every set is
                                   used again in few iterations)         */
