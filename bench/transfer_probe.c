@@ -57,6 +57,11 @@
  *   event_status_us, event_profile_us, event_release_us   host: a done
  *                        event's status, its start and end, its release
  *   set_arg_us           host: one clSetKernelArg of a buffer
+ *   pending_wait_{read,kernel}_us  host: enqueuing a 4 KiB copy (or a
+ *                        small kernel) that waits for a kernel still
+ *                        running on another queue of the same device
+ *                        (pending_spin_us long): near it, the enqueue
+ *                        blocks until that kernel ends
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -610,6 +615,51 @@ int main(int argc, char **argv)
         free(evs);
         for (int i = 0; i < n; ++i)
             clReleaseCommandQueue(plain[i]);
+    }
+    /* does an enqueue that waits for a pending event of the same device
+     * (another queue) return at once? a kernel of one work-item's loop
+     * on the counting queue, then a copy (or a kernel) on a second queue
+     * that waits for it: the enqueue's host time, and the loop's */
+    {
+        cl_kernel spin;
+        CREATE(spin, clCreateKernel(prog, "spin", &err));
+        const size_t one = 1;
+        const cl_uint trips = 1u << 17;
+        CHECK(clSetKernelArg(spin, 0, sizeof(cl_mem), &d[0].land[1]));
+        CHECK(clSetKernelArg(spin, 1, sizeof trips, &trips));
+        CHECK(clSetKernelArg(touch[0], 0, sizeof(cl_mem), &d[0].part[0]));
+        double *u = malloc(sizeof *u * 40), *x = malloc(sizeof *x * 40);
+        for (int kind = 0; kind < 2; ++kind) {
+            for (int r = 0; r < 40; ++r) {
+                cl_event sp, after;
+                CHECK(clEnqueueNDRangeKernel(d[0].queue, spin, 1, NULL, &one,
+                                             &one, 0, NULL, &sp));
+                CHECK(clFlush(d[0].queue));
+                const double t0 = now_us();
+                if (kind == 0)
+                    CHECK(clEnqueueReadBuffer(d[0].copy, d[0].part[0],
+                                              CL_FALSE, 0, 4096,
+                                              d[0].pinned[0], 1, &sp,
+                                              &after));
+                else
+                    CHECK(clEnqueueNDRangeKernel(d[0].copy, touch[0], 1, NULL,
+                                                 &group, &group, 1, &sp,
+                                                 &after));
+                u[r] = now_us() - t0;
+                CHECK(clFlush(d[0].copy));
+                CHECK(clWaitForEvents(1, &after));
+                x[r] = event_us(sp);
+                clReleaseEvent(sp);
+                clReleaseEvent(after);
+            }
+            printf("%s = %.2f\n", kind == 0 ? "pending_wait_read_us"
+                                            : "pending_wait_kernel_us",
+                   median(u, 40));
+        }
+        printf("pending_spin_us = %.2f\n", median(x, 40));
+        free(u);
+        free(x);
+        clReleaseKernel(spin);
     }
     /* enqueuing from several threads at once */
     {
