@@ -589,9 +589,10 @@ static bool sends(const struct work *w, size_t s)
 
 /* One iteration's events, in this order: every share's chunks (copy,
  * kernels, combine; the first share without values: the clearing of its
- * sum), then each sending share's copy to host memory, then each one's
- * copy into the first device (which the host waited for), then the
- * addition of them all there. */
+ * sum), then each sending share's copy to host memory, then the one
+ * copy of them all into the first device (which the host waited for),
+ * then the addition of them all there. An iteration not profiled
+ * (run.h) makes only those of them that are waited on. */
 static int build_tags(struct work *w)
 {
     int status = HISTO_OK;

@@ -13,10 +13,10 @@
  *
  * With several devices no command waits on another device's event
  * (enqueuing one that did cost NVIDIA's OpenCL 16-20 us of host time):
- * each other share's sum goes to pinned host memory on a queue of its
- * own, and once the host has seen that copy done it is copied into a
- * landing buffer on the first device and added there, all the shares'
- * sums in one pass, on a queue of its own. That gather of iteration i is
+ * each other share's sum goes to its part of one pinned host buffer on
+ * a queue of its own, and once the host has seen every such copy done
+ * all are copied into a landing buffer on the first device in one copy
+ * and added there in one pass, on a queue of its own. That gather of iteration i is
  * enqueued once those copies are done, up to WORK_SETS - 1 iterations
  * later: the sums, the host memory and the landing buffers come in
  * WORK_SETS sets (iteration i uses set i % WORK_SETS), so the moving and
