@@ -47,6 +47,21 @@
  *   parallel_wait_enqueue_us   the same while one more thread waits in
  *                        clWaitForEvents for a long run of kernels
  *   parallel_poll_enqueue_us   ... while it polls the event's status
+ *   enq_{prof,plain}_{event,none}_us  host: one small kernel enqueued,
+ *                        ENQ a device in turn, on a queue with profiling
+ *                        (prof) or without (plain), with an event or none
+ *   enq_read_{event,none}_us   the same for a 4 KiB copy to pinned memory
+ *   enq_wait1_event_us   a kernel that waits for a done event of the same
+ *                        device (another queue), with an event
+ *   enq_prof_event_flush_us    enq_prof_event_us with a flush after each
+ *   event_status_us, event_profile_us, event_release_us   host: a done
+ *                        event's status, its start and end, its release
+ *   set_arg_us           host: one clSetKernelArg of a buffer
+ *   pending_wait_{read,kernel}_us  host: enqueuing a 4 KiB copy (or a
+ *                        small kernel) that waits for a kernel still
+ *                        running on another queue of the same device
+ *                        (pending_spin_us long): near it, the enqueue
+ *                        blocks until that kernel ends
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -512,6 +527,139 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; ++i) {
         CHECK(clFinish(d[i].queue));
         CHECK(clFinish(d[i].copy));
+    }
+    /* the host's cost of one command, as an iteration pays it: ENQ
+     * commands on each device's queue in turn (small ones, so that the
+     * devices keep up), on a queue with profiling and on one without,
+     * with an event or none */
+    {
+        cl_command_queue plain[MAX_DEVICES];
+        for (int i = 0; i < n; ++i)
+            CREATE(plain[i], clCreateCommandQueue(ctx, d[i].id, 0, &err));
+        cl_event *evs = calloc((size_t)ENQ * (size_t)n, sizeof *evs);
+        if (evs == NULL)
+            return 1;
+        for (int i = 0; i < n; ++i)
+            CHECK(clSetKernelArg(touch[i], 0, sizeof(cl_mem), &d[i].part[0]));
+        const char *names[] = {"enq_prof_event_us", "enq_prof_none_us",
+                               "enq_plain_event_us", "enq_plain_none_us",
+                               "enq_read_event_us", "enq_read_none_us",
+                               "enq_wait1_event_us", "enq_prof_event_flush_us"};
+        cl_event done = NULL;
+        CHECK(clEnqueueMarkerWithWaitList(d[0].copy, 0, NULL, &done));
+        CHECK(clFinish(d[0].copy));
+        for (int mode = 0; mode < 8; ++mode) {
+            for (int rep = 0; rep < 2; ++rep) { /* the first warms up */
+                size_t m = 0;
+                const double t0 = now_us();
+                for (int r = 0; r < ENQ; ++r)
+                    for (int i = 0; i < n; ++i) {
+                        const int prof = mode != 2 && mode != 3;
+                        cl_command_queue q = prof ? d[i].queue : plain[i];
+                        const int event = mode % 2 == 0 || mode == 7;
+                        cl_event *ev = event ? &evs[m++] : NULL;
+                        if (mode == 4 || mode == 5)
+                            CHECK(clEnqueueReadBuffer(q, d[i].part[0],
+                                                      CL_FALSE, 0, 4096,
+                                                      d[i].pinned[0], 0, NULL,
+                                                      ev));
+                        else if (mode == 6)
+                            CHECK(clEnqueueNDRangeKernel(q, touch[i], 1, NULL,
+                                                         &group, &group, 1,
+                                                         &done, ev));
+                        else
+                            CHECK(clEnqueueNDRangeKernel(q, touch[i], 1, NULL,
+                                                         &group, &group, 0,
+                                                         NULL, ev));
+                        if (mode == 7)
+                            CHECK(clFlush(q));
+                    }
+                const double per = (now_us() - t0) / (ENQ * n);
+                for (int i = 0; i < n; ++i) {
+                    CHECK(clFinish(d[i].queue));
+                    CHECK(clFinish(plain[i]));
+                }
+                if (rep == 1)
+                    printf("%s = %.2f\n", names[mode], per);
+                if (rep == 1 && mode == 0) {
+                    /* what the host pays to read and drop them */
+                    double t1 = now_us();
+                    for (size_t e = 0; e < m; ++e) {
+                        cl_int st;
+                        CHECK(clGetEventInfo(evs[e],
+                                             CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                             sizeof st, &st, NULL));
+                    }
+                    printf("event_status_us = %.2f\n", (now_us() - t1) / m);
+                    t1 = now_us();
+                    for (size_t e = 0; e < m; ++e)
+                        (void)event_us(evs[e]);
+                    printf("event_profile_us = %.2f\n", (now_us() - t1) / m);
+                    t1 = now_us();
+                    for (size_t e = 0; e < m; ++e)
+                        clReleaseEvent(evs[e]);
+                    printf("event_release_us = %.2f\n", (now_us() - t1) / m);
+                    m = 0;
+                }
+                for (size_t e = 0; e < m; ++e)
+                    clReleaseEvent(evs[e]);
+            }
+        }
+        const double t1 = now_us();
+        for (int r = 0; r < ENQ; ++r)
+            for (int i = 0; i < n; ++i)
+                CHECK(clSetKernelArg(touch[i], 0, sizeof(cl_mem),
+                                     &d[i].part[r % 2]));
+        printf("set_arg_us = %.2f\n", (now_us() - t1) / (ENQ * n));
+        clReleaseEvent(done);
+        free(evs);
+        for (int i = 0; i < n; ++i)
+            clReleaseCommandQueue(plain[i]);
+    }
+    /* does an enqueue that waits for a pending event of the same device
+     * (another queue) return at once? a kernel of one work-item's loop
+     * on the counting queue, then a copy (or a kernel) on a second queue
+     * that waits for it: the enqueue's host time, and the loop's */
+    {
+        cl_kernel spin;
+        CREATE(spin, clCreateKernel(prog, "spin", &err));
+        const size_t one = 1;
+        const cl_uint trips = 1u << 17;
+        CHECK(clSetKernelArg(spin, 0, sizeof(cl_mem), &d[0].land[1]));
+        CHECK(clSetKernelArg(spin, 1, sizeof trips, &trips));
+        CHECK(clSetKernelArg(touch[0], 0, sizeof(cl_mem), &d[0].part[0]));
+        double *u = malloc(sizeof *u * 40), *x = malloc(sizeof *x * 40);
+        for (int kind = 0; kind < 2; ++kind) {
+            for (int r = 0; r < 40; ++r) {
+                cl_event sp, after;
+                CHECK(clEnqueueNDRangeKernel(d[0].queue, spin, 1, NULL, &one,
+                                             &one, 0, NULL, &sp));
+                CHECK(clFlush(d[0].queue));
+                const double t0 = now_us();
+                if (kind == 0)
+                    CHECK(clEnqueueReadBuffer(d[0].copy, d[0].part[0],
+                                              CL_FALSE, 0, 4096,
+                                              d[0].pinned[0], 1, &sp,
+                                              &after));
+                else
+                    CHECK(clEnqueueNDRangeKernel(d[0].copy, touch[0], 1, NULL,
+                                                 &group, &group, 1, &sp,
+                                                 &after));
+                u[r] = now_us() - t0;
+                CHECK(clFlush(d[0].copy));
+                CHECK(clWaitForEvents(1, &after));
+                x[r] = event_us(sp);
+                clReleaseEvent(sp);
+                clReleaseEvent(after);
+            }
+            printf("%s = %.2f\n", kind == 0 ? "pending_wait_read_us"
+                                            : "pending_wait_kernel_us",
+                   median(u, 40));
+        }
+        printf("pending_spin_us = %.2f\n", median(x, 40));
+        free(u);
+        free(x);
+        clReleaseKernel(spin);
     }
     /* enqueuing from several threads at once */
     {

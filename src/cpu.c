@@ -345,6 +345,7 @@ const struct strategy cpu_strategy = {
     .fits = cpu_fits,
     .setup = cpu_setup,
     .enqueue = strategy_buffers_enqueue,
+    .enqueue_last = strategy_buffers_enqueue_last,
     .download = strategy_buffers_download,
     .output = strategy_buffers_output,
     .bind = strategy_buffers_bind,

@@ -149,6 +149,7 @@ const struct strategy global_strategy = {
     .fits = global_fits,
     .setup = global_setup,
     .enqueue = strategy_buffers_enqueue,
+    .enqueue_last = strategy_buffers_enqueue_last,
     .download = strategy_buffers_download,
     .output = strategy_buffers_output,
     .bind = strategy_buffers_bind,

@@ -284,6 +284,8 @@ static int iterate(struct histo_run *r)
         return HISTO_OK;
     }
     const char *unusable = run_device_clock_check(&r->times);
+    if (unusable == NULL && r->times.sample > 1)
+        r->times.wall_reason = RUN_SAMPLED_REASON;
     if (unusable == NULL)
         return HISTO_OK;
     if (used > 1) {

@@ -13,9 +13,9 @@
 static struct run_stats kernel_stats(const struct run_times *t, size_t k,
                                      double *scratch)
 {
-    for (unsigned long i = 0; i < t->iterations; ++i)
+    for (unsigned long i = 0; i < t->samples; ++i)
         scratch[i] = t->kernel_us[i * t->nkernels + k];
-    return run_stats(scratch, t->iterations);
+    return run_stats(scratch, t->samples);
 }
 
 static void print_stats(FILE *f, const char *key, struct run_stats s)
@@ -171,10 +171,10 @@ static void print_work(FILE *f, const struct work *w,
             fprintf(f, "share.%zu.loop_limit = none\n", s);
         if (!profiled)
             continue;
-        for (unsigned long i = 0; i < t->iterations; ++i)
+        for (unsigned long i = 0; i < t->samples; ++i)
             scratch[i] = t->share_us[i * t->nshares + s];
         snprintf(key, sizeof key, "share.%zu.busy", s);
-        print_stats(f, key, run_stats(scratch, t->iterations));
+        print_stats(f, key, run_stats(scratch, t->samples));
     }
     fprintf(f, "memory.peak_rss_bytes = %" PRIu64 "\n", work_peak_rss());
 }
@@ -184,26 +184,26 @@ static void print_work(FILE *f, const struct work *w,
 static void print_parts(FILE *f, const struct run_times *t, double *scratch)
 {
     if (t->has_combine) {
-        for (unsigned long i = 0; i < t->iterations; ++i)
+        for (unsigned long i = 0; i < t->samples; ++i)
             scratch[i] = t->combine_us[i];
-        print_stats(f, "kernel.combine", run_stats(scratch, t->iterations));
+        print_stats(f, "kernel.combine", run_stats(scratch, t->samples));
     }
-    for (unsigned long i = 0; i < t->iterations; ++i) {
+    for (unsigned long i = 0; i < t->samples; ++i) {
         scratch[i] = t->combine_us[i];
         for (size_t k = 0; k < t->nkernels; ++k)
             scratch[i] += t->kernel_us[i * t->nkernels + k];
     }
-    print_stats(f, "iteration.kernels", run_stats(scratch, t->iterations));
+    print_stats(f, "iteration.kernels", run_stats(scratch, t->samples));
     if (t->has_transfer) {
-        for (unsigned long i = 0; i < t->iterations; ++i)
+        for (unsigned long i = 0; i < t->samples; ++i)
             scratch[i] = t->transfer_us[i];
         print_stats(f, "iteration.transfer",
-                    run_stats(scratch, t->iterations));
+                    run_stats(scratch, t->samples));
     }
     if (t->has_move) {
-        for (unsigned long i = 0; i < t->iterations; ++i)
+        for (unsigned long i = 0; i < t->samples; ++i)
             scratch[i] = t->move_us[i];
-        print_stats(f, "iteration.move", run_stats(scratch, t->iterations));
+        print_stats(f, "iteration.move", run_stats(scratch, t->samples));
     }
 }
 
@@ -258,6 +258,10 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "histogram.digest = %s\n", r->digest);
     check_report(r->check, in, f);
     fprintf(f, "iterations = %lu\n", t->iterations);
+    /* the iterations whose device times the kernel, share and iteration
+     * statistics are over */
+    fprintf(f, "iterations.profiled = %lu\n", t->samples);
+    fprintf(f, "iterations.profiled_every = %lu\n", t->sample);
     print_devices(f, r->devices);
     print_choice(f, r->options, r->choice);
     fprintf(f, "strategy = %s\n", r->strategy->name);
@@ -300,11 +304,11 @@ int report_write(const struct report *r, const char *path)
         snprintf(key, sizeof key, "kernel.%s", r->strategy->kernels[k]);
         print_stats(f, key, kernel_stats(t, k, scratch));
     }
-    for (unsigned long i = 0; i < t->iterations; ++i)
+    for (unsigned long i = 0; i < t->samples; ++i)
         scratch[i] = t->span_us[i];
     if (t->wall_reason == NULL)
         print_stats(f, t->synced ? "iteration.host" : "iteration.device",
-                    run_stats(scratch, t->iterations));
+                    run_stats(scratch, t->samples));
     if (profiled)
         print_parts(f, t, scratch);
     else
@@ -331,9 +335,9 @@ void report_summary(const struct report *r, FILE *f)
     double *scratch = histo_calloc(t->iterations, sizeof *scratch, "stats");
     if (scratch == NULL)
         return;
-    for (unsigned long i = 0; i < t->iterations; ++i)
+    for (unsigned long i = 0; i < t->samples; ++i)
         scratch[i] = t->span_us[i];
-    const struct run_stats span = run_stats(scratch, t->iterations);
+    const struct run_stats span = run_stats(scratch, t->samples);
     free(scratch);
 
     fprintf(f, "histo: %ux%u values into %ux%u bins, %lu iteration%s on %s "

@@ -38,13 +38,22 @@ struct run_tag {
  * device's, where several devices' clocks agree: run_device_clock_check).
  * `progress`, when not NULL, is told how many iterations are done each
  * time the loop has waited for some (progress.h): batches of up to 32,
- * or each iteration when synced. */
+ * or each iteration when synced.
+ *
+ * `sample` > 1: only the last iteration of each batch and one in `sample`
+ * are profiled (sampled); the others get `events` NULL and make no event
+ * that nothing waits on (an event cost NVIDIA's OpenCL about 7 us of
+ * host time more than none, docs/design.md). The times are then those
+ * of the sampled iterations alone (run_times.samples); the wall time is
+ * every iteration's. The last iteration is always sampled: the clock
+ * stops at its events. Synced runs sample every iteration. */
 struct run_plan {
     size_t nevents;
     const struct run_tag *tags;
     size_t nkernels;
     size_t nshares;
     bool synced;
+    unsigned long sample;  /* 0 or 1: every iteration profiled          */
     int (*enqueue)(void *ctx, cl_event *events);
     int (*flush)(void *ctx);
     int (*finish)(void *ctx);
@@ -62,17 +71,21 @@ struct run_plan {
 
 struct run_times {
     unsigned long iterations;
+    unsigned long samples; /* iterations profiled: the tables below have
+                              one row each, in order (all iterations
+                              unless the plan sampled)                 */
+    unsigned long sample;  /* the plan's: 1 profiled in `sample`       */
     size_t nkernels, nshares;
-    double *kernel_us;   /* [iteration * nkernels + k]: device time of
+    double *kernel_us;   /* [sample * nkernels + k]: device time of
                             kernel k, summed over chunks and shares   */
-    double *transfer_us; /* [iteration]: copies to the device, summed  */
-    double *combine_us;  /* [iteration]: combines (gathers too), summed */
-    double *move_us;     /* [iteration]: partials' copies between
+    double *transfer_us; /* [sample]: copies to the device, summed     */
+    double *combine_us;  /* [sample]: combines (gathers too), summed   */
+    double *move_us;     /* [sample]: partials' copies between
                             devices, summed                           */
-    double *share_us;    /* [iteration * nshares + s]: kernel, combine
+    double *share_us;    /* [sample * nshares + s]: kernel, combine
                             and input copy time on share s (not the
                             moves and gathers, which run beside it)   */
-    double *span_us;     /* [iteration]: first start to last end on the
+    double *span_us;     /* [sample]: first start to last end on the
                             device, or host time when synced          */
     bool has_transfer, has_combine, has_move, synced;
     double wall_s;       /* host clock: first enqueue to the last event's
@@ -108,10 +121,17 @@ int run_iterations(const struct strategy *strategy, void *state,
  * taken as its iterations' device time, else why not: they go backwards,
  * several devices' clocks disagree (clocks_apart), or their sum is
  * impossible beside the host's wall time for the same iterations (more
- * than it, or under 1/1000 of it). */
+ * than it, or under 1/1000 of it; not checked where the run sampled,
+ * whose spans are no iteration's time: RUN_SAMPLED_REASON). */
 const char *run_device_clock_check(const struct run_times *times);
 
 void run_times_free(struct run_times *times);
+
+/* Why a sampled run (sample > 1) is timed by the wall. */
+#define RUN_SAMPLED_REASON "one iteration in a few was profiled " \
+    "(iterations.profiled_every), and its span includes its overlap " \
+    "with the unprofiled ones before it"
+
 
 /* Order statistics of n samples (the array is sorted in place). */
 struct run_stats {

@@ -85,6 +85,19 @@ fail:
     return status;
 }
 
+int strategy_buffers_enqueue_last(void *state, cl_command_queue queue,
+                                  cl_event *last)
+{
+    int status = HISTO_OK;
+    struct strategy_buffers *b = state;
+    for (size_t k = 0; k < b->nkernels; ++k)
+        CL_CALL(clEnqueueNDRangeKernel(queue, b->kernel[k], 1, NULL,
+                                       &b->global[k], &b->local[k], 0, NULL,
+                                       k + 1 == b->nkernels ? last : NULL));
+fail:
+    return status;
+}
+
 int strategy_buffers_bind(void *state, cl_mem values)
 {
     struct strategy_buffers *b = state;

@@ -78,6 +78,11 @@ struct strategy {
     int (*setup)(const struct strategy_env *env, void **state);
     /* Enqueues one whole iteration; events[k] belongs to kernels[k]. */
     int (*enqueue)(void *state, cl_command_queue queue, cl_event *events);
+    /* Optional (NULL where not offered): the same iteration with an event
+     * for its last kernel alone (*last), for an iteration that is not
+     * profiled: an enqueue with an event cost NVIDIA's OpenCL several
+     * microseconds of host time more than one without (docs/design.md). */
+    int (*enqueue_last)(void *state, cl_command_queue queue, cl_event *last);
     /* Reads the final histogram (nbins bytes) back (blocking), with what
      * report() needs. */
     int (*download)(void *state, cl_command_queue queue, uint8_t *histo);
@@ -149,11 +154,13 @@ int strategy_buffers_create(struct strategy_buffers *b,
                             size_t scratch_bytes);
 
 /* A state that starts with struct strategy_buffers: its enqueue (each
- * kernel once, events[k] for kernel k), bind (kernel[0] counts `values`),
+ * kernel once, events[k] for kernel k), enqueue_last, bind (kernel[0] counts `values`),
  * output, download (blocking) and release (its objects, then the state
  * itself; NULL is nothing). */
 int strategy_buffers_enqueue(void *state, cl_command_queue queue,
                              cl_event *events);
+int strategy_buffers_enqueue_last(void *state, cl_command_queue queue,
+                                  cl_event *last);
 int strategy_buffers_bind(void *state, cl_mem values);
 cl_mem strategy_buffers_output(const void *state);
 int strategy_buffers_download(void *state, cl_command_queue queue,

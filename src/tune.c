@@ -51,7 +51,7 @@ static int measure(const struct strategy *strategy,
     /* Device times where the device's clock can be believed, else the
      * host's wall time per iteration (rusticl's spans are 1 ns). */
     c->wall_timed = run_device_clock_check(&times) != NULL;
-    const struct run_stats s = run_stats(times.span_us, times.iterations);
+    const struct run_stats s = run_stats(times.span_us, times.samples);
     c->median_us = s.median;
     c->mean_us = s.mean;
     if (c->wall_timed)

@@ -197,16 +197,27 @@ int work_open(struct work *w, cl_platform_id platform)
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
-        if (w->ndevices > 1)
+        if (w->ndevices > 1) {
             CL_CREATE(sh->move,
                       clCreateCommandQueue(w->context, sh->device->id,
                                            CL_QUEUE_PROFILING_ENABLE,
                                            &cl_err_));
+            CL_CREATE(sh->plain, clCreateCommandQueue(w->context,
+                                                      sh->device->id, 0,
+                                                      &cl_err_));
+            CL_CREATE(sh->plain_move, clCreateCommandQueue(w->context,
+                                                           sh->device->id, 0,
+                                                           &cl_err_));
+        }
     }
-    if (w->ndevices > 1)
+    if (w->ndevices > 1) {
         CL_CREATE(w->shares[0].gather,
                   clCreateCommandQueue(w->context, w->shares[0].device->id,
                                        CL_QUEUE_PROFILING_ENABLE, &cl_err_));
+        CL_CREATE(w->shares[0].plain_gather,
+                  clCreateCommandQueue(w->context, w->shares[0].device->id,
+                                       0, &cl_err_));
+    }
 fail:
     return status;
 }
@@ -607,9 +618,10 @@ static bool sends(const struct work *w, size_t s)
 
 /* One iteration's events, in this order: every share's chunks (copy,
  * kernels, combine; the first share without values: the clearing of its
- * sum), then each sending share's copy to host memory, then each one's
- * copy into the first device (which the host waited for), then the
- * addition of them all there. */
+ * sum), then each sending share's copy to host memory, then the one
+ * copy of them all into the first device (which the host waited for),
+ * then the addition of them all there. An iteration not profiled
+ * (run.h) makes only those of them that are waited on. */
 static int build_tags(struct work *w)
 {
     int status = HISTO_OK;
@@ -639,36 +651,48 @@ static int build_tags(struct work *w)
                 TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s);
                 w->nsending++;
             }
-        for (size_t s = 1; s < w->nshares; ++s)
-            if (sends(w, s))
-                TAG(.kind = RUN_TAG_MOVE, .share = 0,
-                    .after = (uint16_t)(w->shares[s].ev_send + 1));
-        if (w->nsending > 0)
+        /* one copy of all the sums into the first device, after the
+         * last copy to host memory (it waited for every one) */
+        if (w->nsending > 0) {
+            w->ev_land = n;
+            TAG(.kind = RUN_TAG_MOVE, .share = 0,
+                .after = (uint16_t)(w->ev_land));
             TAG(.kind = RUN_TAG_GATHER, .share = 0);
+        }
 #undef TAG
-        if (!pass)
+        if (!pass) {
             HOST_ALLOC(w->tags, n);
+            HOST_ALLOC(w->scratch, n);
+        }
     }
     w->nevents = n;
 fail:
     return status;
 }
 
-/* Host memory for a share's sum on its way to the first device: pinned
- * where the implementation gives it (map_pinned), so that both copies
- * are asynchronous and at full speed; else ordinary memory, and
+/* Host memory for the sending shares' sums of one set on their way to
+ * the first device, one part of w->stride bytes each, laid out as the
+ * landing buffer is, so that one copy moves them all in: pinned where
+ * the implementation gives it (map_pinned), so that the copies are
+ * asynchronous and at full speed; else ordinary memory, and
  * w->parts_pinned false. */
-static int host_part(struct work *w, struct work_share *sh, size_t set)
+static int host_parts(struct work *w, size_t set, size_t senders)
 {
-    const size_t bytes = w->input->nbins;
-    sh->host_part[set] = map_pinned(w, sh->queue, bytes,
-                                    CL_MAP_READ | CL_MAP_WRITE,
-                                    &sh->host_part_mem[set]);
-    if (sh->host_part[set] != NULL)
-        return HISTO_OK;
-    w->parts_pinned = false;
-    sh->host_part[set] = histo_calloc(bytes, 1, "partial histogram");
-    return sh->host_part[set] != NULL ? HISTO_OK : HISTO_EXIT_INTERNAL;
+    const size_t bytes = senders * w->stride;
+    w->parts[set] = map_pinned(w, w->shares[0].queue, bytes,
+                               CL_MAP_READ | CL_MAP_WRITE,
+                               &w->parts_mem[set]);
+    if (w->parts[set] == NULL) {
+        w->parts_pinned = false;
+        w->parts[set] = histo_calloc(bytes, 1, "partial histograms");
+        if (w->parts[set] == NULL)
+            return HISTO_EXIT_INTERNAL;
+    }
+    size_t part = 0;
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s))
+            w->shares[s].host_part[set] = w->parts[set] + part++ * w->stride;
+    return HISTO_OK;
 }
 
 /* The buffers of several shares, one of each per set: every share's sum,
@@ -686,6 +710,11 @@ static int setup_shares(struct work *w)
             != HISTO_OK)
         return status;
     w->nsets = nsets != 0 ? nsets : WORK_SETS;
+    unsigned long every = 0;
+    if ((status = strategy_env_number("HISTO_TEST_PROFILE_EVERY", 1 << 20,
+                                      &every)) != HISTO_OK)
+        return status;
+    w->profile_every = every != 0 ? every : WORK_PROFILE_EVERY;
     w->parts_pinned = true;
     w->stride = (w->input->nbins + 63) / 64 * 64;
     for (size_t s = 0; s < w->nshares; ++s) {
@@ -698,8 +727,6 @@ static int setup_shares(struct work *w)
             CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
                                         sizeof zero, 0, w->input->nbins, 0,
                                         NULL, NULL));
-            if (sends(w, s) && (status = host_part(w, sh, set)) != HISTO_OK)
-                return status;
         }
         CL_CALL(clFinish(sh->queue));
     }
@@ -708,6 +735,8 @@ static int setup_shares(struct work *w)
         senders += sends(w, s);
     for (size_t set = 0; set < w->nsets && senders > 0; ++set) {
         const size_t bytes = senders * w->stride;
+        if ((status = host_parts(w, set, senders)) != HISTO_OK)
+            return status;
         CL_CREATE(w->landing[set], clCreateBuffer(w->context,
                                                   CL_MEM_READ_WRITE, bytes,
                                                   NULL, &cl_err_));
@@ -804,13 +833,23 @@ static bool complete(cl_event event)
         && st == CL_COMPLETE;
 }
 
+/* complete(event), remembered in *seen once true (reset where the
+ * event held is replaced): a status query cost NVIDIA's OpenCL 1.4 us. */
+static bool seen_complete(cl_event event, bool *seen)
+{
+    if (!*seen)
+        *seen = complete(event);
+    return *seen;
+}
+
 /* Chunk c of a share: its copy (streamed), its count, its combine into
  * acc[set] (or, direct, the count writes acc[set] itself). The first
  * chunk's write of acc[set] starts the sum, so it waits for the last use
  * of that buffer nsets iterations before, on its own device: its
  * copy to host memory (shares 1..), or the addition into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
-                         size_t c, size_t set, cl_event *ev, size_t *e)
+                         size_t c, size_t set, bool profiled,
+                         cl_command_queue queue, cl_event *ev, size_t *e)
 {
     int status = HISTO_OK;
     struct work_slot *slot = &sh->slots[sh->chunk_slot[c]];
@@ -826,7 +865,7 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                                      wait != NULL ? &wait : NULL, &ev[*e]));
         /* Flushed wherever another queue waits on it (design.md). */
         CL_CALL(clFlush(sh->copy));
-        CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &ev[*e], NULL));
+        CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &ev[*e], NULL));
         ++*e;
     }
     const cl_event last_use = c > 0 || !has_acc(w, s) ? NULL
@@ -837,18 +876,27 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         if ((status = w->strategy->bind_output(slot->state, sh->acc[set]))
                 != HISTO_OK)
             return status;
-        if (last_use != NULL && !complete(last_use))
-            CL_CALL(clEnqueueBarrierWithWaitList(sh->queue, 1, &last_use,
+        bool *seen = s == 0 ? &w->gathered_seen[set] : &sh->sent_seen[set];
+        if (last_use != NULL && !seen_complete(last_use, seen))
+            CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &last_use,
                                                  NULL));
     }
-    if ((status = w->strategy->enqueue(slot->state, sh->queue, &ev[*e]))
+    /* not profiled: the last kernel's event alone, where the strategy
+     * offers that (the share's sum, waited on, may be its output) */
+    const size_t nk = w->strategy->nkernels;
+    if ((status = !profiled && w->strategy->enqueue_last != NULL
+                  ? w->strategy->enqueue_last(slot->state, queue,
+                                              &ev[*e + nk - 1])
+                  : w->strategy->enqueue(slot->state, queue, &ev[*e]))
             != HISTO_OK)
         return status;
-    *e += w->strategy->nkernels;
+    *e += nk;
     if (combines(w, s)) {
-        if ((status = combine(w, sh, sh->queue, sh->acc[set],
+        /* not profiled: an event for the last chunk's alone (the sum) */
+        cl_event *done = profiled || c + 1 == sh->nchunks ? &ev[*e] : NULL;
+        if ((status = combine(w, sh, queue, sh->acc[set],
                               w->strategy->output(slot->state), c == 0,
-                              &last_use, 1, &ev[*e])) != HISTO_OK)
+                              &last_use, 1, done)) != HISTO_OK)
             return status;
         ++*e;
     }
@@ -856,9 +904,9 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         /* The copy queue waits on this marker: flushed at once, since an
          * implementation need not start unflushed commands (rusticl
          * does not, and a finish of the copy queue then waits forever). */
-        if ((status = mark(sh->queue, &sh->buffer_free[b])) != HISTO_OK)
+        if ((status = mark(queue, &sh->buffer_free[b])) != HISTO_OK)
             return status;
-        CL_CALL(clFlush(sh->queue));
+        CL_CALL(clFlush(queue));
     }
 fail:
     return status;
@@ -868,13 +916,14 @@ fail:
  * that waited on it would cost the host 16-20 us to enqueue (NVIDIA's
  * OpenCL, docs/design.md). The time spent waiting is kept apart from the
  * host's enqueuing (w->waited_s). */
-static int host_wait(struct work *w, cl_event event)
+static int host_wait(struct work *w, cl_event event, bool *seen)
 {
     int status = HISTO_OK;
-    if (event == NULL || complete(event))
+    if (event == NULL || seen_complete(event, seen))
         return HISTO_OK;
     const double t0 = timer_now();
     CL_CALL(clWaitForEvents(1, &event));
+    *seen = true;
 fail:
     w->waited_s += timer_now() - t0;
     return status;
@@ -884,17 +933,21 @@ fail:
  * memory on its move queue. That memory was last read by the first
  * device's copy of iteration i - nsets, which the addition after it
  * on the same queue (gathered[set]) follows: waited for on the host. */
-static int enqueue_send(struct work *w, size_t s, size_t set, cl_event *ev)
+static int enqueue_send(struct work *w, size_t s, size_t set, bool profiled,
+                        cl_event *ev)
 {
     int status = HISTO_OK;
     struct work_share *sh = &w->shares[s];
-    if ((status = host_wait(w, w->gathered[set])) != HISTO_OK)
+    cl_command_queue move = profiled ? sh->move : sh->plain_move;
+    if ((status = host_wait(w, w->gathered[set], &w->gathered_seen[set]))
+            != HISTO_OK)
         return status;
-    CL_CALL(clEnqueueReadBuffer(sh->move, sh->acc[set], CL_FALSE, 0,
+    CL_CALL(clEnqueueReadBuffer(move, sh->acc[set], CL_FALSE, 0,
                                 w->input->nbins, sh->host_part[set], 1,
                                 &sh->summed[set], &ev[sh->ev_send]));
-    CL_CALL(clFlush(sh->move));
+    CL_CALL(clFlush(move));
     status = hold(&sh->sent[set], ev[sh->ev_send]);
+    sh->sent_seen[set] = false;
 fail:
     return status;
 }
@@ -909,21 +962,30 @@ static int enqueue_gather(struct work *w, unsigned long j)
     int status = HISTO_OK;
     struct work_share *first = &w->shares[0];
     const size_t set = j % w->nsets;
-    cl_event *ev = w->ring[j % WORK_RING];
-    size_t e = 0, part = 0;
-    for (size_t s = 1; s < w->nshares; ++s) {
-        if (!sends(w, s))
-            continue;
-        struct work_share *sh = &w->shares[s];
-        if ((status = host_wait(w, sh->sent[set])) != HISTO_OK)
-            return status;
-        e = sh->ev_send + w->nsending;
-        CL_CALL(clEnqueueWriteBuffer(first->gather, w->landing[set],
-                                     CL_FALSE, part * w->stride,
-                                     w->input->nbins, sh->host_part[set], 0,
-                                     NULL, &ev[e]));
-        ++part;
-    }
+    /* NULL: iteration j is not profiled, and only the addition, which
+     * the host and the set's next use wait on, has an event */
+    cl_event *ev = w->ring[j % WORK_RING], added = NULL;
+    const size_t e = w->ev_land;
+    size_t part = 0;
+    /* not profiled: the queue without profiling. The set's addition
+     * before (iteration j - nsets, on either queue) is done: the host saw
+     * it before it enqueued this iteration's copies to host memory. */
+    cl_command_queue gather = ev != NULL ? first->gather
+                                         : first->plain_gather;
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s)) {
+            struct work_share *sh = &w->shares[s];
+            if ((status = host_wait(w, sh->sent[set], &sh->sent_seen[set]))
+                    != HISTO_OK)
+                return status;
+            ++part;
+        }
+    /* every part in one copy (a command costs the host more than the
+     * padding between parts costs the link) */
+    CL_CALL(clEnqueueWriteBuffer(gather, w->landing[set], CL_FALSE,
+                                 0, (part - 1) * w->stride + w->input->nbins,
+                                 w->parts[set], 0, NULL,
+                                 ev != NULL ? &ev[e] : NULL));
     const cl_uint lo = 0, len = (cl_uint)w->input->nbins,
                   stride = (cl_uint)w->stride, nparts = (cl_uint)part;
     cl_kernel k = first->parts;
@@ -933,21 +995,27 @@ static int enqueue_gather(struct work *w, unsigned long j)
     CL_CALL(clSetKernelArg(k, 3, sizeof len, &len));
     CL_CALL(clSetKernelArg(k, 4, sizeof stride, &stride));
     CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
-    CL_CALL(clEnqueueNDRangeKernel(first->gather, k, 1, NULL,
+    CL_CALL(clEnqueueNDRangeKernel(gather, k, 1, NULL,
                                    &first->combine_items, NULL, 1,
-                                   &first->summed[set], &ev[e + 1]));
-    CL_CALL(clFlush(first->gather));
-    status = hold(&w->gathered[set], ev[e + 1]);
+                                   &first->summed[set],
+                                   ev != NULL ? &ev[e + 1] : &added));
+    CL_CALL(clFlush(gather));
+    status = hold(&w->gathered[set], ev != NULL ? ev[e + 1] : added);
+    w->gathered_seen[set] = false;
     w->gathered_n = j + 1;
 fail:
+    if (added != NULL)
+        clReleaseEvent(added);
     return status;
 }
 
 /* Whether iteration j's copies to host memory are all done. */
-static bool sent_all(const struct work *w, unsigned long j)
+static bool sent_all(struct work *w, unsigned long j)
 {
     for (size_t s = 1; s < w->nshares; ++s)
-        if (sends(w, s) && !complete(w->shares[s].sent[j % w->nsets]))
+        if (sends(w, s)
+            && !seen_complete(w->shares[s].sent[j % w->nsets],
+                              &w->shares[s].sent_seen[j % w->nsets]))
             return false;
     return true;
 }
@@ -964,6 +1032,27 @@ static int gather_until(struct work *w, unsigned long until)
     return status;
 }
 
+/* The share's counting goes on `to` from now on: where the iteration
+ * before used the other counting queue (with or without profiling), a
+ * marker there and a barrier on `to` order all of it first (the
+ * strategy's buffers are reused). Twice in each 32 iterations. */
+static int switch_queue(struct work_share *sh, cl_command_queue to)
+{
+    int status = HISTO_OK;
+    cl_event before = NULL;
+    if (sh->counted_on != NULL && sh->counted_on != to) {
+        CL_CALL(clEnqueueMarkerWithWaitList(sh->counted_on, 0, NULL,
+                                            &before));
+        CL_CALL(clFlush(sh->counted_on));
+        CL_CALL(clEnqueueBarrierWithWaitList(to, 1, &before, NULL));
+    }
+    sh->counted_on = to;
+fail:
+    if (before != NULL)
+        clReleaseEvent(before);
+    return status;
+}
+
 static int enqueue_iteration(void *ctx, cl_event *ev)
 {
     int status = HISTO_OK;
@@ -971,6 +1060,14 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
     const unsigned long i = w->enqueued;
     const size_t set = w->nshares > 1 ? i % w->nsets : 0;
     size_t e = 0;
+    /* not profiled (run.h): the events that are waited on go to scratch
+     * and are released at the end, the others are not made */
+    const bool profiled = ev != NULL;
+    if (!profiled) {
+        ev = w->scratch;
+        for (size_t k = 0; k < w->nevents; ++k)
+            ev[k] = NULL;
+    }
     /* this set's last gather (of iteration i - nsets) enqueued before
      * the set is written again */
     if (w->nshares > 1 && i >= w->nsets
@@ -978,10 +1075,16 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
         return status;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
+        /* not profiled: the counting queue without profiling, after all
+         * the iteration before enqueued on the other one */
+        cl_command_queue q = profiled || sh->plain == NULL ? sh->queue
+                                                           : sh->plain;
+        if ((status = switch_queue(sh, q)) != HISTO_OK)
+            goto fail;
         for (size_t c = 0; c < sh->nchunks; ++c)
-            if ((status = enqueue_chunk(w, sh, s, c, set, ev, &e))
-                    != HISTO_OK)
-                return status;
+            if ((status = enqueue_chunk(w, sh, s, c, set, profiled, q, ev,
+                                        &e)) != HISTO_OK)
+                goto fail;
         if (w->nshares == 1)
             continue;
         if (s == 0 && sh->nchunks == 0) {
@@ -989,7 +1092,7 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
              * zeros */
             const cl_uchar zero = 0;
             const cl_event last_use = w->gathered[set];
-            CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
+            CL_CALL(clEnqueueFillBuffer(q, sh->acc[set], &zero,
                                         sizeof zero, 0, w->input->nbins,
                                         last_use != NULL,
                                         last_use != NULL ? &last_use : NULL,
@@ -997,14 +1100,14 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
         }
         if (s == 0 || sends(w, s))
             if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
-                return status;
+                goto fail;
         /* its sum is copied or added on another queue */
-        CL_CALL(clFlush(sh->queue));
-        if (sends(w, s) && (status = enqueue_send(w, s, set, ev))
+        CL_CALL(clFlush(q));
+        if (sends(w, s) && (status = enqueue_send(w, s, set, profiled, ev))
                                != HISTO_OK)
-            return status;
+            goto fail;
     }
-    w->ring[i % WORK_RING] = ev;
+    w->ring[i % WORK_RING] = profiled ? ev : NULL;
     w->enqueued++;
     /* The iterations whose copies to host memory are done are gathered
      * now; the others later, so that the host runs up to nsets - 1
@@ -1014,6 +1117,12 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
            && sent_all(w, w->gathered_n) && status == HISTO_OK)
         status = enqueue_gather(w, w->gathered_n);
 fail:
+    /* what was held is retained; the rest is not needed */
+    for (size_t k = 0; !profiled && k < w->nevents; ++k)
+        if (ev[k] != NULL) {
+            clReleaseEvent(ev[k]);
+            ev[k] = NULL;
+        }
     return status;
 }
 
@@ -1041,6 +1150,12 @@ static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
             CL_CALL(op(w->shares[s].move));
         if (w->shares[s].gather != NULL)
             CL_CALL(op(w->shares[s].gather));
+        cl_command_queue plain[] = {w->shares[s].plain,
+                                    w->shares[s].plain_move,
+                                    w->shares[s].plain_gather};
+        for (size_t q = 0; q < 3; ++q)
+            if (plain[q] != NULL)
+                CL_CALL(op(plain[q]));
     }
 fail:
     return status;
@@ -1075,6 +1190,8 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .tags = w->tags,
         .nkernels = w->strategy->nkernels,
         .nshares = w->nshares,
+        /* one share: every iteration, its device median the figure */
+        .sample = w->nshares > 1 ? w->profile_every : 1,
         .enqueue = enqueue_iteration,
         .flush = flush_all,
         .finish = finish_all,
@@ -1190,9 +1307,7 @@ static void release_split(struct work *w, bool keep_first)
             for (size_t i = 0; i < 2; ++i)
                 if (*held[i] != NULL)
                     clReleaseEvent(*held[i]);
-            if (sh->host_part[set] != NULL)
-                unmap_pinned(sh->queue, sh->host_part_mem[set],
-                             sh->host_part[set]);
+            sh->host_part[set] = NULL;
         }
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
         if (!(keep_first && s == 0)) {
@@ -1219,6 +1334,9 @@ static void release_split(struct work *w, bool keep_first)
             .copy = sh->copy,
             .move = sh->move,
             .gather = sh->gather,
+            .plain = sh->plain,
+            .plain_move = sh->plain_move,
+            .plain_gather = sh->plain_gather,
             .program = sh->program,
             .combine_program = sh->combine_program,
             .combine = sh->combine,
@@ -1230,14 +1348,23 @@ static void release_split(struct work *w, bool keep_first)
             .chunk_values = sh->chunk_values,
         };
     }
-    for (size_t set = 0; set < WORK_SETS; ++set)
+    for (size_t set = 0; set < WORK_SETS; ++set) {
         if (w->gathered[set] != NULL)
             clReleaseEvent(w->gathered[set]);
+        if (w->parts[set] != NULL)
+            unmap_pinned(w->shares[0].queue, w->parts_mem[set],
+                         w->parts[set]);
+        w->parts[set] = NULL;
+        w->parts_mem[set] = NULL;
+    }
     strategy_release_objects(NULL, 0, w->landing, WORK_SETS);
     memset(w->gathered, 0, sizeof w->gathered);
+    memset(w->gathered_seen, 0, sizeof w->gathered_seen);
     memset(w->landing, 0, sizeof w->landing);
     free(w->tags);
+    free(w->scratch);
     w->tags = NULL;
+    w->scratch = NULL;
     w->nevents = 0;
     w->nshares = 0;
     w->enqueued = 0;
@@ -1296,6 +1423,11 @@ void work_release(struct work *w)
             clReleaseCommandQueue(sh->move);
         if (sh->gather != NULL)
             clReleaseCommandQueue(sh->gather);
+        cl_command_queue plain[] = {sh->plain, sh->plain_move,
+                                    sh->plain_gather};
+        for (size_t q = 0; q < 3; ++q)
+            if (plain[q] != NULL)
+                clReleaseCommandQueue(plain[q]);
         if (sh->queue != NULL)
             clReleaseCommandQueue(sh->queue);
     }

@@ -13,10 +13,10 @@
  *
  * With several devices no command waits on another device's event
  * (enqueuing one that did cost NVIDIA's OpenCL 16-20 us of host time):
- * each other share's sum goes to pinned host memory on a queue of its
- * own, and once the host has seen that copy done it is copied into a
- * landing buffer on the first device and added there, all the shares'
- * sums in one pass, on a queue of its own. That gather of iteration i is
+ * each other share's sum goes to its part of one pinned host buffer on
+ * a queue of its own, and once the host has seen every such copy done
+ * all are copied into a landing buffer on the first device in one copy
+ * and added there in one pass, on a queue of its own. That gather of iteration i is
  * enqueued once those copies are done, up to WORK_SETS - 1 iterations
  * later: the sums, the host memory and the landing buffers come in
  * WORK_SETS sets (iteration i uses set i % WORK_SETS), so the moving and
@@ -81,6 +81,15 @@
 /* Iterations whose events are remembered for their gather, enqueued an
  * iteration later (run.c keeps two batches of 32 in flight). */
 #define WORK_RING 256
+/* With several shares, one iteration in this many is profiled (and the
+ * last of each batch, run.h): the others go to queues without profiling
+ * and enqueue only the events a queue or the host waits on (each share's
+ * sum, its copy to host memory, the addition of all on the first
+ * device), not one a command. On NVIDIA's OpenCL an event cost the host
+ * 7 us on a queue with profiling, 1.5 on one without, and the host's
+ * enqueuing paced several GPUs below 268M values (docs/design.md).
+ * HISTO_TEST_PROFILE_EVERY=N sets it (1: every iteration). */
+#define WORK_PROFILE_EVERY 32
 
 struct work_options {
     uint64_t device_budget; /* --device-budget bytes, 0 = 7/8 of memory  */
@@ -132,9 +141,15 @@ struct work_share {
      * (NULL before any). */
     cl_command_queue move;
     cl_command_queue gather;
+    /* Several devices: the same queues without profiling, for the
+     * iterations not profiled (an event on a queue with profiling cost
+     * NVIDIA's OpenCL 7 us of host time, on one without 1.5), and the
+     * counting queue the last iteration used (a switch waits for it). */
+    cl_command_queue plain, plain_move, plain_gather;
+    cl_command_queue counted_on;
+    bool sent_seen[WORK_SETS];         /* sent[set] seen complete       */
     cl_kernel parts;
-    cl_mem host_part_mem[WORK_SETS];   /* ... pinned: mapped ALLOC_HOST_PTR     */
-    uint8_t *host_part[WORK_SETS];
+    uint8_t *host_part[WORK_SETS];     /* its part of work.parts[set]           */
     cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set]       */
     cl_event sent[WORK_SETS];          /* acc[set] copied to host_part[set]     */
     size_t ev_send;            /* that copy's place in an iteration's
@@ -159,11 +174,21 @@ struct work {
      * arrays of the last WORK_RING iterations. */
     cl_mem landing[WORK_SETS];
     cl_event gathered[WORK_SETS];
+    bool gathered_seen[WORK_SETS];  /* gathered[set] seen complete    */
     size_t nsets;              /* sets in use: WORK_SETS, or fewer with
                                   HISTO_TEST_SETS (tests: every set is
                                   used again in few iterations)         */
     unsigned long gathered_n;
-    cl_event *ring[WORK_RING];
+    cl_mem parts_mem[WORK_SETS]; /* per set: the sending shares' sums in
+                                  host memory, as in landing (pinned:
+                                  mapped ALLOC_HOST_PTR)                */
+    uint8_t *parts[WORK_SETS];
+    size_t ev_land;            /* the copy of them all into landing: its
+                                  place in an iteration's events        */
+    cl_event *ring[WORK_RING]; /* NULL: an iteration not profiled   */
+    cl_event *scratch;         /* such an iteration's few events (those
+                                  waited on), nevents places           */
+    unsigned long profile_every; /* WORK_PROFILE_EVERY, or the test's */
     size_t nsending, stride;
     double waited_s;           /* the host's waits for devices in them  */
     bool parts_pinned;         /* every host_part is pinned memory      */

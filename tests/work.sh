@@ -7,7 +7,12 @@
 # And three shares on the device named three times, each streamed in
 # chunks, with 3 sets of partial sums in flight (HISTO_TEST_SETS) over 7
 # iterations: every set is used again, its reuse ordered by events
-# alone; and once with all 8 sets (work.h) over 17 iterations.
+# alone; and once with all 8 sets (work.h) over 17 iterations. Several
+# shares profile one iteration in 32 and each batch's last (work.h,
+# run.h): the shares' 3 iterations profile the last alone, the sets' 7
+# one in 2 (HISTO_TEST_PROFILE_EVERY), so that profiled iterations and
+# others, which make only the events waited on, alternate; the eight
+# sets' 17 profile every one, as one share does.
 # ids: work
 # parts: sets streamed shares chunks
 SUBJECT=work
@@ -45,16 +50,16 @@ for name in $(case_names); do
                     --device "$twice,${DEVICE:-0}"
                 want="shares = 3" iters=7 ;;
         esac
-        HISTO_TEST_SETS=""
-        [ "$mode" != sets ] || HISTO_TEST_SETS=3
-        export HISTO_TEST_SETS
+        HISTO_TEST_SETS="" HISTO_TEST_PROFILE_EVERY=""
+        [ "$mode" != sets ] || HISTO_TEST_SETS=3 HISTO_TEST_PROFILE_EVERY=2
+        export HISTO_TEST_SETS HISTO_TEST_PROFILE_EVERY
         for s in $STRATEGIES; do
             id=work.$mode.$s.$name
             wanted "$id" || continue
             X_ITERS=$iters exact "$id" "$W/$name.$s.$mode" "$INPUTS/$name.ref.bmp" \
                 "$want" --strategy "$s" "$@" -i "$in"
         done
-        unset HISTO_TEST_SETS
+        unset HISTO_TEST_SETS HISTO_TEST_PROFILE_EVERY
     done
 done
 # all 8 sets, each used again: the default strategy on the eye, 17
@@ -64,7 +69,7 @@ case " $modes " in
         if wanted work.sets.eight.gauss && need_case gauss; then
             n=$(( $(wc -c <"$INPUTS/gauss.bin") / 4 - 4 ))
             c=$((n / 9 + 1))
-            X_ITERS=17 exact work.sets.eight.gauss "$W/gauss.eight" "$INPUTS/gauss.ref.bmp" \
+            HISTO_TEST_PROFILE_EVERY=1 X_ITERS=17 exact work.sets.eight.gauss "$W/gauss.eight" "$INPUTS/gauss.ref.bmp" \
                 "shares.sets = 8" --chunk-values $c --device-budget $((8 * c)) \
                 --device "$twice,${DEVICE:-0}" -i "$INPUTS/gauss.bin"
         fi ;;
