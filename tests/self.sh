@@ -62,11 +62,12 @@ if run_histo --device-budget 1M --chunk-values 65536 -i "$IN" -o "$W/times.bmp" 
 else
     bad times.streamed_within_wall "histo failed: $(tail -n 2 "$W/times.log")"
 fi
-# Two shares on one device (one clock): no iteration finished before the
-# next, the span over both shares' events, the partials' copies and the
-# host's enqueuing reported.
-if run_histo --device 0,0 -i "$IN" -o "$W/times2.bmp" --timing "$W/times2.out" -- 3 \
-        >"$W/times2.log" 2>&1 \
+# Two shares on one device (one clock), every iteration profiled
+# (HISTO_TEST_PROFILE_EVERY=1): no iteration finished before the next,
+# the span over both shares' events, the partials' copies and the host's
+# enqueuing reported.
+if HISTO_TEST_PROFILE_EVERY=1 run_histo --device 0,0 -i "$IN" -o "$W/times2.bmp" \
+        --timing "$W/times2.out" -- 3 >"$W/times2.log" 2>&1 \
    && grep -q "us median on the devices, .* us wall mean" "$W/times2.log" \
    && grep -q "^iteration.device.median_us" "$W/times2.out" \
    && grep -q "^iteration.timed_by = device (first start to last end over every device" "$W/times2.out" \
@@ -76,6 +77,19 @@ if run_histo --device 0,0 -i "$IN" -o "$W/times2.bmp" --timing "$W/times2.out" -
     ok times.two_queues_on_devices
 else
     bad times.two_queues_on_devices "$(grep "us median\|us wall" "$W/times2.log")"
+fi
+# ... and as they run by default, one iteration in 32 profiled: timed by
+# the wall, which the summary and histo.out say, with no device span
+if run_histo --device 0,0 -i "$IN" -o "$W/times3.bmp" --timing "$W/times3.out" -- 3 \
+        >"$W/times3.log" 2>&1 \
+   && grep -q "us wall mean over the timed loop" "$W/times3.log" \
+   && grep -q "^iterations.profiled_every = 32$" "$W/times3.out" \
+   && grep -q "^iteration.timed_by = wall (" "$W/times3.out" \
+   && grep -q "^iteration.wall_mean_us" "$W/times3.out" \
+   && ! grep -q "^iteration.device\." "$W/times3.out"; then
+    ok times.two_queues_sampled
+else
+    bad times.two_queues_sampled "$(grep "us median\|us wall" "$W/times3.log")"
 fi
 # The check: PASS by default, skipped with --no-check, and --no-check with
 # --keep-wrong refused.
