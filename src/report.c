@@ -229,22 +229,11 @@ static void print_timed_by(FILE *f, const struct run_times *t)
               "any overlap with the iteration before)\n", f);
 }
 
-int report_write(const struct report *r, const char *path)
+/* histo.out's first part: what ran on what, and its result. */
+static void print_run(const struct report *r, FILE *f)
 {
-    struct outfile out;
-    int status = outfile_open_text(&out, path);
-    if (status != HISTO_OK)
-        return status;
-    FILE *f = out.f;
     const struct histo_input *in = r->input;
     const struct run_times *t = r->times;
-    const struct phase_times *ph = &r->phases;
-    double *scratch = histo_calloc(t->iterations, sizeof *scratch, "stats");
-    if (scratch == NULL) {
-        outfile_abort(&out);
-        return HISTO_EXIT_INTERNAL;
-    }
-
     fprintf(f, "format = %s\n", REPORT_FORMAT);
     fprintf(f, "input.path = %s\n", r->options->input);
     fprintf(f, "input.image = %ux%u\n", in->img_width, in->img_height);
@@ -264,6 +253,11 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "iterations.profiled_every = %lu\n", t->sample);
     print_devices(f, r->devices);
     print_choice(f, r->options, r->choice);
+}
+
+/* The strategy, its knobs, how its program was built, its own report. */
+static void print_strategy(const struct report *r, FILE *f)
+{
     fprintf(f, "strategy = %s\n", r->strategy->name);
     /* the knobs it honours: what their options and --tune change */
     fputs("strategy.knobs =", f);
@@ -282,7 +276,12 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "build.program_cache = %s\n", progcache_state());
     r->strategy->report(r->state, f);
     print_knobs(f, r->knobs, r->tuning);
+}
 
+/* The phases' host times (time.*). */
+static void print_phases(const struct report *r, FILE *f)
+{
+    const struct phase_times *ph = &r->phases;
     fprintf(f, "time.input_read_s = %.6f\n", ph->read_s);
     fprintf(f, "time.opencl_setup_s = %.6f\n", ph->setup_s);
     fprintf(f, "time.program_build_s = %.6f\n", ph->build_s);
@@ -292,10 +291,18 @@ int report_write(const struct report *r, const char *path)
     fprintf(f, "time.strategy_setup_s = %.6f\n", ph->strategy_setup_s);
     if (r->choice->measured > 0)
         fprintf(f, "time.choose_s = %.6f\n", ph->choose_s);
-    fprintf(f, "time.iterations_wall_s = %.6f\n", t->wall_s);
+    fprintf(f, "time.iterations_wall_s = %.6f\n", r->times->wall_s);
     fprintf(f, "time.download_s = %.6f\n", ph->download_s);
     fprintf(f, "time.bmp_write_s = %.6f\n", ph->bmp_s);
     fprintf(f, "time.total_s = %.6f\n", ph->total_s);
+}
+
+/* The iterations' times: kernels, spans, parts, shares, the wall mean
+ * and the host's enqueuing. scratch holds t->iterations doubles. */
+static void print_iterations(const struct report *r, FILE *f,
+                             double *scratch)
+{
+    const struct run_times *t = r->times;
     /* Kernel, copy and share times come from the device's timestamps:
      * where those are unusable there are none to give. */
     const bool profiled = t->host_reason == NULL;
@@ -322,7 +329,25 @@ int report_write(const struct report *r, const char *path)
      * the host paces the loop */
     fprintf(f, "iteration.enqueue_host_mean_us = %.3f\n",
             t->enqueue_s * 1e6 / (double)t->iterations);
-    energy_report(r->energy, f);
+}
+
+int report_write(const struct report *r, const char *path)
+{
+    struct outfile out;
+    int status = outfile_open_text(&out, path);
+    if (status != HISTO_OK)
+        return status;
+    double *scratch = histo_calloc(r->times->iterations, sizeof *scratch,
+                                   "stats");
+    if (scratch == NULL) {
+        outfile_abort(&out);
+        return HISTO_EXIT_INTERNAL;
+    }
+    print_run(r, out.f);
+    print_strategy(r, out.f);
+    print_phases(r, out.f);
+    print_iterations(r, out.f, scratch);
+    energy_report(r->energy, out.f);
     free(scratch);
     return outfile_commit(&out);
 }
