@@ -85,19 +85,13 @@ produce() {
     sh validate/report.sh -o "$W/report" device tests/data/report-sample.jsonl \
         2>&1 | grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' >"$W/ex/report"
     cp "$W/report.csv" "$W/ex/report-csv"
-    # the strategies side by side (docs/design.md)
-    h100=docs/bench/h100-dcfd579-all.jsonl pocl=docs/bench/pocl-2core-7444fcf-all.jsonl
-    sh bench/results-table.sh $h100:eye $h100:global $h100:replicated $h100:cpu \
-        >"$W/ex/strategies-h100" 2>&1
-    sh bench/results-table.sh $pocl:cpu $pocl:eye $pocl:global $pocl:replicated \
-        >"$W/ex/strategies-pocl" 2>&1
 }
 
 # normal ID DEVICE < TEXT: what may differ taken out (see the top)
 normal() {
     awk -v id="$1" -v dev="$2" '
     {
-        if (id ~ /^(results-table|scaling-table|strategies-|report)/) { print; next }
+        if (id ~ /^(results-table|scaling-table|report)/) { print; next }
         if (dev != "") while ((i = index($0, dev)) > 0)
             $0 = substr($0, 1, i - 1) "@DEVICE@" substr($0, i + length(dev))
         # what depends on the machine and the tree: the environment, the
@@ -153,7 +147,7 @@ for f in $files; do
                 names = 0
                 while ((getline line < (dir "/" id)) > 0) {
                     if (dev != "" && index(line, dev) \
-                        && id !~ /^(results-table|scaling-table|strategies-|report)/) names = 1
+                        && id !~ /^(results-table|scaling-table|report)/) names = 1
                     out[++n] = line
                 }
                 close(dir "/" id)
