@@ -72,30 +72,34 @@ fail:
     return status;
 }
 
+/* The kernels in turn on queue: each with its event in events[k], or,
+ * with events NULL, only the last, into *last. */
+static int enqueue_kernels(const struct strategy_buffers *b,
+                           cl_command_queue queue, cl_event *events,
+                           cl_event *last)
+{
+    int status = HISTO_OK;
+    for (size_t k = 0; k < b->nkernels; ++k) {
+        cl_event *ev = events != NULL ? &events[k]
+                       : k + 1 == b->nkernels ? last : NULL;
+        CL_CALL(clEnqueueNDRangeKernel(queue, b->kernel[k], 1, NULL,
+                                       &b->global[k], &b->local[k], 0, NULL,
+                                       ev));
+    }
+fail:
+    return status;
+}
+
 int strategy_buffers_enqueue(void *state, cl_command_queue queue,
                              cl_event *events)
 {
-    int status = HISTO_OK;
-    struct strategy_buffers *b = state;
-    for (size_t k = 0; k < b->nkernels; ++k)
-        CL_CALL(clEnqueueNDRangeKernel(queue, b->kernel[k], 1, NULL,
-                                       &b->global[k], &b->local[k], 0, NULL,
-                                       &events[k]));
-fail:
-    return status;
+    return enqueue_kernels(state, queue, events, NULL);
 }
 
 int strategy_buffers_enqueue_last(void *state, cl_command_queue queue,
                                   cl_event *last)
 {
-    int status = HISTO_OK;
-    struct strategy_buffers *b = state;
-    for (size_t k = 0; k < b->nkernels; ++k)
-        CL_CALL(clEnqueueNDRangeKernel(queue, b->kernel[k], 1, NULL,
-                                       &b->global[k], &b->local[k], 0, NULL,
-                                       k + 1 == b->nkernels ? last : NULL));
-fail:
-    return status;
+    return enqueue_kernels(state, queue, NULL, last);
 }
 
 int strategy_buffers_bind(void *state, cl_mem values)
