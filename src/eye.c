@@ -21,8 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sources[] = {"eye_tile.cl", "eye_reduce.cl"};
-static const char *const fused_sources[] = {"eye_tile.cl", "eye_reduce.cl",
+/* The tile kernels' files in the order each needs the one before:
+ * arguments, sampling, window, counting, buckets, then the grid and the
+ * entries (eye_tile.cl); the reduction; the fused kernels use them all. */
+#define EYE_TILE_SOURCES                                                  \
+    "eye_args.cl", "eye_sample.cl", "eye_window.cl", "eye_count.cl",      \
+        "eye_bucket.cl", "eye_tile.cl", "eye_reduce.cl"
+static const char *const sources[] = {EYE_TILE_SOURCES};
+static const char *const fused_sources[] = {EYE_TILE_SOURCES,
                                             "eye_fused.cl"};
 /* The timing names; where the input may take a 2-D window eye_tile_2d is
  * launched in eye_tile's place (tile_name()). The fused strategy launches
@@ -39,7 +45,7 @@ struct eye_state {
     cl_mem values, eye, partial, outer, histo;
     cl_mem out;              /* bind_output's buffer (not held), or NULL:
                                 the reduction writes it, not histo     */
-    cl_mem buckets;          /* eye_tile.cl's "Buckets": cursors, areas */
+    cl_mem buckets;          /* eye_bucket.cl's: cursors, areas         */
     cl_mem control;          /* fused: eye_fused.cl's two control blocks */
     cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
     struct eye_plan plan;
@@ -279,8 +285,8 @@ static int bucket_ask(struct eye_bucket_ask *ask)
 
 _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN == 0
                    && HISTO_EYE_SAMPLES >= 2 * HISTO_EYE_RUN,
-               "eye_tile.cl packs sample counts in 16 bits and samples whole "
-               "runs at two points at least");
+               "eye_sample.cl packs sample counts in 16 bits and samples "
+               "whole runs at two points at least");
 _Static_assert(HISTO_BUCKET_BINS % 8 == 0 && HISTO_BUCKET_BINS <= 65536
                    && HISTO_BUCKET_LOCAL_WORDS
                           == HISTO_BUCKET_BINS / 2 + 1
@@ -297,7 +303,7 @@ _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX
                    && HISTO_TILE_GROUP_BOUND == 0xffffu - HISTO_SATURATE,
                "16-bit tile counters hold 255 plus one increment per item");
 
-/* Whether eye_tile.cl may choose a 2-D window for the input (its can_2d,
+/* Whether eye_window.cl may choose a 2-D window for the input (can_2d,
  * where a row also fits a tile): then the kernel eye_tile_2d runs, else
  * eye_tile, which has whole rows only. From HISTO_EYE_2D_MIN_VALUES
  * values, or from $HISTO_TEST_2D_MIN_VALUES (test-only: small inputs that

@@ -36,7 +36,7 @@ uint64_t eye_plan_local_words(uint64_t local_mem, uint64_t static_local)
 }
 
 /* A 2-D window needs whole quads of columns (the reduction reads four
- * bins at a time); eye_tile.cl's can_2d adds that a row fits a tile. */
+ * bins at a time); eye_window.cl's can_2d adds that a row fits a tile. */
 bool eye_plan_may_use_2d(const struct histo_input *in, uint64_t min_values)
 {
     return in->histo_width % 4 == 0 && in->histo_width >= 8
@@ -45,7 +45,7 @@ bool eye_plan_may_use_2d(const struct histo_input *in, uint64_t min_values)
 
 /* The tile's words also hold the eye's column buckets, a grid of cell
  * counts, the 2-D window's row buckets twice over and a few more words
- * (eye_tile.cl). */
+ * (eye_sample.cl). */
 static const uint64_t eye_scratch = 2 + HISTO_EYE_COL_BUCKETS
                                   + 2 * HISTO_EYE_ROW_BUCKETS;
 
@@ -195,7 +195,7 @@ static bool buckets_ruled_out(struct eye_plan *p, bool fused,
     return true;
 }
 
-/* Buckets for iterations without a tile (eye_tile.cl, "Buckets"): the
+/* Buckets for iterations without a tile (eye_bucket.cl): the
  * tile's memory must hold the staging of HISTO_BUCKET_MIN_SLOTS values a
  * bucket, and each area about twice an even share of the input, never
  * more than the input (values past an area's end take global atomics),
