@@ -2295,6 +2295,14 @@ static void test_eye_plan_cells(void)
               && c.p.tile_words == 1024 + 2 + 64 + 512,
           "eye_plan.cells_many_tiles", "%u cells of %u, %u words",
           c.p.ncells, c.p.cell_tiles, c.p.tile_words);
+    /* tiles of 2400 bins: 874 cells, whose 874 + 578 words outgrow the
+     * tile's 1200 */
+    c.p.tile_bins = 2400;
+    eye_plan_cells(&c.p, &c.in, 12032);
+    check(c.p.ncells == 874 && c.p.cell_tiles == 1
+              && c.p.tile_words == 874 + 578,
+          "eye_plan.cells_scratch", "%u cells of %u, %u words", c.p.ncells,
+          c.p.cell_tiles, c.p.tile_words);
     int ok = 1;
     const uint32_t bins[] = {1, 15, 100, 3700, 65536, 2097152, 16777215};
     const uint32_t sizes[] = {4, 16, 1024, 24064};
@@ -2335,10 +2343,13 @@ static void test_eye_plan_groups(void)
     c.in.nvalues = 10000; /* 2 useful, but the window's 16 tiles */
     c.p.max_tiles = 16;
     eye_plan_groups(&c.p, &c.env);
-    check(few == 123 && all == 264 && small == 528 && c.p.groups == 16
-              && c.p.forced_batches == 0,
-          "eye_plan.groups_device", "%u, %u, %u, %u groups", few, all,
-          small, c.p.groups);
+    const unsigned window = c.p.groups;
+    c.in.nvalues = 15 * 8192; /* 15 useful, one short of the window */
+    eye_plan_groups(&c.p, &c.env);
+    check(few == 123 && all == 264 && small == 528 && window == 16
+              && c.p.groups == 16 && c.p.forced_batches == 0,
+          "eye_plan.groups_device", "%u, %u, %u, %u, %u groups", few, all,
+          small, window, c.p.groups);
 }
 
 static void test_eye_plan_samples(void)
@@ -2379,9 +2390,14 @@ static void test_eye_plan_reduce(void)
     p.group[K_REDUCE] = 7;
     eye_plan_reduce(&p, 2097152, 1000);
     ok = ok && p.reduce_groups[0] == 4000 && p.reduce_groups[1] == 0;
-    /* 15 bins: 3 whole quads, the window no larger */
+    /* 3700 bins: 925 quads, 4 groups (3 and a part); a window of 400
+     * bins, 100 quads of 8 lanes, 3 groups and a part */
     p.group[K_REDUCE] = 256;
+    p.tile_bins = 400;
     p.max_tiles = 1;
+    eye_plan_reduce(&p, 3700, 1000);
+    ok = ok && p.reduce_groups[0] == 4 && p.reduce_groups[1] == 4;
+    /* 15 bins: 3 whole quads, the window no larger */
     p.tile_bins = 16;
     eye_plan_reduce(&p, 15, 1);
     ok = ok && p.reduce_groups[0] == 1 && p.reduce_groups[1] == 1;
@@ -2415,9 +2431,15 @@ static void test_eye_plan_buckets(void)
                           == 0;
     ask.cap = 5;
     eye_plan_buckets(&c.p, &c.env, false, &ask);
-    check(small && c.p.bucket_cap == 8 && c.p.nbuckets == 256
-              && c.p.bucket_bytes == 1024 + 2 * 256 * 8,
-          "eye_plan.buckets_device_memory", "cap %u", c.p.bucket_cap);
+    const unsigned cap5 = c.p.bucket_cap;
+    /* a cap of 150 asked for 100 values: 100, as 104 */
+    c.in.nvalues = 100;
+    ask.cap = 150;
+    eye_plan_buckets(&c.p, &c.env, false, &ask);
+    check(small && cap5 == 8 && c.p.bucket_cap == 104 && c.p.nbuckets == 256
+              && c.p.bucket_bytes == 1024 + 2 * 256 * 104,
+          "eye_plan.buckets_memory_and_cap", "caps %u, %u", cap5,
+          c.p.bucket_cap);
     /* none: asked off, fused, eye_tile, staging beyond the tile's words
      * (256 x 10 words) */
     ask.cap = 0;
