@@ -20,11 +20,11 @@ variant() { # NAME FILE SED-EXPRESSION
     [ -n "$2" ] && sed -i "$3" "$w/$1/$2"
 }
 variant base "" ""
-variant no_sampling eye_tile.cl 's/base < samples; base += 8 \* size/base < 0; base += 8 * size/'
-variant no_zeroing eye_tile.cl 's|i < (tile_len + 1) / 2; i += size)|i < 0; i += size)|'
-variant no_flush eye_tile.cl 's/i < tile_len; i += 4 \* size/i < 0; i += 4 * size/'
+variant no_sampling eye_sample.cl 's/base < samples; base += 8 \* size/base < 0; base += 8 * size/'
+variant no_zeroing eye_count.cl 's|i < (tile_len + 1) / 2; i += size)|i < 0; i += size)|'
+variant no_flush eye_count.cl 's/i < tile_len; i += 4 \* size/i < 0; i += 4 * size/'
 variant after_eye eye_tile.cl 's|^    const uint batch = group / per_batch;|    return;\n    const uint batch = group / per_batch;|'
-variant empty_tile eye_tile.cl '0,/^    const uint lid = get_local_id(0);/s//    return;\n    const uint lid = get_local_id(0);/'
+variant empty_tile eye_window.cl '0,/^    const uint lid = get_local_id(0);/s//    return;\n    const uint lid = get_local_id(0);/'
 variant empty_reduce eye_reduce.cl 's|^    const uint gid = (uint)get_global_id(0);|    return;\n    const uint gid = (uint)get_global_id(0);|'
 
 printf '%-13s %-5s %9s %9s %9s\n' variant input tile_us reduce_us iter_us

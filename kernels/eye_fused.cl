@@ -224,49 +224,32 @@ static inline void eye_fused_body(global const uint *restrict in,
         reduce_window(partial, &w, nbins, hist, me, participants, tile);
 }
 
+/* The fused kernels' parameters after EYE_PARAMS (eye_args.cl), and
+ * their one body: allow_2d, a constant at each entry below, adds the 2-D
+ * window. */
+#define EYE_FUSED_PARAMS                                                  \
+    EYE_PARAMS, global uchar *partial, global uint *outer,                \
+        global uint *eye, global uchar *hist, global uint *control,       \
+        uint launch
+#define EYE_FUSED_ENTRY(allow_2d)                                         \
+    local struct eye_small small;                                         \
+    local uint shared[2];                                                 \
+    const struct eye_args a = EYE_ARGS(0u);                               \
+    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control,      \
+                   launch, &small, shared, allow_2d)
+
 /* Whole rows only. Both fused kernels are built without
  * reqd_work_group_size, as eye_tile_2d is and for its reason (eye_tile.cl):
  * given it, NVIDIA's compiler drops the register cap, and a group of 1024
  * no longer leaves room for a second on a multiprocessor. The host runs
  * them at the size the runtime built eye_tile for (eye.c, tile_group). */
-kernel void eye_fused(global const uint *restrict in, uint n, uint nbins,
-                      uint tile_bins, uint tile_words, uint ncells,
-                      uint cell_tiles, uint max_tiles, uint min_samples,
-                      uint min_samples_2d, uint forced_batches,
-                      uint replicas, local uint *tile,
-                      global uchar *partial,
-                      global uint *outer, global uint *eye,
-                      global uchar *hist,
-                      global uint *control, uint launch)
+kernel void eye_fused(EYE_FUSED_PARAMS)
 {
-    local struct eye_small small;
-    local uint shared[2];
-    const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
-                               cell_tiles, max_tiles, min_samples,
-                               min_samples_2d, forced_batches, replicas,
-                               0u};
-    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, launch,
-                   &small, shared, false);
+    EYE_FUSED_ENTRY(false);
 }
 
 /* Whole-row or 2-D windows. */
-kernel void eye_fused_2d(global const uint *restrict in, uint n, uint nbins,
-                         uint tile_bins, uint tile_words, uint ncells,
-                         uint cell_tiles, uint max_tiles, uint min_samples,
-                         uint min_samples_2d, uint forced_batches,
-                         uint replicas, local uint *tile,
-                         global uchar *partial,
-                         global uint *outer,
-                         global uint *eye,
-                         global uchar *hist,
-                         global uint *control, uint launch)
+kernel void eye_fused_2d(EYE_FUSED_PARAMS)
 {
-    local struct eye_small small;
-    local uint shared[2];
-    const struct eye_args a = {n, nbins, tile_bins, tile_words, ncells,
-                               cell_tiles, max_tiles, min_samples,
-                               min_samples_2d, forced_batches, replicas,
-                               0u};
-    eye_fused_body(in, &a, tile, partial, outer, eye, hist, control, launch,
-                   &small, shared, true);
+    EYE_FUSED_ENTRY(true);
 }

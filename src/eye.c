@@ -1,6 +1,7 @@
 /*
  * eye.c - host side of the eye strategy: plan the grid from the device's
- * properties, own the buffers, enqueue tile -> reduce (or, for the fused
+ * properties (asking the runtime and the environment here, the arithmetic
+ * in eye_plan.c), own the buffers, enqueue tile -> reduce (or, for the fused
  * strategy, the one kernel that does both: eye_fused.cl). The replicated
  * strategy is the same with R copies of each tile per work-group (each
  * counted by 1/R of the group's work-items, added up when the tile is
@@ -12,6 +13,7 @@
  */
 #include "eye.h"
 
+#include "eye_plan.h"
 #include "params.h"
 #include "program.h"
 
@@ -19,8 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sources[] = {"eye_tile.cl", "eye_reduce.cl"};
-static const char *const fused_sources[] = {"eye_tile.cl", "eye_reduce.cl",
+/* The tile kernels' files in the order each needs the one before:
+ * arguments, sampling, window, counting, buckets, then the grid and the
+ * entries (eye_tile.cl); the reduction; the fused kernels use them all. */
+#define EYE_TILE_SOURCES                                                  \
+    "eye_args.cl", "eye_sample.cl", "eye_window.cl", "eye_count.cl",      \
+        "eye_bucket.cl", "eye_tile.cl", "eye_reduce.cl"
+static const char *const sources[] = {EYE_TILE_SOURCES};
+static const char *const fused_sources[] = {EYE_TILE_SOURCES,
                                             "eye_fused.cl"};
 /* The timing names; where the input may take a 2-D window eye_tile_2d is
  * launched in eye_tile's place (tile_name()). The fused strategy launches
@@ -28,37 +36,6 @@ static const char *const fused_sources[] = {"eye_tile.cl", "eye_reduce.cl",
  * kernel is created for its plan only. */
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 static const char *const fused_names[] = {"eye_fused"};
-enum { K_TILE, K_REDUCE, K_COUNT };
-
-struct eye_plan {
-    bool two_d;              /* the tile kernel is eye_tile_2d          */
-    cl_uint groups;          /* work-groups of the tile kernel          */
-    cl_uint forced_batches;  /* --batches, 0 = groups / tiles used      */
-    cl_uint tile_rows;       /* w: whole rows per tile (0: < 1 row)     */
-    cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
-    cl_uint tile_words;      /* local words: counters, or eye scratch   */
-    cl_uint replicas;        /* R: copies of the tile per group         */
-    cl_uint ncells;          /* cells the eye is sampled in ...         */
-    cl_uint cell_tiles;      /* ... of this many tiles each             */
-    cl_uint max_tiles;       /* largest eye window, in tiles            */
-    cl_uint min_samples;     /* samples a cell needs to join the window */
-    cl_uint min_samples_2d;  /* the same for a 2-D window's cells       */
-    size_t group[K_COUNT];   /* work-group size of each kernel          */
-    size_t group_limit[K_COUNT]; /* their CL_KERNEL_WORK_GROUP_SIZE     */
-    size_t tile_target;      /* tile group the program was asked for    */
-    size_t tile_accepted;    /* eye_tile's reqd_work_group_size that
-                                eye_tile_2d runs at (tile_group), or 0  */
-    size_t tile_required;    /* the tile kernel's reqd_work_group_size
-                                (CL_KERNEL_COMPILE_WORK_GROUP_SIZE[0]),
-                                0: built without one                   */
-    size_t local_bytes;      /* dynamic local memory of a tile group    */
-    cl_uint reduce_groups[2]; /* groups of the reduction's parts A, B  */
-    size_t partial_bytes;
-    cl_uint nbuckets;        /* buckets of an iteration without a tile  */
-    cl_uint bucket_cap;      /* entries an area holds, 0: no buckets    */
-    const char *buckets_why; /* why there are none, else NULL           */
-    size_t bucket_bytes;     /* the cursors and the areas               */
-};
 
 struct eye_state {
     cl_kernel kernel[K_COUNT];
@@ -68,7 +45,7 @@ struct eye_state {
     cl_mem values, eye, partial, outer, histo;
     cl_mem out;              /* bind_output's buffer (not held), or NULL:
                                 the reduction writes it, not histo     */
-    cl_mem buckets;          /* eye_tile.cl's "Buckets": cursors, areas */
+    cl_mem buckets;          /* eye_bucket.cl's: cursors, areas         */
     cl_mem control;          /* fused: eye_fused.cl's two control blocks */
     cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
     struct eye_plan plan;
@@ -197,6 +174,25 @@ static int replicated_defines(const struct device_info *dev,
     return defines(dev, true, d);
 }
 
+/* The work-group size the runtime built eye_tile for in the same
+ * program (CL_KERNEL_COMPILE_WORK_GROUP_SIZE[0]), 0 where none: what
+ * eye_tile_2d and the fused kernels run at. */
+static int eye_tile_compiled(struct eye_state *s, size_t *accepted)
+{
+    int status = HISTO_OK;
+    cl_kernel one_d = NULL;
+    size_t c1[3] = {0, 0, 0};
+    CL_CREATE(one_d, clCreateKernel(s->env.program, "eye_tile", &cl_err_));
+    const cl_int err = clGetKernelWorkGroupInfo(
+        one_d, s->env.device->id, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+        sizeof c1, c1, NULL);
+    clReleaseKernel(one_d);
+    CL_CALL(err);
+    *accepted = c1[0];
+fail:
+    return status;
+}
+
 /* The tile kernel's work-group size. Built with reqd_work_group_size
  * (CL_KERNEL_COMPILE_WORK_GROUP_SIZE not 0) it runs at that size, the
  * only one it may: the runtime built it for that size, even where it
@@ -234,36 +230,19 @@ static int tile_group(struct eye_state *s, size_t target)
      * with one; a launch it then refuses rebuilds the program for a size
      * it reports (launch). */
     size_t accepted = 0;
-    if (compiled[0] == 0 && (s->plan.two_d || s->fused)) {
-        cl_kernel one_d = NULL;
-        size_t c1[3] = {0, 0, 0};
-        CL_CREATE(one_d, clCreateKernel(s->env.program, "eye_tile",
-                                        &cl_err_));
-        const cl_int err = clGetKernelWorkGroupInfo(
-            one_d, dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof c1, c1,
-            NULL);
-        clReleaseKernel(one_d);
-        CL_CALL(err);
-        accepted = c1[0];
-    }
-    p->tile_accepted = compiled[0] == 0 ? accepted : 0;
-    p->group[K_TILE] = compiled[0] != 0 ? compiled[0]
-                     : accepted != 0
-                         ? min_size(accepted,
-                                    min_size(limit, HISTO_TILE_GROUP_MAX))
-                         : min_size(min_size(target, kmax),
-                                    min_size(limit, HISTO_TILE_GROUP_MAX));
-    if (p->group[K_TILE] < 1)
-        p->group[K_TILE] = 1;
+    if (compiled[0] == 0 && (s->plan.two_d || s->fused)
+        && (status = eye_tile_compiled(s, &accepted)) != HISTO_OK)
+        return status;
+    p->tile_accepted = accepted;
+    p->group[K_TILE] = eye_plan_tile_group(compiled[0], accepted, target,
+                                           kmax, limit);
 fail:
     return status;
 }
 
 /* The reduction's work-group size: HISTO_WORK_GROUP (what NVIDIA reports
  * anyway), at most the device's and the kernel's limits, never above
- * what it reports. Its part B gives each window quad HISTO_REDUCE_LANES
- * work-items of one group, so a group holds a multiple of them where it
- * holds any. */
+ * what it reports, in whole window quads' lanes (eye_plan.h). */
 static int reduce_group(struct eye_state *s)
 {
     struct eye_plan *p = &s->plan;
@@ -273,9 +252,7 @@ static int reduce_group(struct eye_state *s)
                                            &p->group_limit[K_REDUCE]);
     if (status != HISTO_OK)
         return status;
-    if (size >= HISTO_REDUCE_LANES)
-        size -= size % HISTO_REDUCE_LANES;
-    p->group[K_REDUCE] = size;
+    p->group[K_REDUCE] = eye_plan_reduce_group(size);
     return HISTO_OK;
 }
 
@@ -290,10 +267,26 @@ static int share_inverse(cl_uint *inv)
     return status;
 }
 
+/* $HISTO_EYE_BUCKET_CAP (eye_plan_buckets): 0, no buckets; else the
+ * entries an area holds. */
+static int bucket_ask(struct eye_bucket_ask *ask)
+{
+    const char *forced = getenv("HISTO_EYE_BUCKET_CAP");
+    ask->off = forced != NULL && strcmp(forced, "0") == 0;
+    ask->cap = 0;
+    if (!ask->off
+        && strategy_env_number("HISTO_EYE_BUCKET_CAP", 1ul << 28, &ask->cap)
+               != HISTO_OK) {
+        histo_error("HISTO_EYE_BUCKET_CAP may also be 0: no buckets");
+        return HISTO_EXIT_USAGE;
+    }
+    return HISTO_OK;
+}
+
 _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN == 0
                    && HISTO_EYE_SAMPLES >= 2 * HISTO_EYE_RUN,
-               "eye_tile.cl packs sample counts in 16 bits and samples whole "
-               "runs at two points at least");
+               "eye_sample.cl packs sample counts in 16 bits and samples "
+               "whole runs at two points at least");
 _Static_assert(HISTO_BUCKET_BINS % 8 == 0 && HISTO_BUCKET_BINS <= 65536
                    && HISTO_BUCKET_LOCAL_WORDS
                           == HISTO_BUCKET_BINS / 2 + 1
@@ -310,7 +303,7 @@ _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX
                    && HISTO_TILE_GROUP_BOUND == 0xffffu - HISTO_SATURATE,
                "16-bit tile counters hold 255 plus one increment per item");
 
-/* Whether eye_tile.cl may choose a 2-D window for the input (its can_2d,
+/* Whether eye_window.cl may choose a 2-D window for the input (can_2d,
  * where a row also fits a tile): then the kernel eye_tile_2d runs, else
  * eye_tile, which has whole rows only. From HISTO_EYE_2D_MIN_VALUES
  * values, or from $HISTO_TEST_2D_MIN_VALUES (test-only: small inputs that
@@ -322,33 +315,8 @@ static int input_may_use_2d(const struct histo_input *in, bool *may)
                                            UINT32_MAX, &min_values);
     if (min_values == 0)
         min_values = HISTO_EYE_2D_MIN_VALUES;
-    *may = in->histo_width % 4 == 0 && in->histo_width >= 8
-        && in->nvalues >= min_values;
+    *may = eye_plan_may_use_2d(in, min_values);
     return status;
-}
-
-/* Groups of the reduction (eye_reduce.cl): part A, one work-item per quad
- * of bins, then part B, HISTO_REDUCE_LANES per quad of the largest
- * window (max_tiles tiles; a 2-D window has fewer); each loops over its
- * quads, so neither needs more than HISTO_REDUCE_GROUPS_PER_CU groups a
- * compute unit (launching thousands of groups costs microseconds:
- * docs/design.md). Any group size gives the same result. */
-static void reduce_groups(struct eye_state *s, uint64_t units)
-{
-    struct eye_plan *p = &s->plan;
-    const uint64_t group = p->group[K_REDUCE];
-    const uint64_t cap = units * HISTO_REDUCE_GROUPS_PER_CU;
-    const uint64_t full = s->input->nbins / 4;
-    uint64_t window = (uint64_t)p->max_tiles * p->tile_bins / 4;
-    if (window > full)
-        window = full;
-    const uint64_t a = (full + group - 1) / group;
-    /* groups of fewer than HISTO_REDUCE_LANES have no part B: part A then
-     * adds the window's quads too */
-    const uint64_t b = group < HISTO_REDUCE_LANES
-                     ? 0 : (window * HISTO_REDUCE_LANES + group - 1) / group;
-    p->reduce_groups[0] = (cl_uint)(a < 1 ? 1 : a < cap ? a : cap);
-    p->reduce_groups[1] = (cl_uint)(b < cap ? b : cap);
 }
 
 /* Local words a tile group may take: the device's local memory less the
@@ -362,233 +330,63 @@ static int local_words(struct eye_state *s, const struct device_info *dev,
                                      CL_KERNEL_LOCAL_MEM_SIZE,
                                      sizeof static_local, &static_local,
                                      NULL));
-    const cl_ulong reserved = HISTO_LOCAL_HEADROOM + static_local;
-    *words = (dev->local_mem > reserved ? dev->local_mem - reserved : 0)
-           / sizeof(cl_uint);
+    *words = eye_plan_local_words(dev->local_mem, static_local);
 fail:
     return status;
 }
 
-/* The tile's words also hold the eye's column buckets, a grid of cell
- * counts, the 2-D window's row buckets twice over and a few more words
- * (eye_tile.cl). */
-static const uint64_t eye_scratch = 2 + HISTO_EYE_COL_BUCKETS
-                                  + 2 * HISTO_EYE_ROW_BUCKETS;
-
-/* Tiles as large as local memory allows (two 16-bit counters a word; R
- * copies share it, each holding 1/R of the bins), whole rows when a row
- * fits, at most --tile-rows rows. */
-static int plan_tiles(struct eye_state *s, const struct strategy_env *env,
-                      uint64_t words_avail)
+/* The allocations the plan needs, checked before anything is allocated:
+ * a histogram of up to 2^32 - 1 bins passes the input check but not
+ * every device's allocation limit. batches x tiles never exceeds the
+ * groups, so neither do the partials; the output histogram is a quarter
+ * of the out-of-eye one, so these checks cover it too. */
+static int check_allocs(struct eye_plan *p, const struct strategy_env *env)
 {
+    int status;
     const struct device_info *dev = env->device;
-    const struct histo_input *in = env->input;
-    struct eye_plan *p = &s->plan;
-    p->replicas = !s->replicated ? 1
-                : env->knobs.v[KNOB_REPLICAS] != 0 ? env->knobs.v[KNOB_REPLICAS]
-                                                   : HISTO_REPLICAS;
-    uint64_t bins = words_avail * 2 / p->replicas;
-    if (bins < 64 || words_avail < eye_scratch + 32) {
-        histo_error("device '%s' has %llu bytes of local memory, too few for "
-                    "%u %s of counters", dev->name,
-                    (unsigned long long)dev->local_mem, p->replicas,
-                    p->replicas == 1 ? "tile" : "copies of a tile");
-        return HISTO_EXIT_DEVICE;
-    }
-    const uint64_t all_bins = ((uint64_t)in->nbins + 3) & ~(uint64_t)3;
-    if (bins > all_bins)
-        bins = all_bins;
-    const unsigned rows = env->knobs.v[KNOB_TILE_ROWS];
-    if (rows != 0 && (uint64_t)rows * in->histo_width < bins)
-        bins = (uint64_t)rows * in->histo_width;
-    if (bins >= in->histo_width && bins < all_bins)
-        bins = bins / in->histo_width * in->histo_width;
-    if (bins < 4)
-        bins = 4;
-    bins &= ~(uint64_t)3;
-    /* bins <= local memory / 2 bytes, far below 2^32 on any device */
-    p->tile_bins = (cl_uint)bins;
-    p->tile_rows = (cl_uint)(bins / in->histo_width);
-    return HISTO_OK;
-}
-
-/* Cells of one tile where at most HISTO_EYE_CELLS (and what local memory
- * holds, at least 32) cover the histogram, else of as many tiles as it
- * takes: every cell covers the same share of it, so no cell gathers the
- * bins past the others and wins the densest-cell choice by that alone.
- * Then the largest window and the tile group's local words. */
-static void plan_cells(struct eye_plan *p, const struct histo_input *in,
-                       uint64_t words_avail)
-{
-    const uint64_t bins = p->tile_bins;
-    const uint64_t tiles = ((uint64_t)in->nbins + bins - 1) / bins;
-    uint64_t cells = tiles;
-    if (cells > HISTO_EYE_CELLS)
-        cells = HISTO_EYE_CELLS;
-    if (cells > words_avail - eye_scratch)
-        cells = words_avail - eye_scratch;
-    const uint64_t cell_tiles = (tiles + cells - 1) / cells;
-    p->cell_tiles = (cl_uint)cell_tiles;
-    p->ncells = (cl_uint)((tiles + cell_tiles - 1) / cell_tiles);
-    p->max_tiles = (cl_uint)(tiles < HISTO_MAX_TILES ? tiles
-                                                     : HISTO_MAX_TILES);
-    uint64_t words = bins / 2 * p->replicas;
-    if (words < p->ncells + eye_scratch)
-        words = p->ncells + eye_scratch;
-    p->tile_words = (cl_uint)words;
-    p->local_bytes = (size_t)words * sizeof(cl_uint);
-}
-
-/* The tile kernel's groups: --batches x the largest window, or as many
- * as the compute units keep busy, fewer for small inputs (batches then
- * follow on the device from the tiles the eye needs). At most
- * the --batches maximum (knobs.c) x HISTO_MAX_TILES, or a few a compute
- * unit. */
-static void plan_groups(struct eye_plan *p, const struct strategy_env *env)
-{
-    uint64_t groups;
-    if (env->knobs.v[KNOB_BATCHES] != 0) {
-        p->forced_batches = env->knobs.v[KNOB_BATCHES];
-        groups = (uint64_t)p->forced_batches * p->max_tiles;
-    } else {
-        uint64_t per_cu = HISTO_CU_THREADS / p->group[K_TILE];
-        if (per_cu < 1)
-            per_cu = 1;
-        if (per_cu > HISTO_MAX_GROUPS_PER_CU)
-            per_cu = HISTO_MAX_GROUPS_PER_CU;
-        groups = device_units(env->device) * per_cu;
-        const uint64_t useful = (env->input->nvalues
-                                 + HISTO_MIN_GROUP_VALUES - 1)
-                              / HISTO_MIN_GROUP_VALUES;
-        if (groups > useful)
-            groups = useful;
-        if (groups < p->max_tiles)
-            groups = p->max_tiles;
-    }
-    p->groups = (cl_uint)groups;
-}
-
-/* The samples a cell needs to join the window, whole-row and 2-D. */
-static int plan_samples(struct eye_plan *p, const struct histo_input *in)
-{
-    cl_uint inv;
-    const int status = share_inverse(&inv);
-    if (status != HISTO_OK)
+    const uint64_t all_bins = ((uint64_t)env->input->nbins + 3)
+                            & ~(uint64_t)3;
+    p->partial_bytes = (size_t)p->groups * p->tile_bins;
+    if ((p->bucket_cap != 0
+         && (status = device_check_alloc(dev, "bucket", p->bucket_bytes))
+                != HISTO_OK)
+        || (status = device_check_alloc(dev, "partial tiles",
+                                        p->partial_bytes)) != HISTO_OK
+        || (status = device_check_alloc(dev, "out-of-eye histogram",
+                                        all_bins * 4)) != HISTO_OK)
         return status;
-    const uint64_t samples = in->nvalues < HISTO_EYE_SAMPLES
-                           ? in->nvalues : HISTO_EYE_SAMPLES;
-    p->min_samples = (cl_uint)((samples + inv - 1) / inv);
-    if (p->min_samples == 0)
-        p->min_samples = 1;
-    p->min_samples_2d = (cl_uint)((samples + HISTO_EYE_2D_SHARE_INV - 1)
-                                  / HISTO_EYE_2D_SHARE_INV);
-    if (p->min_samples_2d == 0)
-        p->min_samples_2d = 1;
     return HISTO_OK;
 }
 
-/* Buckets for iterations without a tile (eye_tile.cl, "Buckets"): the
- * tile's memory must hold the staging of HISTO_BUCKET_MIN_SLOTS values a
- * bucket, and each area about twice an even share of the input, never
- * more than the input (values past an area's end take global atomics),
- * within 1/HISTO_BUCKET_MEM_INV of the device's memory and one
- * allocation. $HISTO_EYE_BUCKET_CAP sets the entries an area holds (0: no
- * buckets), checked against one allocation only. Only eye_tile_2d has them
- * (eye_tile.cl, count_group). The fused kernels take none: their
- * reduction would need a bucket's counters in the tile's memory. */
-static int plan_buckets(struct eye_plan *p, const struct strategy_env *env,
-                        bool fused)
-{
-    const uint64_t nb = ((uint64_t)env->input->nbins - 1) / HISTO_BUCKET_BINS
-                      + 1;
-    const uint64_t pad_bytes = (nb + HISTO_BUCKET_PAD - 1) / HISTO_BUCKET_PAD
-                             * HISTO_BUCKET_PAD * sizeof(cl_uint);
-    p->nbuckets = 0;
-    p->bucket_cap = 0;
-    p->bucket_bytes = 0;
-    const char *forced = getenv("HISTO_EYE_BUCKET_CAP");
-    unsigned long cap = 0;
-    if (forced != NULL && strcmp(forced, "0") == 0) {
-        p->buckets_why = "HISTO_EYE_BUCKET_CAP=0";
-        return HISTO_OK;
-    }
-    if (strategy_env_number("HISTO_EYE_BUCKET_CAP", 1ul << 28, &cap)
-        != HISTO_OK) {
-        histo_error("HISTO_EYE_BUCKET_CAP may also be 0: no buckets");
-        return HISTO_EXIT_USAGE;
-    }
-    if (fused) {
-        p->buckets_why = "the fused kernel";
-        return HISTO_OK;
-    }
-    if (!p->two_d) {
-        p->buckets_why = "eye_tile (no 2-D window for this input)";
-        return HISTO_OK;
-    }
-    if ((uint64_t)p->tile_words < nb * (2 + HISTO_BUCKET_MIN_SLOTS / 2)) {
-        p->buckets_why = "too little local memory for their staging";
-        return HISTO_OK;
-    }
-    const uint64_t n = env->input->nvalues;
-    uint64_t entries = cap != 0 ? cap : 2 * ((n + nb - 1) / nb);
-    if (entries > n)
-        entries = n;
-    /* areas on 16-byte bounds; n <= 2^31: fits cl_uint */
-    entries = (entries + 7) & ~(uint64_t)7;
-    uint64_t limit = env->device->global_mem / HISTO_BUCKET_MEM_INV;
-    if (limit > env->device->max_alloc)
-        limit = env->device->max_alloc;
-    const uint64_t room = limit > pad_bytes
-                        ? (limit - pad_bytes) / (2 * nb) & ~(uint64_t)7 : 0;
-    if (cap == 0 && entries > room)
-        entries = room;
-    if (entries < (cap != 0 ? 8 : HISTO_BUCKET_MIN_CAP)) {
-        p->buckets_why = "too little device memory";
-        return HISTO_OK;
-    }
-    p->nbuckets = (cl_uint)nb;
-    p->bucket_cap = (cl_uint)entries;
-    p->bucket_bytes = (size_t)(pad_bytes + 2 * nb * entries);
-    p->buckets_why = NULL;
-    return device_check_alloc(env->device, "bucket", p->bucket_bytes);
-}
-
-/* The plan, in phases: work-group sizes (those of the kernels created,
- * the ones launched), local memory, tiles, cells, groups, sample
- * thresholds, the reduction's groups; then the allocations it needs,
- * checked before anything is allocated: a histogram of up to 2^32 - 1
- * bins passes the input check but not every device's allocation limit.
- * batches x tiles never exceeds the groups, so neither do the partials;
- * the output histogram is a quarter of the out-of-eye one, so these
- * checks cover it too. */
+/* The plan, in phases (eye_plan.h): work-group sizes (those of the
+ * kernels created, the ones launched), local memory, tiles, cells,
+ * groups, sample thresholds, the reduction's groups, buckets; then the
+ * allocations it needs. */
 static int plan(struct eye_state *s, const struct strategy_env *env)
 {
     int status;
     const struct device_info *dev = env->device;
     struct eye_plan *p = &s->plan;
     uint64_t words_avail = 0;
+    cl_uint share_inv;
+    struct eye_bucket_ask ask;
     if ((status = tile_target(dev, &p->tile_target)) != HISTO_OK
         || (status = tile_group(s, p->tile_target)) != HISTO_OK
         || (status = reduce_group(s)) != HISTO_OK
         || (status = local_words(s, dev, &words_avail)) != HISTO_OK
-        || (status = plan_tiles(s, env, words_avail)) != HISTO_OK)
+        || (status = eye_plan_tiles(p, env, s->replicated, words_avail))
+               != HISTO_OK)
         return status;
-    plan_cells(p, env->input, words_avail);
-    plan_groups(p, env);
-    if ((status = plan_samples(p, env->input)) != HISTO_OK)
+    eye_plan_cells(p, env->input, words_avail);
+    eye_plan_groups(p, env);
+    if ((status = share_inverse(&share_inv)) != HISTO_OK)
         return status;
-    reduce_groups(s, device_units(dev));
-    if ((status = plan_buckets(p, env, s->fused)) != HISTO_OK)
+    eye_plan_samples(p, env->input, share_inv);
+    eye_plan_reduce(p, env->input->nbins, device_units(dev));
+    if ((status = bucket_ask(&ask)) != HISTO_OK)
         return status;
-    const uint64_t all_bins = ((uint64_t)env->input->nbins + 3)
-                            & ~(uint64_t)3;
-    p->partial_bytes = (size_t)p->groups * p->tile_bins;
-    if ((status = device_check_alloc(dev, "partial tiles",
-                                     p->partial_bytes)) != 0
-        || (status = device_check_alloc(dev, "out-of-eye histogram",
-                                        all_bins * 4)) != 0)
-        return status;
-    return HISTO_OK;
+    eye_plan_buckets(p, env, s->fused, &ask);
+    return check_allocs(p, env);
 }
 
 static int set_tile_args(struct eye_state *s)
@@ -652,52 +450,57 @@ fail:
     return status;
 }
 
-static int setup(const struct strategy_env *env, bool replicated,
-                 bool fused, void **opaque)
+/* eye_fused.cl waits for other groups in loops of no fixed length: a
+ * device that ends loops early would let a group past the barrier before
+ * the others have counted (wrong counters, silently). */
+static int fused_refused(const struct strategy_env *env)
+{
+    if (env->loop_limit == 0)
+        return HISTO_OK;
+    histo_error("the fused strategy waits for other work-groups in loops "
+                "of no fixed length, and '%s' ends a work-item's loops "
+                "after %u iterations: use --strategy eye",
+                env->device->name, env->loop_limit);
+    return HISTO_EXIT_DEVICE;
+}
+
+/* The tile kernel that will run, and the plan made with it. A tile of
+ * less than a row takes no 2-D window: then eye_tile runs, planned with
+ * its own figures. */
+static int tile_kernel(struct eye_state *s, const struct strategy_env *env)
 {
     int status = HISTO_OK;
-    struct eye_state *s = NULL;
-    const struct histo_input *in = env->input;
-    /* eye_fused.cl waits for other groups in loops of no fixed length: a
-     * device that ends loops early would let a group past the barrier
-     * before the others have counted (wrong counters, silently). */
-    if (fused && env->loop_limit != 0) {
-        histo_error("the fused strategy waits for other work-groups in "
-                    "loops of no fixed length, and '%s' ends a work-item's "
-                    "loops after %u iterations: use --strategy eye",
-                    env->device->name, env->loop_limit);
-        return HISTO_EXIT_DEVICE;
-    }
-    HOST_ALLOC(s, 1);
-    s->input = in;
-    s->env = *env;
-    s->replicated = replicated;
-    s->fused = fused;
-    CL_CREATE(s->kernel[K_REDUCE], clCreateKernel(env->program,
-                                                  kernel_names[K_REDUCE],
-                                                  &cl_err_));
-    /* Planned with the tile kernel that will run. A tile of less than a
-     * row takes no 2-D window: then eye_tile runs, planned with its own
-     * figures. */
-    if ((status = input_may_use_2d(in, &s->plan.two_d)) != HISTO_OK)
-        goto fail;
+    if ((status = input_may_use_2d(env->input, &s->plan.two_d)) != HISTO_OK)
+        return status;
     for (;;) {
         CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
                                                     tile_name(s), &cl_err_));
         if ((status = plan(s, env)) != HISTO_OK)
-            goto fail;
-        if (!s->plan.two_d || in->histo_width <= s->plan.tile_bins)
+            return status;
+        if (!s->plan.two_d || env->input->histo_width <= s->plan.tile_bins)
             break;
         clReleaseKernel(s->kernel[K_TILE]);
         s->kernel[K_TILE] = NULL;
         s->plan.two_d = false;
     }
+fail:
+    return status;
+}
 
+/* Bins rounded up to whole quads: the reduction reads and writes four at
+ * a time. */
+static size_t quad_bins(const struct histo_input *in)
+{
+    return ((size_t)in->nbins + 3) & ~(size_t)3;
+}
+
+/* The buffers of the plan, and the caller's input buffer, held until
+ * release. What was made before a failure stays in *s for the release. */
+static int create_buffers(struct eye_state *s, const struct strategy_env *env)
+{
+    int status = HISTO_OK;
     const struct eye_plan *p = &s->plan;
-    /* Bins rounded up to whole quads: the reduction reads and writes four
-     * at a time. */
-    const size_t quad_bins = ((size_t)in->nbins + 3) & ~(size_t)3;
-    /* The caller's input buffer, held until release. */
+    const size_t quads = quad_bins(env->input);
     CL_CALL(clRetainMemObject(env->values));
     s->values = env->values;
     CL_CREATE(s->eye, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
@@ -706,47 +509,80 @@ static int setup(const struct strategy_env *env, bool replicated,
     CL_CREATE(s->partial, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                          p->partial_bytes, NULL, &cl_err_));
     CL_CREATE(s->outer, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
-                                       quad_bins * sizeof(cl_uint), NULL,
+                                       quads * sizeof(cl_uint), NULL,
                                        &cl_err_));
     CL_CREATE(s->histo, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
-                                       quad_bins, NULL, &cl_err_));
+                                       quads, NULL, &cl_err_));
     /* without buckets the kernels take a buffer they never touch */
     const size_t bucket_bytes = p->bucket_cap != 0
                               ? p->bucket_bytes
                               : HISTO_BUCKET_PAD * sizeof(cl_uint);
     CL_CREATE(s->buckets, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                          bucket_bytes, NULL, &cl_err_));
-    if (fused)
+    if (s->fused)
         CL_CREATE(s->control,
                   clCreateBuffer(env->context, CL_MEM_READ_WRITE,
                                  2 * HISTO_FUSED_CTL_WORDS * sizeof(cl_uint),
                                  NULL, &cl_err_));
+fail:
+    return status;
+}
 
+/* The fills the first iteration needs; the iterations leave the buffers
+ * as they found them. */
+static int fill_buffers(struct eye_state *s, const struct strategy_env *env)
+{
+    int status = HISTO_OK;
+    const cl_uint zero = 0;
     /* The reduction leaves `outer` zeroed for the next iteration; only the
      * first needs this fill. */
-    const cl_uint zero = 0;
     CL_CALL(clEnqueueFillBuffer(env->queue, s->outer, &zero, sizeof zero, 0,
-                                quad_bins * sizeof(cl_uint), 0, NULL, NULL));
+                                quad_bins(env->input) * sizeof(cl_uint), 0,
+                                NULL, NULL));
     CL_CALL(clEnqueueFillBuffer(env->queue, s->eye, &zero, sizeof zero, 0,
                                 HISTO_EYE_WORDS * sizeof(cl_uint), 0, NULL,
                                 NULL));
     /* the cursors, which the reduction zeroes after each iteration */
-    if (p->bucket_cap != 0)
+    if (s->plan.bucket_cap != 0)
         CL_CALL(clEnqueueFillBuffer(env->queue, s->buckets, &zero,
                                     sizeof zero, 0,
-                                    (size_t)p->nbuckets * sizeof(cl_uint), 0,
-                                    NULL, NULL));
+                                    (size_t)s->plan.nbuckets
+                                        * sizeof(cl_uint),
+                                    0, NULL, NULL));
     /* each launch zeroes the other block for the next (eye_fused.cl) */
-    if (fused)
+    if (s->fused)
         CL_CALL(clEnqueueFillBuffer(env->queue, s->control, &zero,
                                     sizeof zero, 0,
                                     2 * HISTO_FUSED_CTL_WORDS
                                         * sizeof(cl_uint),
                                     0, NULL, NULL));
-    if ((status = set_tile_args(s)) != HISTO_OK
+fail:
+    return status;
+}
+
+/* The state, in phases: the kernels and the plan, the buffers, their
+ * first fills, the kernels' arguments. */
+static int setup(const struct strategy_env *env, bool replicated,
+                 bool fused, void **opaque)
+{
+    int status = HISTO_OK;
+    struct eye_state *s = NULL;
+    if (fused && (status = fused_refused(env)) != HISTO_OK)
+        return status;
+    HOST_ALLOC(s, 1);
+    s->input = env->input;
+    s->env = *env;
+    s->replicated = replicated;
+    s->fused = fused;
+    CL_CREATE(s->kernel[K_REDUCE], clCreateKernel(env->program,
+                                                  kernel_names[K_REDUCE],
+                                                  &cl_err_));
+    if ((status = tile_kernel(s, env)) != HISTO_OK
+        || (status = create_buffers(s, env)) != HISTO_OK
+        || (status = fill_buffers(s, env)) != HISTO_OK
+        || (status = set_tile_args(s)) != HISTO_OK
         || (status = set_reduce_args(s)) != HISTO_OK)
         goto fail;
-
     *opaque = s;
     return HISTO_OK;
 fail:
@@ -974,12 +810,10 @@ static bool used_buckets(const struct eye_state *s)
     return s->eye_words[HISTO_EYE_TILES] == 0 && s->plan.bucket_cap != 0;
 }
 
-static void eye_report(const void *opaque, FILE *f)
+/* The plan's lines of the report. */
+static void report_plan(const struct eye_state *s, FILE *f)
 {
-    const struct eye_state *s = opaque;
     const struct eye_plan *p = &s->plan;
-    cl_uint first, last;
-    eye_rows(s, &first, &last);
     fprintf(f, "config.groups = %u\n", p->groups);
     fprintf(f, "config.tile_kernel = %s\n", tile_name(s));
     if (s->fused)
@@ -1023,6 +857,13 @@ static void eye_report(const void *opaque, FILE *f)
     fprintf(f, "config.bucket_bytes = %zu\n", p->bucket_bytes);
     fprintf(f, "config.buckets_off = %s\n",
             p->buckets_why != NULL ? p->buckets_why : "no");
+}
+
+/* The lines of what the device chose, from the read-back. */
+static void report_eye(const struct eye_state *s, FILE *f)
+{
+    cl_uint first, last;
+    eye_rows(s, &first, &last);
     fprintf(f, "config.batches = %u\n", s->eye_words[HISTO_EYE_BATCHES]);
     fprintf(f, "eye.groups_counted = %u\n", s->eye_words[HISTO_EYE_RAN]);
     fprintf(f, "eye.tiles_used = %u\n", s->eye_words[HISTO_EYE_TILES]);
@@ -1041,6 +882,13 @@ static void eye_report(const void *opaque, FILE *f)
     eye_cols(s, &first, &last);
     fprintf(f, "eye.first_col = %u\n", first);
     fprintf(f, "eye.cols = %u\n", last);
+}
+
+static void eye_report(const void *opaque, FILE *f)
+{
+    const struct eye_state *s = opaque;
+    report_plan(s, f);
+    report_eye(s, f);
 }
 
 static void eye_summary(const void *opaque, FILE *f)
@@ -1086,64 +934,35 @@ static bool fused_fits(const struct strategy_share *sh)
         && sh->loop_limit == 0 && sh->device->fence != DEVICE_FENCE_NONE;
 }
 
-const struct strategy eye_strategy = {
-    .name = "eye",
-    .knobs = KNOB_BIT(KNOB_BATCHES) | KNOB_BIT(KNOB_TILE_ROWS),
-    .sources = sources,
-    .nsources = sizeof sources / sizeof sources[0],
-    .kernels = kernel_names,
-    .nkernels = K_COUNT,
-    .defines = eye_defines,
-    .fits = eye_fits,
-    .setup = eye_setup,
-    .enqueue = eye_enqueue,
-    .download = eye_download,
-    .output = eye_output,
-    .bind = eye_bind,
-    .bind_output = eye_bind_output,
-    .report = eye_report,
-    .used = eye_used,
-    .summary = eye_summary,
-    .release = eye_release,
-};
+/* A strategy of the eye design from what sets it apart (its name,
+ * knobs, sources, kernels, defines, fits, setup, enqueue and
+ * bind_output); the rest is the same for all three. */
+#define EYE_STRATEGY(name_, knobs_, sources_, kernels_, defines_, fits_,    \
+                     setup_, enqueue_, bind_output_)                       \
+    {                                                                      \
+        .name = (name_), .knobs = (knobs_), .sources = (sources_),         \
+        .nsources = sizeof(sources_) / sizeof(sources_)[0],                \
+        .kernels = (kernels_),                                             \
+        .nkernels = sizeof(kernels_) / sizeof(kernels_)[0],                \
+        .defines = (defines_), .fits = (fits_), .setup = (setup_),         \
+        .enqueue = (enqueue_), .download = eye_download,                   \
+        .output = eye_output, .bind = eye_bind,                            \
+        .bind_output = (bind_output_), .report = eye_report,               \
+        .used = eye_used, .summary = eye_summary, .release = eye_release,  \
+    }
 
-const struct strategy fused_strategy = {
-    .name = "fused",
-    .knobs = KNOB_BIT(KNOB_BATCHES) | KNOB_BIT(KNOB_TILE_ROWS),
-    .sources = fused_sources,
-    .nsources = sizeof fused_sources / sizeof fused_sources[0],
-    .kernels = fused_names,
-    .nkernels = 1,
-    .defines = fused_defines,
-    .fits = fused_fits,
-    .setup = fused_setup,
-    .enqueue = fused_enqueue,
-    .download = eye_download,
-    .output = eye_output,
-    .bind = eye_bind,
-    .report = eye_report,
-    .used = eye_used,
-    .summary = eye_summary,
-    .release = eye_release,
-};
+#define EYE_KNOBS (KNOB_BIT(KNOB_BATCHES) | KNOB_BIT(KNOB_TILE_ROWS))
 
-const struct strategy replicated_strategy = {
-    .name = "replicated",
-    .knobs = KNOB_BIT(KNOB_BATCHES) | KNOB_BIT(KNOB_TILE_ROWS)
-             | KNOB_BIT(KNOB_REPLICAS),
-    .sources = sources,
-    .nsources = sizeof sources / sizeof sources[0],
-    .kernels = kernel_names,
-    .nkernels = K_COUNT,
-    .defines = replicated_defines,
-    .setup = replicated_setup,
-    .enqueue = eye_enqueue,
-    .download = eye_download,
-    .output = eye_output,
-    .bind = eye_bind,
-    .bind_output = eye_bind_output,
-    .report = eye_report,
-    .used = eye_used,
-    .summary = eye_summary,
-    .release = eye_release,
-};
+const struct strategy eye_strategy =
+    EYE_STRATEGY("eye", EYE_KNOBS, sources, kernel_names, eye_defines,
+                 eye_fits, eye_setup, eye_enqueue, eye_bind_output);
+
+const struct strategy fused_strategy =
+    EYE_STRATEGY("fused", EYE_KNOBS, fused_sources, fused_names,
+                 fused_defines, fused_fits, fused_setup, fused_enqueue,
+                 NULL);
+
+const struct strategy replicated_strategy =
+    EYE_STRATEGY("replicated", EYE_KNOBS | KNOB_BIT(KNOB_REPLICAS), sources,
+                 kernel_names, replicated_defines, NULL, replicated_setup,
+                 eye_enqueue, eye_bind_output);

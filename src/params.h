@@ -126,9 +126,9 @@
 #define HISTO_MAX_BATCHES 512u
 
 /* Tile counters are 16 bits and end at most 255 plus one increment per
- * work-item of the group (eye_tile.cl), so a group of more than
+ * work-item of the group (eye_count.cl), so a group of more than
  * HISTO_TILE_GROUP_BOUND = 0xffff - HISTO_SATURATE work-items could carry
- * one into its neighbour: eye_tile.cl refuses to build for such a group.
+ * one into its neighbour: eye_count.cl refuses to build for such a group.
  * The host never launches more than HISTO_TILE_GROUP_MAX, far inside. */
 #define HISTO_TILE_GROUP_MAX 1024u
 #define HISTO_TILE_GROUP_BOUND 65280u
@@ -152,7 +152,7 @@
  * (docs/design.md). */
 #define HISTO_REDUCE_GROUPS_PER_CU 4u
 
-/* Buckets (eye_tile.cl): an iteration without a tile sorts its values into
+/* Buckets (eye_bucket.cl): an iteration without a tile sorts its values into
  * buckets of HISTO_BUCKET_BINS bins (16-bit offsets) instead of sending
  * each to a global atomic. Cursors padded to HISTO_BUCKET_PAD words; the
  * tile's memory stages at least HISTO_BUCKET_MIN_SLOTS values a bucket; a

@@ -17,7 +17,7 @@
 # A case passes when histo succeeds, its raw counters equal the
 # sequential reference's, histo.out shows the path the case is for, and
 # Oclgrind reported nothing but the race the design accepts: a read of a
-# counter before the atomic add to it (tile_add in eye_tile.cl), a pair
+# counter before the atomic add to it (tile_add in eye_count.cl), a pair
 # of lines marked "race: pre-read" and "race: its add" in one kernel
 # file (its bound, and why the read is not an atomic load, are in
 # docs/design.md). Any other report, on any line or kernel, fails the
@@ -313,7 +313,7 @@ check_case work.combine_tail "$odd" "$glob --chunk-values 5" HISTO_TEST_MAX_GROU
 # partial histogram.
 planted read_past_end cpu_count.cl '0,/const uint v = in\[i\];/s//const uint v = in[i + 1];/' \
     "$small" "$cpu --batches 2" '' ''
-planted missing_barrier eye_tile.cl '/pick(sm->best2, max_tiles2/,/barrier(CLK_LOCAL_MEM_FENCE);/s/barrier(CLK_LOCAL_MEM_FENCE);/;/' \
+planted missing_barrier eye_window.cl '/pick(sm->best2, max_tiles2/,/barrier(CLK_LOCAL_MEM_FENCE);/s/barrier(CLK_LOCAL_MEM_FENCE);/;/' \
     "$small" "$eye --tile-rows 4" '' ''
 planted combine_past_end combine.cl 's/min(sum + part\[b\]/min(sum + part[b + 1]/' \
     "$odd" "$glob --chunk-values 5" '' ''

@@ -260,8 +260,8 @@ for s in $STRATEGIES; do
         run_histo --strategy "$s" --kernels "$W/broken-kernels" -i "$IN" \
         -o "$W/x.bmp" --timing "$W/x.out" -- 1
     # A strategy's kernel files are named after it (cpu_*.cl, global_*.cl),
-    # but for the eye design's: eye and replicated build eye_tile.cl and
-    # eye_reduce.cl, fused those and eye_fused.cl.
+    # but for the eye design's: eye and replicated build the eye_*.cl
+    # files but eye_fused.cl, fused all of them.
     # Compilers that honour #line name them (PoCL, Intel's); NVIDIA's
     # reports "<kernel>:LINE" of the joined sources whatever #line says.
     if grep -q "<kernel>:[0-9]" "$W/device.$s.build_failure_log.stderr"; then
@@ -270,8 +270,8 @@ for s in $STRATEGIES; do
     fi
     missing=""
     case $s in
-        eye | replicated) files="eye_tile.cl eye_reduce.cl" ;;
-        fused) files="eye_tile.cl eye_reduce.cl eye_fused.cl" ;;
+        eye | replicated) files="eye_args.cl eye_sample.cl eye_window.cl eye_count.cl eye_bucket.cl eye_tile.cl eye_reduce.cl" ;;
+        fused) files="eye_args.cl eye_sample.cl eye_window.cl eye_count.cl eye_bucket.cl eye_tile.cl eye_reduce.cl eye_fused.cl" ;;
         *) files=$(cd "$W/broken-kernels" && echo "${s}"_*.cl) ;;
     esac
     for f in $files; do

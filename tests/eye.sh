@@ -151,7 +151,7 @@ if echo "$STRATEGIES" | grep -qw eye; then
     done
 fi
 # Buckets: an iteration of eye_tile_2d without a window sorts its values
-# into buckets of 8192 bins (eye_tile.cl); HISTO_TEST_2D_MIN_VALUES=1
+# into buckets of 8192 bins (eye_bucket.cl); HISTO_TEST_2D_MIN_VALUES=1
 # (test-only) runs eye_tile_2d for inputs of any size where the width is
 # a multiple of 4, and tiles of 64 rows leave a flat input without a
 # window on any device. A uniform input, one with a third of its values

@@ -14,6 +14,7 @@
 #include "device.h"
 #include "energy.h"
 #include "error.h"
+#include "eye_plan.h"
 #include "input.h"
 #include "params.h"
 #include "outfile.h"
@@ -2139,6 +2140,330 @@ static void test_device_prefers_pocl(void)
     device_list_free(&list);
 }
 
+/* The eye strategy's plan (eye_plan.h), no device needed: a device and
+ * an input made by hand, every expectation worked out by hand below, or
+ * by counting (the cells' cover). */
+struct eye_case {
+    struct device_info dev;
+    struct histo_input in;
+    struct strategy_env env;
+    struct eye_plan p;
+};
+
+static void eye_case(struct eye_case *c, uint32_t width, uint32_t height,
+                     size_t nvalues)
+{
+    memset(c, 0, sizeof *c);
+    c->dev.name = "hand-made";
+    c->dev.compute_units = 132;
+    c->dev.local_mem = 49152;
+    c->dev.global_mem = UINT64_C(80) << 30;
+    c->dev.max_alloc = UINT64_C(20) << 30;
+    c->in.histo_width = width;
+    c->in.histo_height = height;
+    c->in.nbins = width * height;
+    c->in.nvalues = nvalues;
+    c->env.device = &c->dev;
+    c->env.input = &c->in;
+}
+
+static void test_eye_plan_sizes(void)
+{
+    /* compiled wins; else accepted or target, within the limits */
+    check(eye_plan_tile_group(1024, 0, 64, 256, 128) == 1024
+              && eye_plan_tile_group(0, 1024, 64, 256, 512) == 512
+              && eye_plan_tile_group(0, 768, 64, 256, 2048) == 768
+              && eye_plan_tile_group(0, 0, 1024, 256, 2048) == 256
+              && eye_plan_tile_group(0, 0, 1024, 4096, 4096) == 1024
+              && eye_plan_tile_group(0, 0, 0, 256, 2048) == 1,
+          "eye_plan.tile_group", "a size differs");
+    check(eye_plan_reduce_group(256) == 256 && eye_plan_reduce_group(7) == 7
+              && eye_plan_reduce_group(12) == 8
+              && eye_plan_reduce_group(1023) == 1016,
+          "eye_plan.reduce_group", "a size differs");
+    /* (49152 - 1024) / 4; nothing left; (65536 - 1024 - 2048) / 4 */
+    check(eye_plan_local_words(49152, 0) == 12032
+              && eye_plan_local_words(1000, 0) == 0
+              && eye_plan_local_words(65536, 2048) == 15616,
+          "eye_plan.local_words", "%llu",
+          (unsigned long long)eye_plan_local_words(49152, 0));
+    struct eye_case c;
+    eye_case(&c, 256, 8192, 8388608);
+    bool ok = eye_plan_may_use_2d(&c.in, 8388608);
+    ok = ok && !eye_plan_may_use_2d(&c.in, 8388609);
+    c.in.histo_width = 258; /* no whole quads of columns */
+    ok = ok && !eye_plan_may_use_2d(&c.in, 1);
+    c.in.histo_width = 4; /* narrower than 8 */
+    ok = ok && !eye_plan_may_use_2d(&c.in, 1);
+    check(ok, "eye_plan.may_use_2d", "a case differs");
+}
+
+static void test_eye_plan_tiles(void)
+{
+    struct eye_case c;
+    /* 12032 words, two counters each: 24064 bins, 94 rows of 256 */
+    eye_case(&c, 256, 8192, 1 << 20);
+    int st = eye_plan_tiles(&c.p, &c.env, false, 12032);
+    check(st == 0 && c.p.replicas == 1 && c.p.tile_bins == 24064
+              && c.p.tile_rows == 94,
+          "eye_plan.tiles_whole_rows", "status %d, R %u, %u bins, %u rows",
+          st, c.p.replicas, c.p.tile_bins, c.p.tile_rows);
+    c.env.knobs.v[KNOB_TILE_ROWS] = 4;
+    st = eye_plan_tiles(&c.p, &c.env, false, 12032);
+    check(st == 0 && c.p.tile_bins == 1024 && c.p.tile_rows == 4,
+          "eye_plan.tiles_tile_rows", "%u bins, %u rows", c.p.tile_bins,
+          c.p.tile_rows);
+    /* two copies (HISTO_REPLICAS): 12032 bins, 47 rows; three: 24064 / 3
+     * = 8021 bins, 31 whole rows of 256 */
+    c.env.knobs.v[KNOB_TILE_ROWS] = 0;
+    st = eye_plan_tiles(&c.p, &c.env, true, 12032);
+    const int two = st == 0 && c.p.replicas == 2 && c.p.tile_bins == 12032
+                 && c.p.tile_rows == 47;
+    c.env.knobs.v[KNOB_REPLICAS] = 3;
+    st = eye_plan_tiles(&c.p, &c.env, true, 12032);
+    check(two && st == 0 && c.p.replicas == 3 && c.p.tile_bins == 7936
+              && c.p.tile_rows == 31,
+          "eye_plan.tiles_replicas", "R %u, %u bins, %u rows", c.p.replicas,
+          c.p.tile_bins, c.p.tile_rows);
+    /* 5x3: the 15 bins in whole quads, 16 */
+    eye_case(&c, 5, 3, 21);
+    st = eye_plan_tiles(&c.p, &c.env, false, 12032);
+    check(st == 0 && c.p.tile_bins == 16 && c.p.tile_rows == 3,
+          "eye_plan.tiles_small_histogram", "%u bins, %u rows",
+          c.p.tile_bins, c.p.tile_rows);
+    /* a row wider than the tile: 24064 bins, less than a row */
+    eye_case(&c, 65536, 2, 1 << 20);
+    st = eye_plan_tiles(&c.p, &c.env, false, 12032);
+    check(st == 0 && c.p.tile_bins == 24064 && c.p.tile_rows == 0,
+          "eye_plan.tiles_wide_rows", "%u bins, %u rows", c.p.tile_bins,
+          c.p.tile_rows);
+    /* 40 words: 80 bins, but less than the eye's scratch */
+    const char *log = path_in_workdir("eye_plan.log");
+    char text[512];
+    int lines;
+    eye_case(&c, 256, 8192, 1 << 20);
+    stderr_to(log);
+    st = eye_plan_tiles(&c.p, &c.env, false, 40);
+    stderr_back();
+    captured(log, text, sizeof text, &lines);
+    check(st == HISTO_EXIT_DEVICE && lines == 1
+              && strstr(text, "'hand-made' has 49152 bytes") != NULL,
+          "eye_plan.tiles_too_few_words", "status %d: %s", st, text);
+}
+
+/* The cells cover the tiles as eye_plan.h says, counted tile by tile:
+ * every tile in a cell, cells of equal size (the last may hold fewer),
+ * no more cells than allowed, and cells of one tile each where that
+ * fits. */
+static int eye_cells_cover(uint32_t nbins, uint32_t tile_bins,
+                           uint64_t words_avail)
+{
+    struct eye_case c;
+    eye_case(&c, 1, nbins, 1);
+    c.p.tile_bins = tile_bins;
+    c.p.replicas = 1;
+    eye_plan_cells(&c.p, &c.in, words_avail);
+    uint64_t tiles = 0;
+    for (uint64_t bin = 0; bin < nbins; bin += tile_bins)
+        ++tiles;
+    uint64_t allowed = words_avail - (2 + 64 + 2 * 256);
+    if (allowed > 1024)
+        allowed = 1024;
+    const uint64_t k = c.p.cell_tiles, n = c.p.ncells;
+    return k >= 1 && n * k >= tiles && (n - 1) * k < tiles && n <= allowed
+        && (k == 1 || (tiles + k - 2) / (k - 1) > allowed)
+        && c.p.max_tiles == (tiles < 16 ? tiles : 16);
+}
+
+static void test_eye_plan_cells(void)
+{
+    struct eye_case c;
+    /* 2097152 bins in tiles of 24064: 88 tiles (87 full), a cell each */
+    eye_case(&c, 256, 8192, 1 << 20);
+    c.p.tile_bins = 24064;
+    c.p.replicas = 1;
+    eye_plan_cells(&c.p, &c.in, 12032);
+    check(c.p.ncells == 88 && c.p.cell_tiles == 1 && c.p.max_tiles == 16
+              && c.p.tile_words == 12032 && c.p.local_bytes == 48128,
+          "eye_plan.cells_workload", "%u cells of %u, max %u, %u words",
+          c.p.ncells, c.p.cell_tiles, c.p.max_tiles, c.p.tile_words);
+    /* tiles of 16 bins: 131072 tiles in 1024 cells of 128; the scratch
+     * and the cells outgrow the tile's 8 words: 1024 + 578 */
+    c.p.tile_bins = 16;
+    eye_plan_cells(&c.p, &c.in, 12032);
+    check(c.p.ncells == 1024 && c.p.cell_tiles == 128
+              && c.p.tile_words == 1024 + 2 + 64 + 512,
+          "eye_plan.cells_many_tiles", "%u cells of %u, %u words",
+          c.p.ncells, c.p.cell_tiles, c.p.tile_words);
+    /* tiles of 2400 bins: 874 cells, whose 874 + 578 words outgrow the
+     * tile's 1200 */
+    c.p.tile_bins = 2400;
+    eye_plan_cells(&c.p, &c.in, 12032);
+    check(c.p.ncells == 874 && c.p.cell_tiles == 1
+              && c.p.tile_words == 874 + 578,
+          "eye_plan.cells_scratch", "%u cells of %u, %u words", c.p.ncells,
+          c.p.cell_tiles, c.p.tile_words);
+    int ok = 1;
+    const uint32_t bins[] = {1, 15, 100, 3700, 65536, 2097152, 16777215};
+    const uint32_t sizes[] = {4, 16, 1024, 24064};
+    const uint64_t words[] = {610, 700, 1600, 12032};
+    for (size_t i = 0; i < sizeof bins / sizeof bins[0]; ++i)
+        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; ++j)
+            for (size_t w = 0; w < sizeof words / sizeof words[0]; ++w)
+                if (ok && !eye_cells_cover(bins[i], sizes[j], words[w])) {
+                    ok = 0;
+                    printf("  %u bins, tiles of %u, %llu words\n", bins[i],
+                           sizes[j], (unsigned long long)words[w]);
+                }
+    check(ok, "eye_plan.cells_cover", "a case above");
+}
+
+static void test_eye_plan_groups(void)
+{
+    struct eye_case c;
+    eye_case(&c, 256, 8192, 1000000);
+    c.p.max_tiles = 5;
+    c.env.knobs.v[KNOB_BATCHES] = 3;
+    eye_plan_groups(&c.p, &c.env);
+    check(c.p.groups == 15 && c.p.forced_batches == 3,
+          "eye_plan.groups_batches", "%u groups, B %u", c.p.groups,
+          c.p.forced_batches);
+    /* 2048 / 1024 = 2 a unit, 264 in all; 1000000 values fill 123 */
+    c.env.knobs.v[KNOB_BATCHES] = 0;
+    c.p.forced_batches = 0;
+    c.p.group[K_TILE] = 1024;
+    eye_plan_groups(&c.p, &c.env);
+    const unsigned few = c.p.groups;
+    c.in.nvalues = UINT64_C(1) << 30; /* all 264 */
+    eye_plan_groups(&c.p, &c.env);
+    const unsigned all = c.p.groups;
+    c.p.group[K_TILE] = 64; /* 32 a unit, at most 4: 528 */
+    eye_plan_groups(&c.p, &c.env);
+    const unsigned small = c.p.groups;
+    c.in.nvalues = 10000; /* 2 useful, but the window's 16 tiles */
+    c.p.max_tiles = 16;
+    eye_plan_groups(&c.p, &c.env);
+    const unsigned window = c.p.groups;
+    c.in.nvalues = 15 * 8192; /* 15 useful, one short of the window */
+    eye_plan_groups(&c.p, &c.env);
+    check(few == 123 && all == 264 && small == 528 && window == 16
+              && c.p.groups == 16 && c.p.forced_batches == 0,
+          "eye_plan.groups_device", "%u, %u, %u, %u, %u groups", few, all,
+          small, window, c.p.groups);
+}
+
+static void test_eye_plan_samples(void)
+{
+    struct eye_case c;
+    /* of 512 samples 1/16 and 1/8; of 100, 7 and 13; of 1, 1 and 1;
+     * 1/3 of 512 rounds up to 171 */
+    eye_case(&c, 256, 8192, 1000000);
+    eye_plan_samples(&c.p, &c.in, 16);
+    int ok = c.p.min_samples == 32 && c.p.min_samples_2d == 64;
+    eye_plan_samples(&c.p, &c.in, 3);
+    ok = ok && c.p.min_samples == 171;
+    c.in.nvalues = 100;
+    eye_plan_samples(&c.p, &c.in, 16);
+    ok = ok && c.p.min_samples == 7 && c.p.min_samples_2d == 13;
+    c.in.nvalues = 1;
+    eye_plan_samples(&c.p, &c.in, 16);
+    ok = ok && c.p.min_samples == 1 && c.p.min_samples_2d == 1;
+    check(ok, "eye_plan.samples", "last %u, %u", c.p.min_samples,
+          c.p.min_samples_2d);
+}
+
+static void test_eye_plan_reduce(void)
+{
+    struct eye_plan p;
+    memset(&p, 0, sizeof p);
+    /* 524288 quads, 2048 groups of 256, and a window of 16 tiles of
+     * 24064 bins, 96256 quads of 8 lanes, 3008 groups: both capped at 4
+     * a unit (528 on 132 units), neither on 1000 */
+    p.group[K_REDUCE] = 256;
+    p.max_tiles = 16;
+    p.tile_bins = 24064;
+    eye_plan_reduce(&p, 2097152, 132);
+    int ok = p.reduce_groups[0] == 528 && p.reduce_groups[1] == 528;
+    eye_plan_reduce(&p, 2097152, 1000);
+    ok = ok && p.reduce_groups[0] == 2048 && p.reduce_groups[1] == 3008;
+    /* groups of 7 have no part B */
+    p.group[K_REDUCE] = 7;
+    eye_plan_reduce(&p, 2097152, 1000);
+    ok = ok && p.reduce_groups[0] == 4000 && p.reduce_groups[1] == 0;
+    /* 3700 bins: 925 quads, 4 groups (3 and a part); a window of 400
+     * bins, 100 quads of 8 lanes, 3 groups and a part */
+    p.group[K_REDUCE] = 256;
+    p.tile_bins = 400;
+    p.max_tiles = 1;
+    eye_plan_reduce(&p, 3700, 1000);
+    ok = ok && p.reduce_groups[0] == 4 && p.reduce_groups[1] == 4;
+    /* 15 bins: 3 whole quads, the window no larger */
+    p.tile_bins = 16;
+    eye_plan_reduce(&p, 15, 1);
+    ok = ok && p.reduce_groups[0] == 1 && p.reduce_groups[1] == 1;
+    check(ok, "eye_plan.reduce", "last %u + %u", p.reduce_groups[0],
+          p.reduce_groups[1]);
+}
+
+static void test_eye_plan_buckets(void)
+{
+    struct eye_case c;
+    struct eye_bucket_ask ask = {false, 0};
+    /* 256 buckets of 8192 bins; 16777216 values, twice 65536 an area;
+     * 256 cursors padded to 1024 bytes */
+    eye_case(&c, 256, 8192, 16777216);
+    c.p.two_d = true;
+    c.p.tile_words = 12032;
+    eye_plan_buckets(&c.p, &c.env, false, &ask);
+    check(c.p.nbuckets == 256 && c.p.bucket_cap == 131072
+              && c.p.bucket_bytes == 1024 + 2 * 256 * 131072
+              && c.p.buckets_why == NULL,
+          "eye_plan.buckets", "%u buckets of %u, %zu bytes (%s)",
+          c.p.nbuckets, c.p.bucket_cap, c.p.bucket_bytes,
+          c.p.buckets_why ? c.p.buckets_why : "on");
+    /* 1 MiB of device memory: 32768 bytes for them, 62 entries an area,
+     * 56 in whole eights, below HISTO_BUCKET_MIN_CAP; a cap of 5 asked
+     * for is taken (as 8) */
+    c.dev.global_mem = 1 << 20;
+    eye_plan_buckets(&c.p, &c.env, false, &ask);
+    const int small = c.p.bucket_cap == 0 && c.p.buckets_why != NULL
+                   && strcmp(c.p.buckets_why, "too little device memory")
+                          == 0;
+    ask.cap = 5;
+    eye_plan_buckets(&c.p, &c.env, false, &ask);
+    const unsigned cap5 = c.p.bucket_cap;
+    /* a cap of 150 asked for 100 values: 100, as 104 */
+    c.in.nvalues = 100;
+    ask.cap = 150;
+    eye_plan_buckets(&c.p, &c.env, false, &ask);
+    check(small && cap5 == 8 && c.p.bucket_cap == 104 && c.p.nbuckets == 256
+              && c.p.bucket_bytes == 1024 + 2 * 256 * 104,
+          "eye_plan.buckets_memory_and_cap", "caps %u, %u", cap5,
+          c.p.bucket_cap);
+    /* none: asked off, fused, eye_tile, staging beyond the tile's words
+     * (256 x 10 words) */
+    ask.cap = 0;
+    ask.off = true;
+    eye_plan_buckets(&c.p, &c.env, false, &ask);
+    int ok = c.p.bucket_cap == 0
+          && strcmp(c.p.buckets_why, "HISTO_EYE_BUCKET_CAP=0") == 0;
+    ask.off = false;
+    eye_plan_buckets(&c.p, &c.env, true, &ask);
+    ok = ok && c.p.bucket_cap == 0
+      && strcmp(c.p.buckets_why, "the fused kernel") == 0;
+    c.p.two_d = false;
+    eye_plan_buckets(&c.p, &c.env, false, &ask);
+    ok = ok && c.p.bucket_cap == 0
+      && strncmp(c.p.buckets_why, "eye_tile ", 9) == 0;
+    c.p.two_d = true;
+    c.p.tile_words = 2559;
+    eye_plan_buckets(&c.p, &c.env, false, &ask);
+    ok = ok && c.p.bucket_cap == 0 && c.p.nbuckets == 0
+      && strcmp(c.p.buckets_why,
+                "too little local memory for their staging") == 0;
+    check(ok, "eye_plan.buckets_off", "last: %s", c.p.buckets_why);
+}
+
 /* Every test function, by name: build/unit-tests WORKDIR [NAME...] runs
  * those whose names contain one of the NAMEs (all without). */
 static const struct {
@@ -2165,6 +2490,13 @@ static const struct {
     {"progress_line", test_progress_line},
     {"strategy_table", test_strategy_table},
     {"strategy_choose", test_strategy_choose},
+    {"eye_plan_sizes", test_eye_plan_sizes},
+    {"eye_plan_tiles", test_eye_plan_tiles},
+    {"eye_plan_cells", test_eye_plan_cells},
+    {"eye_plan_groups", test_eye_plan_groups},
+    {"eye_plan_samples", test_eye_plan_samples},
+    {"eye_plan_reduce", test_eye_plan_reduce},
+    {"eye_plan_buckets", test_eye_plan_buckets},
     {"device_enumerate", test_device_enumerate},
     {"device_fence", test_device_fence},
     {"device_skip_platform", test_device_skip_platform},

@@ -1,0 +1,237 @@
+/*
+ * eye_count.cl - counting a slice of the input into a group's tile of
+ * local-memory counters, and writing the tile out (eye_tile.cl deals the
+ * slices and tiles to the groups).
+ *
+ * Counters. Two 16-bit counters per 32-bit word double the rows a tile
+ * holds. A work-item reads a counter before adding to it and adds only
+ * while it shows less than 255, so a counter reaches 255 exactly when its
+ * true count does (an increment is dropped only once 255 are counted) and
+ * ends at most 255 plus one increment per work-item of the group (each
+ * work-item's read precedes its add, and after its add it reads again):
+ * far below 65536, so it never carries into its neighbour. The add's
+ * result is not used, so nothing waits for it; a bin many work-items
+ * share costs a broadcast read once saturated, and a work-item remembers
+ * the last counter it found saturated, so a run of equal values (one bin
+ * hammered) costs a compare each. In eye_tile, where no counter can
+ * pass 65535 (the longest slice holds at most HISTO_PLAIN_MAX_VALUES
+ * values, in whole quads: 65532), the read is left out and every value
+ * is a plain add, saturated only when the tile is written out, unless
+ * the eye's samples show a bin hammered (at least 1/HISTO_EYE_HOT_INV of
+ * them in the same counter word as the value after them), where adds
+ * without the read would all meet on one word. eye_tile_2d always reads
+ * first: there the look and the plain loops cost its other inputs more
+ * than the few whose slices are short enough gain (docs/design.md).
+ * Values are read as uint4, four quads per step to keep loads in flight.
+ * (8-bit counters, four a word, would need a compare-and-swap to stop at
+ * 255 without carrying into the neighbour: 3-8x slower on an H100,
+ * docs/design.md.)
+ *
+ * Copies. The replicated strategy runs these kernels with `replicas` R
+ * copies of the tile per group (the eye strategy with 1): copy c holds
+ * tile_bins counters from word c * tile_bins / 2, work-item lid counts
+ * into copy lid % R, and the copies are added up as the tile is written
+ * out. 1/R of the work-items contend for a counter, against 1/R of the
+ * rows per copy, so a window takes more tiles and its batch is re-read
+ * more often. The host plans tile_bins for one copy.
+ *
+ * Each tile leaves saturated to 8 bits in `partial`, laid out
+ * [batch][tile][bins of the tile, row by row], for eye_reduce.cl.
+ */
+
+/* The copies of each tile a group counts into (see Copies above): the
+ * eye strategy builds with HISTO_ONE_COPY=1, a constant the compiler folds;
+ * the replicated strategy with 0, taking the kernel argument. */
+#if HISTO_ONE_COPY
+#define COPIES 1u
+#else
+#define COPIES replicas
+#endif
+
+/* The counters' bound (see Counters above): 255 plus one increment per
+ * work-item must fit 16 bits. The host never launches groups over
+ * HISTO_TILE_GROUP_MAX (eye.c); this stops a build for a larger one. */
+#if HISTO_TILE_REQD_SIZE > HISTO_TILE_GROUP_BOUND
+#error "16-bit tile counters cannot hold 255 plus one increment per work-item of so large a group"
+#endif
+
+/* One value into its tile counter. plain (a constant at each call): an
+ * add, nothing read (the caller knows the counter cannot pass 65535).
+ * Else unless the counter already shows 255:
+ * read first (a broadcast when many work-items share a bin, so a
+ * saturated bin costs no atomic), then add without using the result.
+ * *sat remembers the last offset this work-item found saturated, so a run
+ * of equal values (one bin hammered) costs one compare each.
+ *
+ * The read is a plain (volatile) load that may meet other work-items'
+ * atomic_add on the same word. Under OpenCL C 1.2, which the kernels are
+ * built as, it returns the word before or after such an add, and either
+ * keeps the bound above. It is the one access the kernel checker accepts
+ * a data race on (tests/check-kernels.sh finds these two lines by their
+ * marks; docs/design.md says why it is not an atomic load). */
+static void tile_add(local uint *tile, uint offset, uint *sat,
+                     const bool plain)
+{
+    const uint shift = (offset & 1) << 4;
+    volatile local uint *word = tile + (offset >> 1);
+    if (plain) {
+        atomic_add(word, 1u << shift);
+        return;
+    }
+    if (offset == *sat)
+        return;
+    if (((*word >> shift) & 0xffff) < HISTO_SATURATE) /* race: pre-read */
+        atomic_add(word, 1u << shift);                 /* race: its add */
+    else
+        *sat = offset;
+}
+
+/* Whether d bins past a 2-D window's (or tile's) first bin, within its
+ * span, lies in its columns; *offset = the bin's counter, row by row. */
+static bool in_cols(uint d, uint cols, uint *offset)
+{
+    const uint r = d / HISTO_WIDTH;
+    const uint c = d - r * HISTO_WIDTH;
+    *offset = r * cols + c;
+    return c < cols;
+}
+
+/* One value: into the tile, or to `outer` when it lies outside the
+ * window and this group is in charge of it. A value left of a 2-D
+ * window's columns gets a column offset >= W - c0 >= cols: outside. The
+ * differences are unsigned: a value below the window's (or tile's) first
+ * bin wraps to at least 2^32 - lo, past its end (windows end at or before
+ * nbins <= 2^32 - 1), so one compare tests both sides. */
+static inline void count(local uint *tile, uint *sat, global uint *outer,
+                         uint v, const struct place *pl, bool duty,
+                         const bool two_d, const bool plain)
+{
+    uint offset;
+    if (!two_d) {
+        offset = v - pl->tile_lo;
+        if (offset < pl->tile_len)
+            tile_add(tile, offset, sat, plain);
+        else if (duty && v - pl->lo >= pl->len)
+            atomic_inc(&outer[v]);
+        return;
+    }
+    const uint d = v - pl->tile_lo;
+    if (d < pl->tile_span && in_cols(d, pl->cols, &offset)) {
+        tile_add(tile, offset, sat, plain);
+    } else if (duty) {
+        const uint e = v - pl->lo;
+        if (!(e < pl->len && in_cols(e, pl->cols, &offset)))
+            atomic_inc(&outer[v]);
+    }
+}
+
+static inline void count4(local uint *tile, uint *sat, global uint *outer,
+                          uint4 v, const struct place *pl, bool duty,
+                          const bool two_d, const bool plain)
+{
+    count(tile, sat, outer, v.x, pl, duty, two_d, plain);
+    count(tile, sat, outer, v.y, pl, duty, two_d, plain);
+    count(tile, sat, outer, v.z, pl, duty, two_d, plain);
+    count(tile, sat, outer, v.w, pl, duty, two_d, plain);
+}
+
+/* The group's quads [from_q, to_q) of the input, four quads a step to
+ * keep loads in flight; `duty` for quads [duty_lo, duty_hi). Called with
+ * two_d and plain constants, so each kind of window and of add gets a
+ * loop of its own. */
+static inline void count_slice(global const uint *restrict in, uint n,
+                               local uint *tile, global uint *outer,
+                               const struct place *pl, uint from_q,
+                               uint to_q, uint duty_lo, uint duty_hi,
+                               const bool two_d, const bool plain)
+{
+    const uint size = get_local_size(0);
+    /* n <= 2^31 (checked by the host): q stays below 2^29 + 4 * size,
+     * so q + 3 * size and 4 * q fit in uint. */
+    const uint full_q = n / 4; /* quads lying wholly inside the input */
+    uint sat = ~0u;
+    uint q = from_q + get_local_id(0);
+    const uint quad_end = min(to_q, full_q);
+    for (; q + 3 * size < quad_end; q += 4 * size) {
+        uint4 v[4];
+        for (uint j = 0; j < 4; ++j)
+            v[j] = vload4(q + j * size, in);
+        for (uint j = 0; j < 4; ++j) {
+            const uint qj = q + j * size;
+            count4(tile, &sat, outer, v[j], pl, qj >= duty_lo && qj < duty_hi,
+                   two_d, plain);
+        }
+    }
+    for (; q < to_q; q += size) {
+        const bool duty = q >= duty_lo && q < duty_hi;
+        if (q < full_q) {
+            count4(tile, &sat, outer, vload4(q, in), pl, duty, two_d, plain);
+        } else {
+            for (uint i = 4 * q; i < n; ++i)
+                count(tile, &sat, outer, in[i], pl, duty, two_d, plain);
+        }
+    }
+}
+
+/* Tile t of the window in *pl: its first bin, its counters and (2-D) the
+ * bins it spans. */
+static void place_tile(struct place *pl, uint t, uint tiles, uint tile_bins,
+                       uint cell_rows, uint win_rows)
+{
+    if (pl->cols == 0) {
+        pl->tile_lo = pl->lo + t * tile_bins;
+        pl->tile_len = tiles ? min(tile_bins, pl->lo + pl->len - pl->tile_lo)
+                             : 0;
+        pl->tile_span = 0;
+    } else {
+        const uint rows = min(cell_rows, win_rows - t * cell_rows);
+        pl->tile_lo = pl->lo + t * cell_rows * HISTO_WIDTH;
+        pl->tile_span = (rows - 1) * HISTO_WIDTH + pl->cols;
+        pl->tile_len = rows * pl->cols;
+    }
+}
+
+/* Zeroes each copy of the tile (see Copies above); the scratch is free:
+ * the windows were chosen from it before the last barrier and live in
+ * struct eye_small. */
+static void zero_tile(local uint *tile, uint tile_len, uint copy_words,
+                      uint replicas, uint lid, uint size)
+{
+    const uint zero_words = (tile_len + 1) / 2;
+    for (uint r = 0; r < COPIES; ++r)
+        for (uint i = lid; i < zero_words; i += size)
+            tile[r * copy_words + i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The tile into dst, four bins (two words) per store, the copies' counts
+ * added (each at most 255 plus one increment per work-item after reads
+ * first, or together at most the slice's values after plain adds: their
+ * sum fits) and saturated; the tile's stride and dst are multiples of
+ * 4. */
+static void flush_tile(local const uint *tile, uint tile_len,
+                       uint copy_words, uint replicas,
+                       global uchar *restrict dst, uint lid, uint size)
+{
+    for (uint i = 4 * lid; i < tile_len; i += 4 * size) {
+        if (i + 4 <= tile_len) {
+            uint4 c = (uint4)(0);
+            for (uint r = 0; r < COPIES; ++r) {
+                /* words i/2, i/2 + 1 of copy r */
+                const uint2 w = vload2(i / 4, tile + r * copy_words);
+                c += (uint4)(w.x & 0xffff, w.x >> 16, w.y & 0xffff,
+                             w.y >> 16);
+            }
+            vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), i / 4,
+                    dst);
+        } else {
+            for (uint j = i; j < tile_len; ++j) {
+                uint c = 0;
+                for (uint r = 0; r < COPIES; ++r)
+                    c += (tile[r * copy_words + (j >> 1)] >> ((j & 1) << 4))
+                       & 0xffff;
+                dst[j] = (uchar)min(c, (uint)HISTO_SATURATE);
+            }
+        }
+    }
+}
