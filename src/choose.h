@@ -31,12 +31,6 @@
 #define CHOOSE_MAX_TIMED 256
 #define CHOOSE_TIMED_S 0.02
 
-/* The balance (choose_balance): iterations untimed, then as many as fill
- * BALANCE_S by their time, within CHOOSE_MIN_TIMED and BALANCE_SAMPLES
- * profiled ones' worth (one in iterations.profiled_every). */
-#define BALANCE_S 0.1
-#define BALANCE_SAMPLES 8
-
 struct choice {
     bool all;            /* --device all                              */
     size_t named;        /* devices the option names                  */
@@ -46,42 +40,12 @@ struct choice {
     double wall_us[WORK_MAX_SHARES];           /* [m-1]: wall mean an
                                                   iteration on m     */
     unsigned long iterations[WORK_MAX_SHARES]; /* [m-1]: timed over  */
-    /* choose_balance: the split measured (units: by compute units
-     * alone, and why), each share's busy median over `balance_samples`
-     * profiled iterations of `balance_iterations` with it, and the values
-     * share 0 counts fewer after */
-    const char *balance_why;
-    bool balanced;
-    unsigned long balance_iterations, balance_samples;
-    double busy_us[WORK_MAX_SHARES];
-    int64_t first_fewer;
 };
 
 /* Fills `c` and, for `all` over several devices with a resident whole,
  * measures each count and splits the work over the fastest (w set up,
  * work_setup done). Returns 0 or an exit status. */
 int choose_devices(struct work *w, bool all, struct choice *c);
-
-/* With several shares and a resident whole (work_can_reshare): a few
- * iterations of the current split measured, each share's busy median
- * (run_times.share_us) taken, and the split made again so that the
- * first share, which also adds the others' sums beside its counting
- * (work.c), takes as many values fewer as that extra time counts; the
- * others are split by compute units. The extra time is a fixed cost an
- * iteration (n-1 sums of nbins bytes added), not proportional to the
- * values, so it is measured in time and turned into values by the other
- * shares' measured rate. Returns 0 or an exit status. */
-int choose_balance(struct work *w, struct choice *c);
-
-/* The values share 0 should count fewer (the rule choose_balance
- * applies): with busy_us[s] the busy medians of shares with `count[s]`
- * values on devices of `units[s]` compute units, t0 the first device's
- * time a value from the others' (b_s / c_s * u_s / u_0, their mean), its
- * extra E = b_0 - c_0 * t0, and share 0's E spread so that all end
- * together: E / (t0 * (1 + u_0 / (u_1 + ...))). 0 where nothing was
- * measured. */
-double choose_first_fewer(const double *busy_us, const size_t *count,
-                          const uint64_t *units, size_t n);
 
 /* The count to use from wall means of 1..n devices (wall_us[m-1]): the
  * fewest within CHOOSE_MARGIN of the least. */

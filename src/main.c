@@ -112,7 +112,7 @@ static int plan_work(struct histo_run *r)
             && (status = bmp_check_size(r->input.histo_width,
                                         r->input.histo_height)) != HISTO_OK)
         || (status = work_plan(&r->work, r->devs, r->ndevs, &r->input,
-                               &wopt, true)) != HISTO_OK)
+                               &wopt, device_all(opt))) != HISTO_OK)
         return status;
     r->ph.read_s = timer_now() - t;
     return HISTO_OK;
@@ -241,10 +241,8 @@ static int set_up(struct histo_run *r)
 static int choose(struct histo_run *r)
 {
     const double t = timer_now();
-    int status = choose_devices(&r->work, device_all(&r->opt),
-                                &r->choice);
-    if (status == HISTO_OK)
-        status = choose_balance(&r->work, &r->choice);
+    const int status = choose_devices(&r->work, device_all(&r->opt),
+                                      &r->choice);
     r->ph.choose_s = timer_now() - t;
     return status;
 }

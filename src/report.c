@@ -133,8 +133,8 @@ static void print_choice(FILE *f, const struct histo_options *opt,
 /* Where the values are and who counts them (work.h), and the
  * iteration's parts: copies, kernels, combines, per share. */
 static void print_work(FILE *f, const struct work *w,
-                       const struct choice *c, const struct run_times *t,
-                       double *scratch, bool profiled)
+                       const struct run_times *t, double *scratch,
+                       bool profiled)
 {
     const struct work_totals all = work_totals(w);
     fprintf(f, "input.residency = %s\n", all.streamed && all.resident
@@ -148,17 +148,7 @@ static void print_work(FILE *f, const struct work *w,
         fprintf(f, "input.host_memory = %s\n", all.pinned ? "pinned"
                                                           : "pageable");
     fprintf(f, "shares = %zu\n", nshares);
-    fprintf(f, "shares.split = %s\n", c->balance_why != NULL
-                                       ? c->balance_why : "compute units");
-    if (c->balanced) {
-        fprintf(f, "shares.balance.iterations = %lu\n",
-                c->balance_iterations);
-        fprintf(f, "shares.balance.profiled = %lu\n", c->balance_samples);
-        for (size_t s = 0; s < nshares; ++s)
-            fprintf(f, "shares.balance.%zu.busy_median_us = %.3f\n", s,
-                    c->busy_us[s]);
-        fprintf(f, "shares.first_fewer = %" PRId64 "\n", c->first_fewer);
-    }
+    fprintf(f, "shares.split = compute units\n");
     if (nshares > 1)
         fprintf(f, "shares.sets = %zu\n", work_nsets(w));
     for (size_t s = 0; s < nshares; ++s) {
@@ -325,7 +315,7 @@ int report_write(const struct report *r, const char *path)
         fputs("kernel.times = none (the device's profiling timestamps are "
               "unusable)\n", f);
     print_timed_by(f, t);
-    print_work(f, r->work, r->choice, t, scratch, profiled);
+    print_work(f, r->work, t, scratch, profiled);
     fprintf(f, "iteration.wall_mean_us = %.3f\n",
             t->wall_s * 1e6 / (double)t->iterations);
     /* what the host spends enqueuing one: where it nears the wall mean,

@@ -114,9 +114,7 @@ fail:
 /* The input split over the first `nshares` devices, in proportion to
  * compute units: a device's rate is close to proportional to them among
  * devices of one platform, and they are known before anything runs.
- * Share 0 takes the remainder; with w->first_fewer, share 0 takes its
- * part less that many values and the others share the rest in
- * proportion to their units (share 1 the remainder). */
+ * Share 0 takes the remainder. */
 static int split(struct work *w, size_t nshares)
 {
     int status = HISTO_OK;
@@ -125,37 +123,13 @@ static int split(struct work *w, size_t nshares)
     for (size_t s = 0; s < nshares; ++s)
         units += device_units(w->shares[s].device);
     const uint64_t n = in->nvalues;
-    if (w->first_fewer != 0 && nshares > 1) {
-        const uint64_t u0 = device_units(w->shares[0].device);
-        const int64_t part = (int64_t)(n / units * u0
-                                       + n % units * u0 / units);
-        int64_t fewer = w->first_fewer;
-        if (fewer > part / 2)
-            fewer = part / 2;
-        if (fewer < -(part / 2))
-            fewer = -(part / 2);
-        w->first_fewer = fewer;
-        w->shares[0].count = (size_t)(part - fewer);
-        const uint64_t rest = n - w->shares[0].count;
-        const uint64_t others = units - u0;
-        size_t given = 0;
-        for (size_t s = nshares; s-- > 2;) {
-            const uint64_t cu = device_units(w->shares[s].device);
-            w->shares[s].count = (size_t)(rest / others * cu
-                                          + rest % others * cu / others);
-            given += w->shares[s].count;
-        }
-        w->shares[1].count = (size_t)(rest - given);
-    } else {
-        size_t given = 0;
-        for (size_t s = nshares; s-- > 1;) {
-            const uint64_t cu = device_units(w->shares[s].device);
-            w->shares[s].count = (size_t)(n / units * cu
-                                          + n % units * cu / units);
-            given += w->shares[s].count;
-        }
-        w->shares[0].count = in->nvalues - given;
+    size_t given = 0;
+    for (size_t s = nshares; s-- > 1;) {
+        const uint64_t cu = device_units(w->shares[s].device);
+        w->shares[s].count = (size_t)(n / units * cu + n % units * cu / units);
+        given += w->shares[s].count;
     }
+    w->shares[0].count = in->nvalues - given;
     w->nshares = nshares;
     size_t first = 0;
     for (size_t s = 0; s < nshares; ++s) {
@@ -1395,16 +1369,6 @@ static void release_split(struct work *w, bool keep_first)
     w->nshares = 0;
     w->enqueued = 0;
     w->gathered_n = 0;
-}
-
-void work_set_first_fewer(struct work *w, int64_t fewer)
-{
-    w->first_fewer = fewer;
-}
-
-int64_t work_first_fewer(const struct work *w)
-{
-    return w->nshares > 1 ? w->first_fewer : 0;
 }
 
 int work_reshare(struct work *w, size_t nshares)

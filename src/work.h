@@ -165,9 +165,6 @@ struct work {
                                   nshares of them have a share          */
     bool whole;                /* share 0's buffers hold the whole input
                                   (work_reshare may split it)           */
-    int64_t first_fewer;       /* values share 0 counts fewer than its
-                                  compute units' part, the others more
-                                  (work_set_first_fewer)               */
     struct strategy_env base;  /* work_setup's knobs and paths          */
     cl_context context;
     unsigned long enqueued;    /* iterations enqueued                   */
@@ -223,13 +220,6 @@ int work_plan(struct work *w, const struct device_info *const *devices,
  * memory; states, sums and events are made again with work_setup's
  * knobs. Returns 0 or an exit status. */
 int work_reshare(struct work *w, size_t nshares);
-
-/* The next split's (work_reshare's) share 0 counts `fewer` values fewer
- * than its compute units' part (negative: more), at most half that part
- * either way; the other shares count them, in proportion to their
- * compute units. choose_balance measures it: the first device also adds
- * the others' sums beside its counting. */
-void work_set_first_fewer(struct work *w, int64_t fewer);
 
 /* A context over the devices and queues on each. Returns 0 or an exit
  * status. */
@@ -297,8 +287,6 @@ size_t work_ndevices(const struct work *w);
 
 /* Whether work_reshare can split the input again (w->whole). */
 bool work_can_reshare(const struct work *w);
-/* The current split's w->first_fewer (0 with one share). */
-int64_t work_first_fewer(const struct work *w);
 
 /* Share s (s < work_nshares(w)). */
 struct work_share_info work_share_info(const struct work *w, size_t s);

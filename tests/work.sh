@@ -75,39 +75,6 @@ case " $modes " in
         fi ;;
 esac
 
-# The split of the shares (--device 0,0): the whole input resident on the
-# first device, a few iterations measured, and share 0 then counting as
-# many values fewer as the rule of choose.h gives from the busy medians
-# histo.out reports (shares.balance.S.busy_median_us) and the split by
-# compute units before it (share 0 the remainder of halves): within 1%
-# or 2 values (the medians are printed to 1 ns).
-case " $modes " in
-    *" shares "*)
-        for s in $STRATEGIES; do
-            out=$W/gauss.$s.shares.out
-            wanted "work.shares_split.$s" && [ -f "$out" ] || continue
-            why=$(awk -F' = ' '
-                $1 == "shares.first_fewer" { d = $2 }
-                $1 == "shares.balance.0.busy_median_us" { b0 = $2 }
-                $1 == "shares.balance.1.busy_median_us" { b1 = $2 }
-                $1 == "share.0.values" { v0 = $2 }
-                $1 == "share.1.values" { v1 = $2 }
-                END {
-                    n = v0 + v1; c1 = int(n / 2); c0 = n - c1
-                    if (d == "") { print "no shares.first_fewer"; exit }
-                    t = b1 / c1; want = (b0 - c0 * t) / (2 * t)
-                    half = int(c1 / 2)
-                    if (want > half) want = half
-                    if (want < -half) want = -half
-                    e = want - d; if (e < 0) e = -e
-                    m = want < 0 ? -want / 100 : want / 100; if (m < 2) m = 2
-                    if (e > m) { print "first_fewer " d ", the rule " want; exit }
-                    if (v0 != c1 - d) { print "share.0.values " v0 ", want " c1 - d; exit }
-                }' "$out")
-            if [ -z "$why" ]; then ok "work.shares_split.$s"; else bad "work.shares_split.$s" "$why"; fi
-        done ;;
-esac
-
 # --device all on three PoCL devices (POCL_DEVICES): every count from one
 # to three is measured, and the one used is the rule's (choose.h: the
 # fewest within 2% of the least wall mean) applied here to the means
