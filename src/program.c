@@ -242,6 +242,66 @@ static int load_sources(const char *kernel_dir, const char *const *files,
     return HISTO_OK;
 }
 
+/* full_options for one try: the OpenCL C version, the constants, the
+ * histogram's width, the try's defines DEF, the device's CAP and the
+ * user's EXTRA. */
+static int compose_options(const struct program_defines *defines,
+                           const char *def, uint32_t histo_width,
+                           const char *cap, const char *extra)
+{
+    int status = HISTO_OK;
+    free(full_options);
+    full_options = NULL;
+    const char *std = defines != NULL && defines->std[0] != '\0'
+                    ? defines->std : DEFAULT_STD;
+    const size_t len = sizeof options + 32 + strlen(std) + strlen(cap)
+                     + strlen(def) + 1 + (extra ? strlen(extra) : 0);
+    HOST_ALLOC(full_options, len);
+    snprintf(full_options, len,
+             "-cl-std=%s%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s%s%s", std,
+             CONSTANTS, histo_width, *def ? " " : "", def, cap,
+             extra ? " " : "", extra ? extra : "");
+fail:
+    return status;
+}
+
+/* The sources built with full_options into *program: loaded from the
+ * program cache where it has them (*key: the cache's key, made here),
+ * else built from source, stored there when built. *err is the build's
+ * result; the status is HISTO_OK unless something else failed. */
+static int build_once(cl_context context, const struct device_info *dev,
+                      char **texts, size_t *lens, size_t nstrings,
+                      char **key, size_t *key_len, cl_program *program,
+                      cl_int *err)
+{
+    int status = HISTO_OK;
+    cl_device_id device = dev->id;
+    if (progcache_dir() != NULL) {
+        free(*key);
+        *key = progcache_key(dev, program_options(), texts, lens, nstrings,
+                             key_len);
+        if (*key == NULL)
+            return HISTO_EXIT_INTERNAL;
+        if ((status = progcache_load(context, dev, *key, *key_len,
+                                     program_options(), program))
+                != HISTO_OK)
+            return status;
+        if (*program != NULL) {
+            *err = CL_SUCCESS;
+            return HISTO_OK;
+        }
+    }
+    CL_CREATE(*program, clCreateProgramWithSource(
+                            context, (cl_uint)nstrings, (const char **)texts,
+                            lens, &cl_err_));
+    *err = clBuildProgram(*program, 1, &device, program_options(), NULL,
+                          NULL);
+    if (*err == CL_SUCCESS && *key != NULL)
+        progcache_store(*program, *key, *key_len);
+fail:
+    return status;
+}
+
 int program_build(cl_context context, const struct device_info *dev,
                   const char *kernel_dir, const char *const *files,
                   size_t nfiles, uint32_t histo_width,
@@ -262,7 +322,6 @@ int program_build(cl_context context, const struct device_info *dev,
         goto fail;
     const char *extra = extra_options();
     char cap[64];
-    cl_device_id device = dev->id;
     register_cap(dev, cap, sizeof cap);
     simulator_options(dev, cap, sizeof cap);
     const size_t ndefs = defines != NULL ? defines->count : 0;
@@ -272,58 +331,29 @@ int program_build(cl_context context, const struct device_info *dev,
         if (*program != NULL)
             clReleaseProgram(*program);
         *program = NULL;
-        free(full_options);
-        full_options = NULL;
-        const char *std = defines != NULL && defines->std[0] != '\0'
-                        ? defines->std : DEFAULT_STD;
-        const size_t len = sizeof options + 32 + strlen(std) + sizeof cap
-                         + strlen(def) + 1 + (extra ? strlen(extra) : 0);
-        HOST_ALLOC(full_options, len);
-        snprintf(full_options, len,
-                 "-cl-std=%s%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s%s%s", std,
-                 CONSTANTS, histo_width, *def ? " " : "", def, cap,
-                 extra ? " " : "", extra ? extra : "");
-        if (progcache_dir() != NULL) {
-            free(key);
-            key = progcache_key(dev, program_options(), texts, lens,
-                                nstrings, &key_len);
-            if (key == NULL) {
-                status = HISTO_EXIT_INTERNAL;
-                goto fail;
-            }
-            if ((status = progcache_load(context, dev, key, key_len,
-                                         program_options(), program))
-                    != HISTO_OK)
-                goto fail;
-            if (*program != NULL) {
-                err = CL_SUCCESS;
-                break;
-            }
-        }
-        CL_CREATE(*program, clCreateProgramWithSource(
-                                context, (cl_uint)nstrings, (const char **)texts,
-                                lens, &cl_err_));
-        err = clBuildProgram(*program, 1, &device, program_options(), NULL,
-                             NULL);
-        if (err == CL_SUCCESS && key != NULL)
-            progcache_store(*program, key, key_len);
+        if ((status = compose_options(defines, def, histo_width, cap, extra))
+                != HISTO_OK
+            || (status = build_once(context, dev, texts, lens, nstrings,
+                                    &key, &key_len, program, &err))
+                   != HISTO_OK)
+            goto fail;
         if (err == CL_SUCCESS || t + 1 >= ndefs)
             break;
         fprintf(stderr, "histo: note: the build with %s failed (%s); "
                         "building with %s instead\n",
                 def, cl_error_name(err), defines->text[t + 1]);
-        print_build_log(*program, device);
+        print_build_log(*program, dev->id);
     }
     if (err != CL_SUCCESS) {
         cl_report("clBuildProgram(program, 1, &device, options, NULL, NULL)",
                   err, __FILE__, __LINE__);
         fprintf(stderr, "histo: build options: %s\n", program_options());
-        print_build_log(*program, device);
+        print_build_log(*program, dev->id);
         status = HISTO_EXIT_DEVICE;
         goto fail;
     }
     if (extra != NULL)
-        print_build_log(*program, device);
+        print_build_log(*program, dev->id);
     goto done;
 fail:
     if (*program != NULL)

@@ -140,74 +140,94 @@ static double waited(const struct run_plan *p)
     return p->waited_s != NULL ? p->waited_s(p->ctx) : 0;
 }
 
+/* One batch of iterations in flight: its sampled iterations' events
+ * (live of them), the row of the first in the run_times, its iterations,
+ * and the iterations done once it is. */
+struct batch {
+    cl_event *events;
+    unsigned long live, first_sample, n, end;
+};
+
+/* Enqueues iterations [first, first + count) as batch b: the batch's
+ * last, so that the host waits for every batch (it runs at most two
+ * ahead), and one in t->sample keep their events. */
+static int enqueue_batch(const struct run_plan *p, struct run_times *t,
+                         struct batch *b, unsigned long first,
+                         unsigned long count)
+{
+    int status = HISTO_OK;
+    b->first_sample = t->samples;
+    b->n = count;
+    b->end = first + count;
+    for (unsigned long i = 0; i < count; ++i) {
+        const bool sampled = t->sample == 1 || i + 1 == count
+                             || (first + i + 1) % t->sample == 0;
+        cl_event *ev = sampled ? &b->events[b->live * p->nevents] : NULL;
+        const double it0 = timer_now(), w0 = waited(p);
+        if ((status = p->enqueue(p->ctx, ev)) != HISTO_OK)
+            goto fail;
+        t->enqueue_s += timer_now() - it0 - (waited(p) - w0);
+        if (!sampled)
+            continue;
+        ++b->live;
+        ++t->samples;
+        if (p->synced) {
+            /* its events too: clFinish may return before them */
+            if ((status = p->finish(p->ctx)) != HISTO_OK)
+                goto fail;
+            CL_CALL(clWaitForEvents((cl_uint)p->nevents, ev));
+            t->span_us[t->samples - 1] = (timer_now() - it0) * 1e6;
+            progress_update(p->progress, first + i + 1);
+        }
+    }
+fail:
+    return status;
+}
+
+/* The times of batch b, whose events are all complete; it is empty
+ * after. */
+static int harvest_batch(const struct run_plan *p, struct run_times *t,
+                         struct batch *b)
+{
+    const unsigned long n = b->live;
+    b->live = 0;
+    b->n = 0;
+    return harvest(p, b->events, n, b->first_sample, t);
+}
+
 int run_plan(const struct run_plan *p, unsigned long iterations,
              struct run_times *t)
 {
-    cl_event *events[2] = {NULL, NULL};
-    /* per batch: its sampled iterations (their events), the row of the
-     * first, its iterations, and the iterations done once it is */
-    unsigned long live[2] = {0, 0}, batch_first[2] = {0, 0};
-    unsigned long batch_n[2] = {0, 0}, batch_end[2] = {0, 0};
+    struct batch b[2] = {{0}, {0}};
     int status = times_init(p, iterations, t);
     if (status != HISTO_OK)
         goto fail;
     unsigned long batch = p->synced ? 1 : BATCH;
     while (batch > 1 && batch * p->nevents > BATCH_EVENTS)
         batch /= 2;
-    HOST_ALLOC(events[0], batch * p->nevents);
-    HOST_ALLOC(events[1], batch * p->nevents);
+    HOST_ALLOC(b[0].events, batch * p->nevents);
+    HOST_ALLOC(b[1].events, batch * p->nevents);
 
     const double t0 = timer_now();
     int cur = 0;
     for (unsigned long first = 0; first < iterations; first += batch) {
         const unsigned long count = iterations - first < batch
                                   ? iterations - first : batch;
-        batch_first[cur] = t->samples;
-        batch_n[cur] = count;
-        batch_end[cur] = first + count;
-        for (unsigned long i = 0; i < count; ++i) {
-            /* the batch's last, so that the host waits for every batch
-             * (it runs at most two batches ahead), and one in sample */
-            const bool sampled = t->sample == 1 || i + 1 == count
-                                 || (first + i + 1) % t->sample == 0;
-            cl_event *ev = sampled ? &events[cur][live[cur] * p->nevents]
-                                   : NULL;
-            const double it0 = timer_now(), w0 = waited(p);
-            status = p->enqueue(p->ctx, ev);
-            if (status != HISTO_OK)
-                goto fail;
-            t->enqueue_s += timer_now() - it0 - (waited(p) - w0);
-            if (!sampled)
-                continue;
-            ++live[cur];
-            ++t->samples;
-            if (p->synced) {
-                /* its events too: clFinish may return before them */
-                if ((status = p->finish(p->ctx)) != HISTO_OK)
-                    goto fail;
-                CL_CALL(clWaitForEvents((cl_uint)p->nevents, ev));
-                t->span_us[t->samples - 1] = (timer_now() - it0) * 1e6;
-                progress_update(p->progress, first + i + 1);
-            }
-        }
-        if ((status = p->flush(p->ctx)) != HISTO_OK)
+        if ((status = enqueue_batch(p, t, &b[cur], first, count)) != HISTO_OK
+            || (status = p->flush(p->ctx)) != HISTO_OK)
             goto fail;
         const int prev = 1 - cur;
         /* the batch before has all its events */
-        if (batch_n[prev] > 0 && p->settle != NULL) {
+        if (b[prev].n > 0 && p->settle != NULL) {
             const double s0 = timer_now(), w0 = waited(p);
-            if ((status = p->settle(p->ctx, batch_n[cur])) != HISTO_OK)
+            if ((status = p->settle(p->ctx, b[cur].n)) != HISTO_OK)
                 goto fail;
             t->enqueue_s += timer_now() - s0 - (waited(p) - w0);
         }
-        if (batch_n[prev] > 0) {
-            const unsigned long n = live[prev];
-            live[prev] = 0;
-            batch_n[prev] = 0;
-            if ((status = harvest(p, events[prev], n, batch_first[prev], t))
-                != HISTO_OK)
+        if (b[prev].n > 0) {
+            if ((status = harvest_batch(p, t, &b[prev])) != HISTO_OK)
                 goto fail;
-            progress_update(p->progress, batch_end[prev]);
+            progress_update(p->progress, b[prev].end);
         }
         cur = prev;
     }
@@ -216,25 +236,22 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
     /* The clock stops when the last iteration's events are complete, not
      * when clFinish returns: an implementation may return from it first
      * (rusticl does: 5 iterations of 264 ms each measured 0.2 ms). */
-    const int last = 1 - cur;
-    if (live[last] > 0)
-        CL_CALL(clWaitForEvents((cl_uint)(live[last] * p->nevents),
-                                events[last]));
+    struct batch *last = &b[1 - cur];
+    if (last->live > 0)
+        CL_CALL(clWaitForEvents((cl_uint)(last->live * p->nevents),
+                                last->events));
     t->wall_s = timer_now() - t0;
-    if (live[last] > 0) {
-        const unsigned long n = live[last];
-        live[last] = 0;
-        status = harvest(p, events[last], n, batch_first[last], t);
-    }
+    if (last->live > 0)
+        status = harvest_batch(p, t, last);
 fail:
     /* What follows (the summary, an error) starts on a clean line. */
     progress_clear(p->progress);
     /* An iteration whose enqueue failed half-way is not counted in live;
      * its few events go with the context when histo exits. */
     for (int c = 0; c < 2; ++c) {
-        for (size_t e = 0; e < live[c] * p->nevents; ++e)
-            clReleaseEvent(events[c][e]);
-        free(events[c]);
+        for (size_t e = 0; e < b[c].live * p->nevents; ++e)
+            clReleaseEvent(b[c].events[e]);
+        free(b[c].events);
     }
     return status;
 }
