@@ -101,8 +101,13 @@ static int harvest(const struct run_plan *p, cl_event *events,
             t->last_end = hi;
     }
 fail:
-    for (size_t e = 0; e < n; ++e)
+    /* emptied, so that a failure before a slot is filled again (an
+     * addition on the first device trails its counting) releases nothing
+     * twice */
+    for (size_t e = 0; e < n; ++e) {
         clReleaseEvent(events[e]);
+        events[e] = NULL;
+    }
     return status;
 }
 
@@ -250,7 +255,8 @@ fail:
      * its few events go with the context when histo exits. */
     for (int c = 0; c < 2; ++c) {
         for (size_t e = 0; e < b[c].live * p->nevents; ++e)
-            clReleaseEvent(b[c].events[e]);
+            if (b[c].events[e] != NULL)
+                clReleaseEvent(b[c].events[e]);
         free(b[c].events);
     }
     return status;
