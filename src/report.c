@@ -402,10 +402,12 @@ void report_summary(const struct report *r, FILE *f)
     fputc('\n', f);
     if (t->wall_reason != NULL)
         fprintf(f, "histo: iteration %.1f us wall mean over the timed loop"
-                   " (the devices' clocks cannot time one); build %.3f s, "
-                   "total %.3f s\n",
-                t->wall_s * 1e6 / (double)t->iterations, r->phases.build_s,
-                r->phases.total_s);
+                   " (%s); build %.3f s, total %.3f s\n",
+                t->wall_s * 1e6 / (double)t->iterations,
+                t->sample > 1 ? "one in a few profiled, and a profiled "
+                                "one's span overlaps those before it"
+                              : "the devices' clocks cannot time one",
+                r->phases.build_s, r->phases.total_s);
     else
         fprintf(f, "histo: iteration %.1f us median on the %s, %.1f us wall"
                    " mean; build %.3f s, total %.3f s\n", span.median,
