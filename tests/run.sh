@@ -106,14 +106,18 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 echo "TAP version 13" >"$ROOT/suite.tap"
 pass=0 fail=0 skip=0 tap_n=0
 # tap VERDICT LINE: LINE ("PASS id", "FAIL id: why", "SKIP id: why") in
-# suite.tap
+# suite.tap, on one line, a '#' escaped (TAP reads "# SKIP" and "# TODO"
+# in a description as directives)
 tap() {
     tap_n=$((tap_n + 1))
-    t_rest=${2#* }
+    t_rest=$(printf '%s' "${2#* }" | tr '\n' ' ' | sed 's/#/\\#/g')
     case $1 in
         PASS) echo "ok $tap_n - $t_rest" ;;
         FAIL) echo "not ok $tap_n - $t_rest" ;;
-        SKIP) echo "ok $tap_n - ${t_rest%%:*} # SKIP ${t_rest#*: }" ;;
+        SKIP) case $t_rest in
+                  *": "*) echo "ok $tap_n - ${t_rest%%: *} # SKIP ${t_rest#*: }" ;;
+                  *) echo "ok $tap_n - $t_rest # SKIP" ;;
+              esac ;;
     esac >>"$ROOT/suite.tap"
 }
 # per running subject: its start, the lines of its log already read and
