@@ -1,7 +1,7 @@
 /*
  * eye_fused.cl - a whole iteration of the eye strategy in one launch:
- * eye_tile.cl's counting, a barrier across the groups that run together,
- * then eye_reduce.cl's reduction by those same groups.
+ * the tile kernels' counting (eye_count.cl), a barrier across the groups
+ * that run together, then eye_reduce.cl's reduction by those same groups.
  *
  * OpenCL 1.2 promises no forward progress between work-groups: a group
  * may wait for another only if both are known to run at the same time.

@@ -213,7 +213,7 @@ static void reduce_window(global const uchar *partial,
     }
 }
 
-/* The buckets' counts (eye_tile.cl, "Buckets"), for an iteration without
+/* The buckets' counts (eye_bucket.cl), for an iteration without
  * a tile that used them: group `group` of `groups` takes buckets group,
  * group + groups, ...; the bucket's cursor is zeroed for the next
  * iteration. A bucket's entries are counted HISTO_BUCKET_CHUNK at a time
@@ -223,7 +223,8 @@ static void reduce_window(global const uchar *partial,
  * "Buckets"). After each chunk the counts are added, saturated, into the
  * bucket's bins of hist, and after the last its `outer` counts too.
  * Entries are read as 8 ushorts a work-item (the areas and the chunks
- * start on 16-byte boundaries: eye.c keeps bucket_cap a multiple of 8),
+ * start on 16-byte boundaries: eye_plan.c keeps bucket_cap a multiple
+ * of 8),
  * two in flight. */
 static void count_offset(local uint *pairs, uint off)
 {

@@ -361,9 +361,9 @@ while read -r verdict rest; do
 done <"$W/docs.log"
 grep -q '^PASS \|^FAIL ' "$W/docs.log" || bad docs.ran "$(head -c 200 "$W/docs.log")"
 # self: a streamed input's device time per iteration adds up to no more
-# than the wall time it is part of, and the counters are exact (the
-# program cache, the other new self case, makes PoCL build every kernel
-# again for any group size: make test's)
+# than the wall time it is part of, and the counters are exact
+# (self.program_cache is make test's only: storing makes PoCL build every
+# kernel again for any group size)
 id=self.times.streamed_within_wall
 run_histo --device-budget 1M --chunk-values 65536 -i "$W/gauss.bin" --no-bmp \
     --raw "$W/$id.raw" --timing "$W/$id.out" -- 5 >"$W/$id.log" 2>&1
