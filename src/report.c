@@ -304,8 +304,9 @@ static void print_iterations(const struct report *r, FILE *f,
 {
     const struct run_times *t = r->times;
     /* Kernel, copy and share times come from the device's timestamps:
-     * where those are unusable there are none to give. */
-    const bool profiled = t->host_reason == NULL;
+     * where those are unusable, or no iteration was profiled (a test's
+     * HISTO_TEST_LAST_PLAIN with one iteration), there are none to give. */
+    const bool profiled = t->host_reason == NULL && t->samples > 0;
     for (size_t k = 0; k < t->nkernels && profiled; ++k) {
         char key[128];
         snprintf(key, sizeof key, "kernel.%s", r->strategy->kernels[k]);
@@ -319,8 +320,10 @@ static void print_iterations(const struct report *r, FILE *f,
     if (profiled)
         print_parts(f, t, scratch);
     else
-        fputs("kernel.times = none (the device's profiling timestamps are "
-              "unusable)\n", f);
+        fputs(t->samples == 0 ? "kernel.times = none (no iteration was "
+                                "profiled)\n"
+                              : "kernel.times = none (the device's "
+                                "profiling timestamps are unusable)\n", f);
     print_timed_by(f, t);
     print_work(f, r->work, t, scratch, profiled);
     fprintf(f, "iteration.wall_mean_us = %.3f\n",

@@ -153,20 +153,25 @@ struct batch {
     unsigned long live, first_sample, n, end;
 };
 
-/* Enqueues iterations [first, first + count) as batch b: the batch's
- * last, so that the host waits for every batch (it runs at most two
- * ahead), and one in t->sample keep their events. */
+/* Enqueues iterations [first, first + count) of `total` as batch b:
+ * the batch's last, so that the host waits for every batch (it runs at
+ * most two ahead), and one in t->sample keep their events (but the
+ * run's last where the plan says last_plain). */
 static int enqueue_batch(const struct run_plan *p, struct run_times *t,
                          struct batch *b, unsigned long first,
-                         unsigned long count)
+                         unsigned long count, unsigned long total)
 {
     int status = HISTO_OK;
     b->first_sample = t->samples;
     b->n = count;
     b->end = first + count;
     for (unsigned long i = 0; i < count; ++i) {
-        const bool sampled = t->sample == 1 || i + 1 == count
-                             || (first + i + 1) % t->sample == 0;
+        const bool plain_last = p->last_plain && t->sample > 1
+                                && first + i + 1 == total;
+        const bool sampled = t->sample == 1
+                             || (!plain_last
+                                 && (i + 1 == count
+                                     || (first + i + 1) % t->sample == 0));
         cl_event *ev = sampled ? &b->events[b->live * p->nevents] : NULL;
         const double it0 = timer_now(), w0 = waited(p);
         if ((status = p->enqueue(p->ctx, ev)) != HISTO_OK)
@@ -218,7 +223,8 @@ int run_plan(const struct run_plan *p, unsigned long iterations,
     for (unsigned long first = 0; first < iterations; first += batch) {
         const unsigned long count = iterations - first < batch
                                   ? iterations - first : batch;
-        if ((status = enqueue_batch(p, t, &b[cur], first, count)) != HISTO_OK
+        if ((status = enqueue_batch(p, t, &b[cur], first, count, iterations))
+                != HISTO_OK
             || (status = p->flush(p->ctx)) != HISTO_OK)
             goto fail;
         const int prev = 1 - cur;

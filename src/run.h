@@ -46,7 +46,10 @@ struct run_tag {
  * host time more than none, docs/design.md). The times are then those
  * of the sampled iterations alone (run_times.samples); the wall time is
  * every iteration's. The last iteration is always sampled: the clock
- * stops at its events. Synced runs sample every iteration. */
+ * stops at its events; `last_plain` (tests only) leaves it unsampled,
+ * so that the histogram written is made on queues without profiling
+ * (the clock then stops at `finish`). Synced runs sample every
+ * iteration. */
 struct run_plan {
     size_t nevents;
     const struct run_tag *tags;
@@ -54,6 +57,7 @@ struct run_plan {
     size_t nshares;
     bool synced;
     unsigned long sample;  /* 0 or 1: every iteration profiled          */
+    bool last_plain;       /* sample > 1: the last iteration unsampled */
     int (*enqueue)(void *ctx, cl_event *events);
     int (*flush)(void *ctx);
     int (*finish)(void *ctx);

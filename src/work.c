@@ -716,6 +716,11 @@ static int setup_shares(struct work *w)
                                       &every)) != HISTO_OK)
         return status;
     w->profile_every = every != 0 ? every : WORK_PROFILE_EVERY;
+    unsigned long last_plain = 0;
+    if ((status = strategy_env_number("HISTO_TEST_LAST_PLAIN", 1,
+                                      &last_plain)) != HISTO_OK)
+        return status;
+    w->last_plain = last_plain != 0;
     w->parts_pinned = true;
     w->stride = (w->input->nbins + 63) / 64 * 64;
     for (size_t s = 0; s < w->nshares; ++s) {
@@ -1193,6 +1198,7 @@ void work_run_plan(struct work *w, struct run_plan *plan)
         .nshares = w->nshares,
         /* one share: every iteration, its device median the figure */
         .sample = w->nshares > 1 ? w->profile_every : 1,
+        .last_plain = w->last_plain,
         .enqueue = enqueue_iteration,
         .flush = flush_all,
         .finish = finish_all,

@@ -189,6 +189,7 @@ struct work {
     cl_event *scratch;         /* such an iteration's few events (those
                                   waited on), nevents places           */
     unsigned long profile_every; /* WORK_PROFILE_EVERY, or the test's */
+    bool last_plain;           /* HISTO_TEST_LAST_PLAIN: run_plan's     */
     size_t nsending, stride;
     double waited_s;           /* the host's waits for devices in them  */
     bool parts_pinned;         /* every host_part is pinned memory      */
