@@ -121,7 +121,7 @@
  * this many batches when the eye is tiled (each batch's partial tiles are
  * written and added up once more). 512 gives each tile group a batch of
  * its own when the window is one tile, on devices of up to 512 tile
- * groups (an H200 runs 264), so none of them idles (history/perf-log.md). */
+ * groups (an H200 runs 264), so none of them idles (docs/design.md, "Batches"). */
 #define HISTO_MAX_TILES 16u
 #define HISTO_MAX_BATCHES 512u
 
