@@ -35,23 +35,8 @@ struct global_state {
     struct global_plan plan;
 };
 
-/* Groups of a kernel that strides over `items` things in groups of
- * `group`: HISTO_GLOBAL_GROUPS_PER_CU per compute unit, no more than the
- * things need, at least one. */
-static size_t groups_for(const struct strategy_env *env, uint64_t items,
-                         size_t group)
-{
-    const uint64_t units = device_units(env->device);
-    uint64_t groups = units * HISTO_GLOBAL_GROUPS_PER_CU;
-    const uint64_t needed = (items + group - 1) / group;
-    if (groups > needed)
-        groups = needed;
-    groups = strategy_loop_groups(groups, items, group, env->loop_limit);
-    return groups > 0 ? (size_t)groups : 1;
-}
-
 /* Every device and input: each of its loops is one the planner spreads
- * over more work-items within a loop limit (groups_for). */
+ * over more work-items within a loop limit (strategy_stride_groups). */
 static bool global_fits(const struct strategy_share *sh)
 {
     (void)sh;
@@ -84,7 +69,9 @@ static int global_setup(const struct strategy_env *env, void **opaque)
                                           HISTO_WORK_GROUP, &p->group[k],
                                           &p->group_limit[k])) != HISTO_OK)
             goto fail;
-        p->groups[k] = groups_for(env, quads[k], p->group[k]);
+        p->groups[k] = (size_t)strategy_stride_groups(
+            env->device, HISTO_GLOBAL_GROUPS_PER_CU, quads[k], p->group[k],
+            env->loop_limit);
         s->b.global[k] = p->groups[k] * p->group[k];
         s->b.local[k] = p->group[k];
     }

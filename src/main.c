@@ -118,25 +118,6 @@ static int plan_work(struct histo_run *r)
     return HISTO_OK;
 }
 
-/* The strategy every share runs (strategy_choose): --strategy, else the
- * default of every device named, share or not yet (--device all), with
- * the loop limit work_probe measured on it. */
-static int choose_strategy(struct histo_run *r)
-{
-    struct strategy_share shares[WORK_MAX_SHARES];
-    const size_t n = work_ndevices(&r->work);
-    for (size_t d = 0; d < n; ++d) {
-        const struct work_share_info sh = work_share_info(&r->work, d);
-        shares[d] = (struct strategy_share){
-            .device = sh.device,
-            .loop_limit = sh.loop_limit,
-            .nbins = r->input.nbins,
-            .nvalues = r->input.nvalues,
-        };
-    }
-    return strategy_choose(r->opt.strategy, shares, n, &r->strategy);
-}
-
 /* A context and queues, the device's loop limit, the strategy and its
  * kernels. */
 static int build(struct histo_run *r)
@@ -148,9 +129,16 @@ static int build(struct histo_run *r)
         return status;
     r->ph.setup_s += timer_now() - t;
 
+    /* the strategy every share runs: --strategy, else the default of
+     * every device named, share or not yet (--device all), with the loop
+     * limit the probe measured on it */
+    struct strategy_share shares[WORK_MAX_SHARES];
+    size_t n = 0;
     t = timer_now();
-    if ((status = work_probe(&r->work, r->opt.kernel_dir)) != HISTO_OK
-        || (status = choose_strategy(r)) != HISTO_OK
+    if ((status = work_probe(&r->work, r->opt.kernel_dir, shares, &n))
+            != HISTO_OK
+        || (status = strategy_choose(r->opt.strategy, shares, n,
+                                     &r->strategy)) != HISTO_OK
         || (status = work_build(&r->work, r->strategy.run,
                                 r->opt.kernel_dir)) != HISTO_OK)
         return status;

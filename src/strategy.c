@@ -200,3 +200,15 @@ uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
     const uint64_t needed = (strides + group - 1) / group;
     return groups > needed ? groups : needed;
 }
+
+uint64_t strategy_stride_groups(const struct device_info *device,
+                                uint64_t per_cu, uint64_t items, size_t group,
+                                uint32_t limit)
+{
+    uint64_t groups = device_units(device) * per_cu;
+    const uint64_t needed = (items + group - 1) / group;
+    if (groups > needed)
+        groups = needed;
+    groups = strategy_loop_groups(groups, items, group, limit);
+    return groups > 0 ? groups : 1;
+}

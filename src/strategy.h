@@ -197,6 +197,13 @@ int strategy_group_size(const struct device_info *device, cl_kernel kernel,
 uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
                               uint32_t limit);
 
+/* Groups of `group` work-items striding over `items` things: `per_cu`
+ * a compute unit of `device`, no more than the things need, raised by
+ * strategy_loop_groups within a loop limit (0: none); at least 1. */
+uint64_t strategy_stride_groups(const struct device_info *device,
+                                uint64_t per_cu, uint64_t items, size_t group,
+                                uint32_t limit);
+
 /* The table (strategies.c), for the rest of histo; no strategy calls
  * it. */
 

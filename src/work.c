@@ -313,29 +313,36 @@ static int build_combine(struct work *w, struct work_share *sh,
     if (w->ndevices > 1)
         CL_CREATE(sh->parts, clCreateKernel(sh->combine_program,
                                             "combine_parts", &cl_err_));
-    size_t local;
-    if ((status = strategy_group_size(dev, sh->combine, HISTO_WORK_GROUP,
-                                      &local, NULL)) != HISTO_OK)
-        return status;
     /* 16 bins a work-item, at most 4 groups a compute unit (they stride),
      * and at least 16 work-items for the bins past the last 16; on a
      * device that ends loops early, enough groups to stay within it. */
     const uint64_t runs = w->input->nbins / 16 + 1;
-    uint64_t groups = min64((runs + local - 1) / local,
-                            4 * device_units(dev));
-    groups = strategy_loop_groups(groups, runs, local, sh->loop_limit);
-    sh->combine_items = (size_t)groups * local;
+    size_t local;
+    if ((status = strategy_group_size(dev, sh->combine, HISTO_WORK_GROUP,
+                                      &local, NULL)) != HISTO_OK)
+        return status;
+    sh->combine_items = strategy_stride_groups(dev, 4, runs, local,
+                                               sh->loop_limit) * local;
     if (sh->combine_items < 16)
         sh->combine_items = (16 + local - 1) / local * local;
 fail:
     return status;
 }
 
-int work_probe(struct work *w, const char *kernel_dir)
+int work_probe(struct work *w, const char *kernel_dir,
+               struct strategy_share *shares, size_t *n)
 {
     int status = HISTO_OK;
-    for (size_t s = 0; s < w->ndevices && status == HISTO_OK; ++s)
+    for (size_t s = 0; s < w->ndevices && status == HISTO_OK; ++s) {
         status = build_combine(w, &w->shares[s], kernel_dir);
+        shares[s] = (struct strategy_share){
+            .device = w->shares[s].device,
+            .loop_limit = w->shares[s].loop_limit,
+            .nbins = w->input->nbins,
+            .nvalues = w->input->nvalues,
+        };
+    }
+    *n = w->ndevices;
     return status;
 }
 

@@ -226,10 +226,12 @@ int work_reshare(struct work *w, size_t nshares);
  * status. */
 int work_open(struct work *w, cl_platform_id platform);
 
-/* Builds the combine kernel and kernels/probe.cl for every share and
- * measures each device's loop limit (work_share.loop_limit), which the
- * default strategy and every plan depend on. */
-int work_probe(struct work *w, const char *kernel_dir);
+/* Builds the combine kernel and kernels/probe.cl for every device and
+ * measures its loop limit (work_share.loop_limit), which the default
+ * strategy and every plan depend on; shares[0..*n) say what
+ * strategy_choose needs of each device (n at most WORK_MAX_SHARES). */
+int work_probe(struct work *w, const char *kernel_dir,
+               struct strategy_share *shares, size_t *n);
 
 /* Builds the strategy's kernels for every share (after work_probe). */
 int work_build(struct work *w, const struct strategy *strategy,
