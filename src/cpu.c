@@ -301,8 +301,6 @@ fail:
 static void cpu_used(const void *opaque, struct knob_used *u)
 {
     const struct cpu_state *s = opaque;
-    for (size_t k = 0; k < KNOB_COUNT; ++k)
-        u->v[k] = -1;
     u->v[KNOB_BATCHES] = (long)s->plan.batches;
 }
 
@@ -344,13 +342,8 @@ const struct strategy cpu_strategy = {
     .defines = cpu_defines,
     .fits = cpu_fits,
     .setup = cpu_setup,
-    .enqueue = strategy_buffers_enqueue,
-    .enqueue_last = strategy_buffers_enqueue_last,
-    .download = strategy_buffers_download,
-    .output = strategy_buffers_output,
-    .bind = strategy_buffers_bind,
+    STRATEGY_BUFFERS_METHODS,
     .report = cpu_report,
     .used = cpu_used,
     .summary = cpu_summary,
-    .release = strategy_buffers_release,
 };

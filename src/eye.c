@@ -800,7 +800,8 @@ static void eye_used(const void *opaque, struct knob_used *u)
     const struct eye_state *s = opaque;
     u->v[KNOB_BATCHES] = (long)s->eye_words[HISTO_EYE_BATCHES];
     u->v[KNOB_TILE_ROWS] = (long)s->plan.tile_rows;
-    u->v[KNOB_REPLICAS] = s->replicated ? (long)s->plan.replicas : -1;
+    if (s->replicated)
+        u->v[KNOB_REPLICAS] = (long)s->plan.replicas;
 }
 
 /* Whether the last iteration sorted its values into buckets: it had no

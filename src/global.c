@@ -95,14 +95,6 @@ fail:
     return status;
 }
 
-/* No knob: the groups follow from the device and the loop limit. */
-static void global_used(const void *opaque, struct knob_used *u)
-{
-    (void)opaque;
-    for (size_t i = 0; i < KNOB_COUNT; ++i)
-        u->v[i] = -1;
-}
-
 static void global_report(const void *opaque, FILE *f)
 {
     const struct global_state *s = opaque;
@@ -135,13 +127,7 @@ const struct strategy global_strategy = {
     .nkernels = K_NUM,
     .fits = global_fits,
     .setup = global_setup,
-    .enqueue = strategy_buffers_enqueue,
-    .enqueue_last = strategy_buffers_enqueue_last,
-    .download = strategy_buffers_download,
-    .output = strategy_buffers_output,
-    .bind = strategy_buffers_bind,
+    STRATEGY_BUFFERS_METHODS,
     .report = global_report,
-    .used = global_used,
     .summary = global_summary,
-    .release = strategy_buffers_release,
 };

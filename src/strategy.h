@@ -102,9 +102,9 @@ struct strategy {
     int (*bind_output)(void *state, cl_mem out);
     /* Writes "key = value" lines of configuration and results. */
     void (*report)(const void *state, FILE *f);
-    /* The knobs it used, what the run set or the strategy chose (after
-     * download: some are chosen on the device); -1 for those it does not
-     * honour. */
+    /* Optional (NULL: it honours no knob): the knobs it used, what the
+     * run set or the strategy chose (after download: some are chosen on
+     * the device), over a `used` whose every knob the caller set to -1. */
     void (*used)(const void *state, struct knob_used *used);
     /* One line for the console summary (no newline). */
     void (*summary)(const void *state, FILE *f);
@@ -166,6 +166,14 @@ cl_mem strategy_buffers_output(const void *state);
 int strategy_buffers_download(void *state, cl_command_queue queue,
                               uint8_t *histo);
 void strategy_buffers_release(void *state);
+
+/* The members of a struct strategy that the functions above fill. */
+#define STRATEGY_BUFFERS_METHODS                                           \
+    .enqueue = strategy_buffers_enqueue,                                   \
+    .enqueue_last = strategy_buffers_enqueue_last,                         \
+    .download = strategy_buffers_download,                                 \
+    .output = strategy_buffers_output, .bind = strategy_buffers_bind,      \
+    .release = strategy_buffers_release
 
 /* $name as a whole number from 1 to max in *v, 0 when unset or empty;
  * anything else is an error (a message, HISTO_EXIT_USAGE). */

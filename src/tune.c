@@ -57,7 +57,10 @@ static int measure(const struct strategy *strategy,
     if (c->wall_timed)
         c->median_us = c->mean_us
             = times.wall_s * 1e6 / (double)times.iterations;
-    strategy->used(state, &c->used);
+    for (size_t k = 0; k < KNOB_COUNT; ++k)
+        c->used.v[k] = -1;
+    if (strategy->used != NULL)
+        strategy->used(state, &c->used);
 done:
     run_times_free(&times);
     strategy->release(state);
