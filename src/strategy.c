@@ -176,11 +176,11 @@ int strategy_group_size(const struct device_info *dev, cl_kernel kernel,
 {
     int status = HISTO_OK;
     size_t kmax = 0, limit;
+    if ((status = strategy_device_group_limit(dev, &limit)) != HISTO_OK)
+        return status;
     CL_CALL(clGetKernelWorkGroupInfo(kernel, dev->id,
                                      CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                      &kmax, NULL));
-    if ((status = strategy_device_group_limit(dev, &limit)) != HISTO_OK)
-        return status;
     *size = smaller(smaller(want, kmax), limit);
     if (*size < 1)
         *size = 1;
@@ -205,10 +205,12 @@ uint64_t strategy_stride_groups(const struct device_info *device,
                                 uint64_t per_cu, uint64_t items, size_t group,
                                 uint32_t limit)
 {
-    uint64_t groups = device_units(device) * per_cu;
+    /* the fewest the loop limit allows, then as many as the compute
+     * units take, within what the things need */
+    const uint64_t least = strategy_loop_groups(1, items, group, limit);
     const uint64_t needed = (items + group - 1) / group;
+    uint64_t groups = device_units(device) * per_cu;
     if (groups > needed)
         groups = needed;
-    groups = strategy_loop_groups(groups, items, group, limit);
-    return groups > 0 ? groups : 1;
+    return groups > least ? groups : least;
 }
