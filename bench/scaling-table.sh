@@ -14,7 +14,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 [ $# -gt 0 ] || set -- docs/bench/h100-c063043-scaling.jsonl docs/bench/h200-b03c675-scaling.jsonl \
-    docs/bench/pocl-2core-5c31465-scaling.jsonl docs/bench/h200x2-d8fcc38-scaling.jsonl \
+    docs/bench/pocl-2core-5c31465-scaling.jsonl docs/bench/h200x2-534c683-scaling.jsonl \
     docs/bench/h200x4-81b25f5-scaling.jsonl
 col=0
 for f in "$@"; do
