@@ -57,12 +57,13 @@
 
 /* One increment of the 16-bit counter `shift` (0 or 16) bits up local
  * *word, the result unused: an add of 1 << shift. With HISTO_LOCAL_INC
- * (the host's -D, eye.c: $HISTO_EYE_LOCAL_INC) the low counter's is an
- * atomic_inc instead, the form NVIDIA's compiler may make the instruction
- * that merges a warp's increments of one word (ATOMS.POPC.INC;
- * bench/gpu-sass.sh counts the forms), and the high counter's an add of
- * 1 << 16, which has no such form. A macro, so that the kernel checker
- * names the line that uses it (tests/check-kernels.sh). */
+ * (the host's -D on NVIDIA's compiler, eye.c: $HISTO_EYE_LOCAL_INC) the
+ * low counter's is an atomic_inc instead, the form NVIDIA's compiler may
+ * make the instruction that merges a warp's increments of one word
+ * (ATOMS.POPC.INC; bench/gpu-sass.sh counts the forms), and the high
+ * counter's an add of 1 << 16, which has no such form. A macro, so that
+ * the kernel checker names the line that uses it
+ * (tests/check-kernels.sh). */
 #ifndef HISTO_LOCAL_INC
 #define HISTO_LOCAL_INC 0 /* the host defines it only to turn it on */
 #endif

@@ -37,15 +37,18 @@ static const char *const fused_sources[] = {EYE_TILE_SOURCES,
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 static const char *const fused_names[] = {"eye_fused"};
 
-/* Two ways of counting that change speed, never a count (eye_count.cl):
- * local counters' increments by atomic_inc where a counter is a word's
- * low half (COUNTER_INC), and `outer`'s by PTX red (outer_inc). */
+/* Two ways of counting for NVIDIA's compiler that change speed, never a
+ * count (eye_count.cl): local counters' increments by atomic_inc where a
+ * counter is a word's low half (COUNTER_INC), the form NVIDIA merges
+ * within a warp, and `outer`'s by PTX red (outer_inc). Each is built
+ * only where the device's compiler is NVIDIA's: elsewhere there is no
+ * merge to gain, red is PTX, and PoCL 3.1 loses every atomic_inc of the
+ * reduction's bucket counters (Intel's CPU runtime and Oclgrind count
+ * them exactly; docs/design.md, "Knobs"). */
 struct eye_levers {
-    bool local_inc;  /* $HISTO_EYE_LOCAL_INC=1                        */
-    bool outer_red;  /* $HISTO_EYE_OUTER_RED=1, where the device's
-                        compiler takes PTX                              */
-    bool red_unused; /* red asked for, but the device's compiler
-                        takes no PTX: atomic_inc                        */
+    bool local_inc; /* $HISTO_EYE_LOCAL_INC=1, on NVIDIA's compiler    */
+    bool outer_red; /* $HISTO_EYE_OUTER_RED=1, on NVIDIA's compiler    */
+    bool ignored;   /* one was asked for on another compiler: off      */
 };
 
 struct eye_state {
@@ -141,15 +144,16 @@ static int env_switch(const char *name, bool *on)
     return HISTO_EXIT_USAGE;
 }
 
-/* The levers the environment asks for, as the device can build them. */
+/* The levers the environment asks for, where the device's compiler is
+ * NVIDIA's. */
 static int eye_levers(const struct device_info *dev, struct eye_levers *l)
 {
     int status = env_switch("HISTO_EYE_LOCAL_INC", &l->local_inc);
     if (status == HISTO_OK)
         status = env_switch("HISTO_EYE_OUTER_RED", &l->outer_red);
-    l->red_unused = l->outer_red && !dev->nv_compiler;
-    if (l->red_unused)
-        l->outer_red = false;
+    l->ignored = (l->local_inc || l->outer_red) && !dev->nv_compiler;
+    if (l->ignored)
+        l->local_inc = l->outer_red = false;
     return status;
 }
 
@@ -176,9 +180,10 @@ static int defines(const struct device_info *dev, bool replicated,
         status = eye_levers(dev, &levers);
     if (status != HISTO_OK)
         return status;
-    if (levers.red_unused)
-        fprintf(stderr, "histo: note: HISTO_EYE_OUTER_RED=1 ignored: the "
-                        "compiler of '%s' takes no PTX\n", dev->name);
+    if (levers.ignored)
+        fprintf(stderr, "histo: note: HISTO_EYE_LOCAL_INC and "
+                        "HISTO_EYE_OUTER_RED apply to NVIDIA's compiler "
+                        "only, not to '%s'\n", dev->name);
     tile_defines(target, replicated, d);
     lever_defines(&levers, d);
     return HISTO_OK;
@@ -883,11 +888,14 @@ static void report_plan(const struct eye_state *s, FILE *f)
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
     fprintf(f, "config.tile_counter_bits = 16\n");
-    fprintf(f, "config.local_inc = %s\n", s->levers.local_inc ? "yes" : "no");
+    fprintf(f, "config.local_inc = %s\n",
+            s->levers.local_inc ? "yes"
+            : s->levers.ignored ? "no (NVIDIA's compiler only)"
+                                : "no");
     fprintf(f, "config.outer_red = %s\n",
-            s->levers.outer_red    ? "yes"
-            : s->levers.red_unused ? "no (the device's compiler takes no PTX)"
-                                   : "no");
+            s->levers.outer_red ? "yes"
+            : s->levers.ignored ? "no (NVIDIA's compiler only)"
+                                : "no");
     fprintf(f, "config.replicas = %u\n", p->replicas);
     fprintf(f, "config.tile_local_bytes = %zu\n", p->local_bytes);
     fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
