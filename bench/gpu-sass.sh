@@ -3,7 +3,8 @@
 # kernels, and the forms of its atomic instructions, kernel by kernel:
 #   sh bench/gpu-sass.sh OUTDIR   (PLATFORM/DEVICE as for gpu-check.sh;
 #   STRATEGIES, default every one; ARCH, default sm_90; ENV: VAR=value
-#   words every build gets, such as HISTO_EYE_LOCAL_INC=1)
+#   words every run gets, such as HISTO_CL_OPTIONS=-DNAME=1 for a
+#   kernel variant)
 #
 # Each strategy's program is built once, on a small input, through the
 # program cache (HISTO_PROGRAM_CACHE, src/progcache.c), whose entries

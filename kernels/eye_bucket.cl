@@ -42,7 +42,7 @@ static inline void stage(local uint *fill, local ushort *slot, uint per,
     if (s < per)
         slot[k * per + s] = (ushort)(v - k * HISTO_BUCKET_BINS);
     else
-        outer_inc(&outer[v]);
+        atomic_inc(&outer[v]);
 }
 
 static inline void stage4(local uint *fill, local ushort *slot, uint per,
@@ -82,7 +82,7 @@ static void bucket_flush(local uint *fill, local uint *base,
                 if (b + i < cap)
                     area[b + i] = off;
                 else
-                    outer_inc(&outer[k * HISTO_BUCKET_BINS + off]);
+                    atomic_inc(&outer[k * HISTO_BUCKET_BINS + off]);
             }
         }
     }

@@ -55,43 +55,6 @@
 #error "16-bit tile counters cannot hold 255 plus one increment per work-item of so large a group"
 #endif
 
-/* One increment of the 16-bit counter `shift` (0 or 16) bits up local
- * *word, the result unused: an add of 1 << shift. With HISTO_LOCAL_INC
- * (the host's -D on NVIDIA's compiler, eye.c: $HISTO_EYE_LOCAL_INC) the
- * low counter's is an atomic_inc instead, the form NVIDIA's compiler may
- * make the instruction that merges a warp's increments of one word
- * (ATOMS.POPC.INC; bench/gpu-sass.sh counts the forms), and the high
- * counter's an add of 1 << 16, which has no such form. A macro, so that
- * the kernel checker names the line that uses it
- * (tests/check-kernels.sh). */
-#ifndef HISTO_LOCAL_INC
-#define HISTO_LOCAL_INC 0 /* the host defines it only to turn it on */
-#endif
-#ifndef HISTO_OUTER_RED
-#define HISTO_OUTER_RED 0
-#endif
-#if HISTO_LOCAL_INC
-#define COUNTER_INC(word, shift)                                          \
-    ((shift) == 0 ? atomic_inc(word) : atomic_add((word), 1u << 16))
-#else
-#define COUNTER_INC(word, shift) atomic_add((word), 1u << (shift))
-#endif
-
-/* One increment of the 32-bit counter *c of `outer`, the result unused.
- * With HISTO_OUTER_RED (the host's -D, only where the device's compiler
- * takes PTX: $HISTO_EYE_OUTER_RED) it is PTX's red, the no-return form,
- * relaxed and of device scope like OpenCL C 1.2's atomic_inc; else
- * atomic_inc, which the compiler may make the same instruction when it
- * sees the result unused (bench/gpu-sass.sh shows which it made). */
-static inline void outer_inc(global uint *c)
-{
-#if HISTO_OUTER_RED
-    asm volatile("red.global.add.u32 [%0], 1;" :: "l"(c) : "memory");
-#else
-    atomic_inc(c);
-#endif
-}
-
 /* One value into its tile counter. plain (a constant at each call): an
  * add, nothing read (the caller knows the counter cannot pass 65535).
  * Else unless the counter already shows 255:
@@ -112,13 +75,13 @@ static void tile_add(local uint *tile, uint offset, uint *sat,
     const uint shift = (offset & 1) << 4;
     volatile local uint *word = tile + (offset >> 1);
     if (plain) {
-        COUNTER_INC(word, shift);
+        atomic_add(word, 1u << shift);
         return;
     }
     if (offset == *sat)
         return;
     if (((*word >> shift) & 0xffff) < HISTO_SATURATE) /* race: pre-read */
-        COUNTER_INC(word, shift);                      /* race: its add */
+        atomic_add(word, 1u << shift);                 /* race: its add */
     else
         *sat = offset;
 }
@@ -149,7 +112,7 @@ static inline void count(local uint *tile, uint *sat, global uint *outer,
         if (offset < pl->tile_len)
             tile_add(tile, offset, sat, plain);
         else if (duty && v - pl->lo >= pl->len)
-            outer_inc(&outer[v]);
+            atomic_inc(&outer[v]);
         return;
     }
     const uint d = v - pl->tile_lo;
@@ -158,7 +121,7 @@ static inline void count(local uint *tile, uint *sat, global uint *outer,
     } else if (duty) {
         const uint e = v - pl->lo;
         if (!(e < pl->len && in_cols(e, pl->cols, &offset)))
-            outer_inc(&outer[v]);
+            atomic_inc(&outer[v]);
     }
 }
 

@@ -228,7 +228,7 @@ static void reduce_window(global const uchar *partial,
  * two in flight. */
 static void count_offset(local uint *pairs, uint off)
 {
-    COUNTER_INC(&pairs[off >> 1], (off & 1) << 4);
+    atomic_add(&pairs[off >> 1], 1u << ((off & 1) << 4));
 }
 
 /* The four words of q: eight entries. */

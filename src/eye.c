@@ -37,20 +37,6 @@ static const char *const fused_sources[] = {EYE_TILE_SOURCES,
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 static const char *const fused_names[] = {"eye_fused"};
 
-/* Two ways of counting for NVIDIA's compiler that change speed, never a
- * count (eye_count.cl): local counters' increments by atomic_inc where a
- * counter is a word's low half (COUNTER_INC), the form NVIDIA merges
- * within a warp, and `outer`'s by PTX red (outer_inc). Each is built
- * only where the device's compiler is NVIDIA's: elsewhere there is no
- * merge to gain, red is PTX, and PoCL 3.1 loses every atomic_inc of the
- * reduction's bucket counters (Intel's CPU runtime and Oclgrind count
- * them exactly; docs/design.md, "Knobs"). */
-struct eye_levers {
-    bool local_inc; /* $HISTO_EYE_LOCAL_INC=1, on NVIDIA's compiler    */
-    bool outer_red; /* $HISTO_EYE_OUTER_RED=1, on NVIDIA's compiler    */
-    bool ignored;   /* one was asked for on another compiler: off      */
-};
-
 struct eye_state {
     cl_kernel kernel[K_COUNT];
     cl_program rebuilt;      /* the tile kernel's program after a refused
@@ -63,7 +49,6 @@ struct eye_state {
     cl_mem control;          /* fused: eye_fused.cl's two control blocks */
     cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
     struct eye_plan plan;
-    struct eye_levers levers; /* what the program was built with       */
     struct strategy_env env;
     bool replicated;         /* the replicated strategy (R from env)    */
     bool fused;              /* one launch an iteration (eye_fused.cl)  */
@@ -132,61 +117,14 @@ static void tile_defines(size_t size, bool replicated,
     d->std[0] = '\0';
 }
 
-/* *on from $NAME: unset, empty or 0 off, 1 on, anything else a usage
- * error. */
-static int env_switch(const char *name, bool *on)
-{
-    const char *v = getenv(name);
-    *on = v != NULL && strcmp(v, "1") == 0;
-    if (v == NULL || v[0] == '\0' || strcmp(v, "0") == 0 || *on)
-        return HISTO_OK;
-    histo_error("%s must be 0 or 1, not '%s'", name, v);
-    return HISTO_EXIT_USAGE;
-}
-
-/* The levers the environment asks for, where the device's compiler is
- * NVIDIA's. */
-static int eye_levers(const struct device_info *dev, struct eye_levers *l)
-{
-    int status = env_switch("HISTO_EYE_LOCAL_INC", &l->local_inc);
-    if (status == HISTO_OK)
-        status = env_switch("HISTO_EYE_OUTER_RED", &l->outer_red);
-    l->ignored = (l->local_inc || l->outer_red) && !dev->nv_compiler;
-    if (l->ignored)
-        l->local_inc = l->outer_red = false;
-    return status;
-}
-
-/* The levers' -D options after each alternative's; none where both are
- * off, so that the default builds what it would without them. */
-static void lever_defines(const struct eye_levers *l,
-                          struct program_defines *d)
-{
-    for (size_t i = 0; i < d->count; ++i) {
-        const size_t len = strlen(d->text[i]);
-        snprintf(d->text[i] + len, sizeof d->text[i] - len, "%s%s",
-                 l->local_inc ? " -DHISTO_LOCAL_INC=1" : "",
-                 l->outer_red ? " -DHISTO_OUTER_RED=1" : "");
-    }
-}
-
 static int defines(const struct device_info *dev, bool replicated,
                    struct program_defines *d)
 {
     size_t target;
-    struct eye_levers levers;
-    int status = tile_target(dev, &target);
+    const int status = tile_target(dev, &target);
     if (status == HISTO_OK)
-        status = eye_levers(dev, &levers);
-    if (status != HISTO_OK)
-        return status;
-    if (levers.ignored)
-        fprintf(stderr, "histo: note: HISTO_EYE_LOCAL_INC and "
-                        "HISTO_EYE_OUTER_RED apply to NVIDIA's compiler "
-                        "only, not to '%s'\n", dev->name);
-    tile_defines(target, replicated, d);
-    lever_defines(&levers, d);
-    return HISTO_OK;
+        tile_defines(target, replicated, d);
+    return status;
 }
 
 static int eye_defines(const struct device_info *dev,
@@ -636,8 +574,6 @@ static int setup(const struct strategy_env *env, bool replicated,
     s->env = *env;
     s->replicated = replicated;
     s->fused = fused;
-    if ((status = eye_levers(env->device, &s->levers)) != HISTO_OK)
-        goto fail;
     CL_CREATE(s->kernel[K_REDUCE], clCreateKernel(env->program,
                                                   kernel_names[K_REDUCE],
                                                   &cl_err_));
@@ -692,7 +628,6 @@ static int tile_rebuild(struct eye_state *s, size_t size)
     struct program_defines defines;
     cl_program program = NULL;
     tile_defines(size, s->replicated, &defines);
-    lever_defines(&s->levers, &defines);
     if (s->fused)
         fence_defines(s->env.device->fence, &defines);
     if ((status = program_build(s->env.context, s->env.device,
@@ -888,14 +823,6 @@ static void report_plan(const struct eye_state *s, FILE *f)
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
     fprintf(f, "config.tile_counter_bits = 16\n");
-    fprintf(f, "config.local_inc = %s\n",
-            s->levers.local_inc ? "yes"
-            : s->levers.ignored ? "no (NVIDIA's compiler only)"
-                                : "no");
-    fprintf(f, "config.outer_red = %s\n",
-            s->levers.outer_red ? "yes"
-            : s->levers.ignored ? "no (NVIDIA's compiler only)"
-                                : "no");
     fprintf(f, "config.replicas = %u\n", p->replicas);
     fprintf(f, "config.tile_local_bytes = %zu\n", p->local_bytes);
     fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
