@@ -22,9 +22,11 @@
 # values equal); and two shapes the GPU targets name: h1k (4096x4096
 # Gaussian values, sigma 64 both ways, 0.5% uniform, into a 1024x2048
 # histogram) and big67 (8192x8192 values, 67M, sigma 64 rows x 16
-# columns, into 256x8192). Each input is run for enough iterations to
-# give at least MIN_SECONDS of work, after a short run (200 iterations)
-# that sizes the count.
+# columns, into 256x8192); and wide's eye at the two other sizes, since
+# what holds for narrow eyes need not for wide ones: wide1m (1024x1024
+# values, 1M: the fused strategy's size) and wide67 (8192x8192, 67M).
+# Each input is run for enough iterations to give at least MIN_SECONDS
+# of work, after a short run (200 iterations) that sizes the count.
 #
 # Columns: device median us per iteration (start of the first kernel to end
 # of the last, from profiling events), each kernel's median, wall-clock mean
@@ -55,7 +57,7 @@ cd "$(dirname "$0")/.." || exit 1
 B=build
 W=$B/bench
 mkdir -p "$W" results || exit 1
-INPUTS=${INPUTS:-test train ref wide uniform onebin h1k big67}
+INPUTS=${INPUTS:-test train ref wide uniform onebin h1k big67 wide1m wide67}
 MIN_SECONDS=${MIN_SECONDS:-1}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
 # the implementations make run would see for this PLATFORM
@@ -80,7 +82,7 @@ input_file() {
         test | train | ref)
             sh validate/harness.sh dataset "$1" >&2 || return 1
             sed -n 's/^input = //p' "Spec/$1.conf" ;;
-        wide | uniform | onebin | h1k | big67)
+        wide | uniform | onebin | h1k | big67 | wide1m | wide67)
             f=$W/$1.bin
             case $1 in
                 wide) args="--image 4096x4096 --row-sigma 205 --col-sigma 16 --outliers 5000" ;;
@@ -89,6 +91,8 @@ input_file() {
                 h1k) args="--image 4096x4096 --histo 1024x2048 --row-mean 1024 \
                           --col-mean 512 --row-sigma 64 --col-sigma 64 --outliers 5000" ;;
                 big67) args="--image 8192x8192 --row-sigma 64 --col-sigma 16 --outliers 5000" ;;
+                wide1m) args="--image 1024x1024 --row-sigma 205 --col-sigma 16 --outliers 5000" ;;
+                wide67) args="--image 8192x8192 --row-sigma 205 --col-sigma 16 --outliers 5000" ;;
             esac
             # shellcheck disable=SC2086
             [ -s "$f" ] || $B/histo-gen -o "$f" --seed 5 $args || return 1

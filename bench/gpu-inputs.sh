@@ -1,7 +1,8 @@
 # bench/gpu-inputs.sh - sourced by the GPU scripts: the GPU benchmark inputs
 # (the test, train and ref datasets, test-size, wide eye twice, uniform, one
-# bin; issue 32's 1024x2048 histogram and 67M values where $INPUTS names
-# them) and their reference BMPs and raw counters in tests/work/gpu,
+# bin; issue 32's 1024x2048 histogram and 67M values, and make bench's
+# wide eye at 1M and 67M values, where $INPUTS names them) and their
+# reference BMPs and raw counters in tests/work/gpu,
 # generated in parallel where missing. Sets $w.
 w=tests/work/gpu
 mkdir -p "$w"
@@ -39,8 +40,18 @@ case " ${INPUTS:-} " in *" big67 "*)
     gen_input big67 --image 8192x8192 --row-sigma 64 --col-sigma 16 \
         --outliers 5000 & ;;
 esac
+# make bench's wide eye at 1M and 67M values (bench/bench.sh: seed 5)
+case " ${INPUTS:-} " in *" wide1m "*)
+    gen_input wide1m --seed 5 --image 1024x1024 --row-sigma 205 \
+        --col-sigma 16 --outliers 5000 & ;;
+esac
+case " ${INPUTS:-} " in *" wide67 "*)
+    gen_input wide67 --seed 5 --image 8192x8192 --row-sigma 205 \
+        --col-sigma 16 --outliers 5000 & ;;
+esac
 wait
-for name in spec test train ref spike wide wide5 uniform onebin h1k big67; do
+for name in spec test train ref spike wide wide5 uniform onebin h1k big67 \
+    wide1m wide67; do
     [ -s "$w/$name.bin" ] || continue
     [ -s "$w/$name.ref.raw" ] && [ "$w/$name.ref.raw" -nt "$w/$name.bin" ] \
         || build/histo-ref "$w/$name.bin" "$w/$name.ref.bmp" "$w/$name.ref.raw" &

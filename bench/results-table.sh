@@ -84,6 +84,7 @@ END {
     names["ref"] = "ref dataset"; names["wide"] = "wide eye (sigma 205 rows x 16 columns)"
     names["uniform"] = "uniform"; names["onebin"] = "one bin"
     names["h1k"] = "gauss into 1024x2048 bins"; names["big67"] = "67M values"
+    names["wide1m"] = "wide eye, 1M values"; names["wide67"] = "wide eye, 67M values"
     printf "| input | values |"
     for (c = 1; c <= ncol; c++)
         printf " (%d) us (x C%s%s%s) |", c,
