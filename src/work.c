@@ -231,10 +231,10 @@ fail:
  * device runs faster than one in 0.2 ns (5 GHz), so a span under
  * steps / 5 ns (rusticl's is 1 ns for 65,535 steps) or one that ends
  * before it starts says the device's timestamps cannot time the
- * iterations; sh->clock_unusable then says why. The span is judged
- * alone, not against the host's time for the launch, which includes a
- * compile where the kernel cache is cold. */
-static int probe_clock(struct work_share *sh, cl_event ev, cl_uint steps)
+ * iterations; *unusable then says why (else it is left as it is). The
+ * span is judged alone, not against the host's time for the launch,
+ * which includes a compile where the kernel cache is cold. */
+static int probe_clock(cl_event ev, cl_uint steps, const char **unusable)
 {
     int status = HISTO_OK;
     cl_ulong start = 0, end = 0;
@@ -243,10 +243,10 @@ static int probe_clock(struct work_share *sh, cl_event ev, cl_uint steps)
     CL_CALL(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END,
                                     sizeof end, &end, NULL));
     if (end < start)
-        sh->clock_unusable = "the loop probe's kernel ended before it began";
+        *unusable = "the loop probe's kernel ended before it began";
     else if ((end - start) * 5 < steps)
-        sh->clock_unusable = "the loop probe's kernel ran faster than a "
-                             "dependent step in 0.2 ns by its events";
+        *unusable = "the loop probe's kernel ran faster than a "
+                    "dependent step in 0.2 ns by its events";
 fail:
     return status;
 }
@@ -288,7 +288,10 @@ static int probe_loops(struct work *w, struct work_share *sh)
         goto fail;
     }
     sh->loop_limit = got[0] < n ? got[0] : 0;
-    status = probe_clock(sh, ev, got[0]);
+    const char *unusable = NULL;
+    status = probe_clock(ev, got[0], &unusable);
+    if (unusable != NULL)
+        sh->clock_unusable = unusable;
 fail:
     if (ev != NULL)
         clReleaseEvent(ev);
