@@ -1404,9 +1404,16 @@ int work_download(struct work *w, uint8_t *histo)
     /* the set the last iteration used */
     const size_t set = w->nshares > 1 && w->enqueued > 0
                      ? (w->enqueued - 1) % w->nsets : 0;
+    /* With several shares its last writer ran on another queue (the
+     * addition of the others' sums, or the count): waited for, since
+     * rusticl's clFinish may return before the commands end. */
+    const cl_event last = w->nshares < 2 ? NULL
+                        : w->gathered[set] != NULL ? w->gathered[set]
+                                                   : sh->summed[set];
     if (sh->acc[set] != NULL)
         CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
-                                    w->input->nbins, histo, 0, NULL, NULL));
+                                    w->input->nbins, histo, last != NULL,
+                                    last != NULL ? &last : NULL, NULL));
 fail:
     return status;
 }
