@@ -77,24 +77,25 @@
 #define WORK_MAX_SHARES 16
 /* Iterations whose partial histograms may be on their way between
  * devices at once, and so how far the host may enqueue ahead of the
- * devices. A set is used again nsets iterations later, after its sums
- * went through host memory, WORK_GATHER_SETS at a time: a 2 MiB partial
- * took 40 us each way on two H200s, so a batch of 4 has the sets of the
- * first iteration in flight for 3 more iterations of counting, 160 us
- * to host memory and 160 back, which 16 sets hide behind 12 iterations
- * down to about 28 us an iteration and 8 only down to about 82
- * (docs/design.md). With 4 sets, the host's pauses every 32 iterations
- * (reading their times) left four H200s idle 48 us an iteration of
- * 1.07G values. */
+ * devices. A set is used again nsets iterations later, once its sums
+ * went through host memory, WORK_GATHER_SETS iterations at a time: a 2
+ * MiB partial took 40 us each way on two H200s (transfer-probe), so the
+ * first set of a batch of 4 waits for 3 more iterations of counting and
+ * 4 copies each way; by arithmetic, 16 sets hide that down to about 28
+ * us an iteration, 8 only down to about 82 (docs/design.md). With 4
+ * sets and no batches, the host's pauses every 32 iterations (reading
+ * their times) left four H200s idle 48 us an iteration of 1.07G
+ * values. */
 #define WORK_SETS 16
 /* Consecutive iterations not profiled whose sums move and add up
  * together, with several shares: each sending share copies their sums
  * to host memory in one copy, and the first device takes them all in
- * one copy and adds them in one launch, where each of those commands
- * cost NVIDIA's OpenCL 9-18 us of host time an iteration (docs/design.md).
- * A divisor of WORK_SETS: batches never wrap from the last set to the
- * first. HISTO_TEST_GATHER_SETS=N sets it (the largest divisor of the
- * sets in use up to N). */
+ * one copy and adds them in one launch; a copy cost NVIDIA's OpenCL
+ * 9.4-10.8 us of host time, a kernel on a queue without profiling
+ * 6.2-9.8 (transfer-probe on four and on two H200s). A divisor of
+ * WORK_SETS: batches never wrap from the last set to the first.
+ * HISTO_TEST_GATHER_SETS=N sets it (the largest divisor of the sets in
+ * use up to N). */
 #define WORK_GATHER_SETS 4
 /* Iterations whose events are remembered for their gather, enqueued an
  * iteration later (run.c keeps two batches of 32 in flight). */
