@@ -50,19 +50,24 @@ kernel void combine(global uchar *restrict acc,
 }
 
 /*
- * combine_parts - acc[lo, lo + len) plus nparts runs of len bytes in
- * `parts`, `stride` bytes apart, each added with saturation: the other
- * devices' sums, copied into the first device, added in one pass
- * (src/work.c). lo and stride are multiples of 64.
+ * combine_parts - for each of get_global_size(1) consecutive sets t (a
+ * row of work-items each): the len bytes at acc + t * stride plus nparts
+ * runs of len bytes at parts + t * set_pitch, `stride` bytes apart, each
+ * added with saturation: the other devices' sums of a batch of
+ * iterations, copied into the first device, added in one launch
+ * (src/work.c). stride and set_pitch are multiples of 64.
  */
 kernel void combine_parts(global uchar *restrict acc,
-                          global const uchar *restrict parts, uint lo,
-                          uint len, uint stride, uint nparts)
+                          global const uchar *restrict parts, uint len,
+                          uint stride, uint set_pitch, uint nparts)
 {
     const ulong size = get_global_size(0);
     const ulong whole = len / 16;
-    global uint4 *restrict a4 = (global uint4 *)(acc + lo);
-    global const uint4 *restrict p4 = (global const uint4 *)parts;
+    const ulong t = get_global_id(1);
+    global uchar *restrict a = acc + t * stride;
+    global const uchar *restrict from = parts + t * set_pitch;
+    global uint4 *restrict a4 = (global uint4 *)a;
+    global const uint4 *restrict p4 = (global const uint4 *)from;
     const ulong stride4 = stride / 16;
     for (ulong i = get_global_id(0); i < whole; i += size) {
         uchar16 sum = as_uchar16(a4[i]);
@@ -71,11 +76,10 @@ kernel void combine_parts(global uchar *restrict acc,
         a4[i] = as_uint4(sum);
     }
     if (get_global_id(0) < len % 16) {
-        global uchar *restrict a = acc + lo;
         const ulong b = whole * 16 + get_global_id(0);
         uint sum = a[b];
         for (uint p = 0; p < nparts; ++p)
-            sum = min(sum + parts[(ulong)p * stride + b],
+            sum = min(sum + from[(ulong)p * stride + b],
                       (uint)HISTO_SATURATE);
         a[b] = (uchar)sum;
     }

@@ -149,8 +149,10 @@ static void print_work(FILE *f, const struct work *w,
                                                           : "pageable");
     fprintf(f, "shares = %zu\n", nshares);
     fprintf(f, "shares.split = compute units\n");
-    if (nshares > 1)
+    if (nshares > 1) {
         fprintf(f, "shares.sets = %zu\n", work_nsets(w));
+        fprintf(f, "shares.gather_sets = %zu\n", work_gather_sets(w));
+    }
     for (size_t s = 0; s < nshares; ++s) {
         const struct work_share_info sh = work_share_info(w, s);
         char key[64];

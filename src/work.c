@@ -681,85 +681,170 @@ fail:
     return status;
 }
 
-/* Host memory for the sending shares' sums of one set on their way to
- * the first device, one part of w->stride bytes each, laid out as the
- * landing buffer is, so that one copy moves them all in: pinned where
- * the implementation gives it (map_pinned), so that the copies are
- * asynchronous and at full speed; else ordinary memory, and
+/* Host memory for the sending shares' sums of one block of sets on
+ * their way to the first device, one part of w->stride bytes each, laid
+ * out as the landing buffer is, so that one copy moves a batch of them
+ * in: pinned where the implementation gives it (map_pinned), so that the
+ * copies are asynchronous and at full speed; else ordinary memory, and
  * w->parts_pinned false. */
-static int host_parts(struct work *w, size_t set, size_t senders)
+static int host_parts(struct work *w, size_t block)
 {
-    const size_t bytes = senders * w->stride;
-    w->parts[set] = map_pinned(w, w->shares[0].queue, bytes,
-                               CL_MAP_READ | CL_MAP_WRITE,
-                               &w->parts_mem[set]);
-    if (w->parts[set] == NULL) {
+    const size_t k = w->gather_sets, bytes = k * w->set_pitch;
+    uint8_t **mem = &w->parts[block * k];
+    *mem = map_pinned(w, w->shares[0].queue, bytes,
+                      CL_MAP_READ | CL_MAP_WRITE, &w->parts_mem[block]);
+    if (*mem == NULL) {
         w->parts_pinned = false;
-        w->parts[set] = histo_calloc(bytes, 1, "partial histograms");
-        if (w->parts[set] == NULL)
+        *mem = histo_calloc(bytes, 1, "partial histograms");
+        if (*mem == NULL)
             return HISTO_EXIT_INTERNAL;
     }
-    size_t part = 0;
-    for (size_t s = 1; s < w->nshares; ++s)
-        if (sends(w, s))
-            w->shares[s].host_part[set] = w->parts[set] + part++ * w->stride;
+    for (size_t set = block * k; set < (block + 1) * k; ++set) {
+        w->parts[set] = w->parts[block * k] + (set - block * k) * w->set_pitch;
+        size_t part = 0;
+        for (size_t s = 1; s < w->nshares; ++s)
+            if (sends(w, s))
+                w->shares[s].host_part[set] = w->parts[set]
+                                              + part++ * w->stride;
+    }
     return HISTO_OK;
 }
 
-/* The buffers of several shares, one of each per set: every share's sum,
- * each sending share's host memory, and the first device's landing
- * buffer of all their sums (one part of w->stride bytes each). Each
- * device buffer is filled once, on the device that uses it, so that the
- * implementation places it there before the timed iterations. */
+/* The buffer of each block of sets, `pitch` bytes a set, filled with
+ * zeros on `queue` (so that the implementation places it on that
+ * device before the timed iterations) and finished before any of its
+ * runs is made. */
+static int make_runs(struct work *w, const struct device_info *dev,
+                     cl_command_queue queue, size_t pitch,
+                     struct work_runs *r)
+{
+    int status = HISTO_OK;
+    const size_t k = w->gather_sets;
+    const cl_uchar zero = 0;
+    for (size_t b = 0; b < w->nsets / k; ++b) {
+        if ((status = create_buffer(w, dev, "partial sums",
+                                    CL_MEM_READ_WRITE, k * pitch,
+                                    &r->block[b])) != HISTO_OK)
+            return status;
+        CL_CALL(clEnqueueFillBuffer(queue, r->block[b], &zero, sizeof zero,
+                                    0, k * pitch, 0, NULL, NULL));
+    }
+    CL_CALL(clFinish(queue));
+    for (size_t set = 0; set < w->nsets; ++set)
+        for (size_t n = 1; set % k + n <= k; ++n) {
+            const cl_buffer_region region = {set % k * pitch, n * pitch};
+            CL_CREATE(r->run[set][n - 1],
+                      clCreateSubBuffer(r->block[set / k], CL_MEM_READ_WRITE,
+                                        CL_BUFFER_CREATE_TYPE_REGION,
+                                        &region, &cl_err_));
+        }
+fail:
+    return status;
+}
+
+static void release_runs(struct work_runs *r)
+{
+    for (size_t set = 0; set < WORK_SETS; ++set)
+        strategy_release_objects(NULL, 0, r->run[set], WORK_GATHER_SETS);
+    strategy_release_objects(NULL, 0, r->block, WORK_SETS);
+    memset(r, 0, sizeof *r);
+}
+
+static size_t gcd(size_t a, size_t b)
+{
+    while (b != 0) {
+        const size_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* w->stride: nbins up to a multiple of 64 (combine.cl moves 16 bytes at
+ * a time from 64-byte boundaries) and of every device's alignment of a
+ * sub-buffer's start. */
+static int set_stride(struct work *w)
+{
+    int status = HISTO_OK;
+    size_t unit = 64;
+    for (size_t d = 0; d < w->ndevices; ++d) {
+        cl_uint bits = 0;
+        CL_CALL(clGetDeviceInfo(w->shares[d].device->id,
+                                CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits,
+                                &bits, NULL));
+        const size_t align = bits / 8 > 0 ? bits / 8 : 1;
+        unit = unit / gcd(unit, align) * align;
+    }
+    w->stride = (w->input->nbins + unit - 1) / unit * unit;
+fail:
+    return status;
+}
+
+/* The sets and batches in use: HISTO_TEST_SETS and
+ * HISTO_TEST_GATHER_SETS, else WORK_SETS (fewer where WORK_SETS_BYTES
+ * holds fewer of the histogram) and WORK_GATHER_SETS, the batch cut to
+ * a divisor of the sets (a batch never wraps); and how the iterations
+ * are profiled. */
+static int read_knobs(struct work *w)
+{
+    int status = HISTO_OK;
+    unsigned long nsets = 0, gather = 0, every = 0, last_plain = 0;
+    if ((status = strategy_env_number("HISTO_TEST_SETS", WORK_SETS, &nsets))
+            != HISTO_OK
+        || (status = strategy_env_number("HISTO_TEST_GATHER_SETS",
+                                         WORK_GATHER_SETS, &gather))
+               != HISTO_OK
+        || (status = strategy_env_number("HISTO_TEST_PROFILE_EVERY", 1 << 20,
+                                         &every)) != HISTO_OK
+        || (status = strategy_env_number("HISTO_TEST_LAST_PLAIN", 1,
+                                         &last_plain)) != HISTO_OK)
+        return status;
+    if (nsets == 0) {
+        const uint64_t fit = WORK_SETS_BYTES / w->input->nbins;
+        nsets = fit >= WORK_SETS ? WORK_SETS : fit >= 2 ? fit : 2;
+    }
+    w->nsets = nsets;
+    w->gather_sets = gather != 0 ? gather : WORK_GATHER_SETS;
+    while (w->nsets % w->gather_sets != 0)
+        w->gather_sets--;
+    w->profile_every = every != 0 ? every : WORK_PROFILE_EVERY;
+    w->last_plain = last_plain != 0;
+    return HISTO_OK;
+}
+
+/* The buffers of several shares, one of each per set, in blocks of
+ * gather_sets sets (struct work_runs): every share's sum, and the sending
+ * shares' sums in host memory and in the first device's landing buffer,
+ * one part of w->stride bytes each. */
 static int setup_shares(struct work *w)
 {
     int status = HISTO_OK;
     struct work_share *first = &w->shares[0];
-    const cl_uchar zero = 0;
-    unsigned long nsets = 0;
-    if ((status = strategy_env_number("HISTO_TEST_SETS", WORK_SETS, &nsets))
-            != HISTO_OK)
+    if ((status = read_knobs(w)) != HISTO_OK
+        || (status = set_stride(w)) != HISTO_OK)
         return status;
-    w->nsets = nsets != 0 ? nsets : WORK_SETS;
-    unsigned long every = 0;
-    if ((status = strategy_env_number("HISTO_TEST_PROFILE_EVERY", 1 << 20,
-                                      &every)) != HISTO_OK)
-        return status;
-    w->profile_every = every != 0 ? every : WORK_PROFILE_EVERY;
-    unsigned long last_plain = 0;
-    if ((status = strategy_env_number("HISTO_TEST_LAST_PLAIN", 1,
-                                      &last_plain)) != HISTO_OK)
-        return status;
-    w->last_plain = last_plain != 0;
     w->parts_pinned = true;
-    w->stride = (w->input->nbins + 63) / 64 * 64;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
+        if ((status = make_runs(w, sh->device, sh->queue, w->stride,
+                                &sh->accs)) != HISTO_OK)
+            return status;
         for (size_t set = 0; set < w->nsets; ++set) {
-            CL_CREATE(sh->acc[set], clCreateBuffer(w->context,
-                                                   CL_MEM_READ_WRITE,
-                                                   w->input->nbins, NULL,
-                                                   &cl_err_));
-            CL_CALL(clEnqueueFillBuffer(sh->queue, sh->acc[set], &zero,
-                                        sizeof zero, 0, w->input->nbins, 0,
-                                        NULL, NULL));
+            CL_CALL(clRetainMemObject(sh->accs.run[set][0]));
+            sh->acc[set] = sh->accs.run[set][0];
         }
-        CL_CALL(clFinish(sh->queue));
     }
     size_t senders = 0;
     for (size_t s = 1; s < w->nshares; ++s)
         senders += sends(w, s);
-    for (size_t set = 0; set < w->nsets && senders > 0; ++set) {
-        const size_t bytes = senders * w->stride;
-        if ((status = host_parts(w, set, senders)) != HISTO_OK)
+    w->set_pitch = senders * w->stride;
+    if (senders == 0)
+        return HISTO_OK;
+    for (size_t b = 0; b < w->nsets / w->gather_sets; ++b)
+        if ((status = host_parts(w, b)) != HISTO_OK)
             return status;
-        CL_CREATE(w->landing[set], clCreateBuffer(w->context,
-                                                  CL_MEM_READ_WRITE, bytes,
-                                                  NULL, &cl_err_));
-        CL_CALL(clEnqueueFillBuffer(first->gather, w->landing[set], &zero,
-                                    sizeof zero, 0, bytes, 0, NULL, NULL));
-    }
-    CL_CALL(clFinish(first->gather));
+    status = make_runs(w, first->device, first->gather, w->set_pitch,
+                       &w->landing);
 fail:
     return status;
 }
@@ -945,87 +1030,163 @@ fail:
     return status;
 }
 
-/* Share s's sum of iteration i (set), once counted, copied into its host
- * memory on its move queue. That memory was last read by the first
- * device's copy of iteration i - nsets, which the addition after it
- * on the same queue (gathered[set]) follows: waited for on the host. */
-static int enqueue_send(struct work *w, size_t s, size_t set, bool profiled,
-                        cl_event *ev)
+/* host_wait for the events of sets [set, set + n), of which those of one
+ * batch are one event, waited for once. */
+static int host_wait_sets(struct work *w, const cl_event *events,
+                          bool *seen, size_t set, size_t n)
 {
     int status = HISTO_OK;
-    struct work_share *sh = &w->shares[s];
-    cl_command_queue move = profiled ? sh->move : sh->plain_move;
-    if ((status = host_wait(w, w->gathered[set], &w->gathered_seen[set]))
-            != HISTO_OK)
-        return status;
-    CL_CALL(clEnqueueReadBuffer(move, sh->acc[set], CL_FALSE, 0,
-                                w->input->nbins, sh->host_part[set], 1,
-                                &sh->summed[set], &ev[sh->ev_send]));
-    CL_CALL(clFlush(move));
-    status = hold(&sh->sent[set], ev[sh->ev_send]);
-    sh->sent_seen[set] = false;
-fail:
+    for (size_t t = set; t < set + n && status == HISTO_OK; ++t) {
+        if (t > set && events[t] != NULL && events[t] == events[t - 1])
+            seen[t] = true;
+        status = host_wait(w, events[t], &seen[t]);
+    }
     return status;
 }
 
-/* Iteration j's gather on the first device's gather queue: each sending
- * share's sum, once in host memory (waited for on the host), copied
- * into its part of landing[set], then all added into share 0's sum in
- * one pass, after share 0's own count. In order on one queue: a landing
- * buffer is written again only after the addition that read it. */
+/* Iterations [first, first + n) of one block of sets, counted: each
+ * sending share's sums copied into its parts of host memory in one copy,
+ * on its move queue, after its counting of the last of them (its
+ * counting runs in order, switch_queue included). That host memory was
+ * last read by the first device's copies of the iterations nsets
+ * before, which the additions after them on the same queue
+ * (gathered[set]) follow: waited for on the host. `ev`: the events of
+ * the one iteration (n = 1) where it is profiled, else NULL. */
+static int enqueue_sends(struct work *w, unsigned long first, size_t n,
+                         cl_event *ev)
+{
+    int status = HISTO_OK;
+    const size_t set = first % w->nsets, last = set + n - 1;
+    cl_event sent = NULL;
+    if ((status = host_wait_sets(w, w->gathered, w->gathered_seen, set, n))
+            != HISTO_OK)
+        return status;
+    /* every share's counting of the batch, which the copies and the
+     * additions wait on, flushed (rusticl starts no command before) */
+    for (size_t s = 0; s < w->nshares; ++s)
+        CL_CALL(clFlush(w->shares[s].counted_on));
+    for (size_t s = 1; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        if (!sends(w, s))
+            continue;
+        cl_command_queue move = ev != NULL ? sh->move : sh->plain_move;
+        cl_event *done = ev != NULL ? &ev[sh->ev_send] : &sent;
+        const cl_mem from = sh->accs.run[set][n - 1];
+        if (w->set_pitch == w->stride) {
+            CL_CALL(clEnqueueReadBuffer(move, from, CL_FALSE, 0,
+                                        (n - 1) * w->stride
+                                            + w->input->nbins,
+                                        sh->host_part[set], 1,
+                                        &sh->summed[last], done));
+        } else {
+            /* several sending shares: its parts set_pitch bytes apart */
+            const size_t origin[3] = {0, 0, 0};
+            const size_t region[3] = {w->input->nbins, n, 1};
+            CL_CALL(clEnqueueReadBufferRect(move, from, CL_FALSE, origin,
+                                            origin, region, w->stride, 0,
+                                            w->set_pitch, 0,
+                                            sh->host_part[set], 1,
+                                            &sh->summed[last], done));
+        }
+        CL_CALL(clFlush(move));
+        for (size_t t = set; t <= last; ++t) {
+            if ((status = hold(&sh->sent[t], *done)) != HISTO_OK)
+                goto fail;
+            sh->sent_seen[t] = false;
+        }
+        if (sent != NULL)
+            clReleaseEvent(sent);
+        sent = NULL;
+    }
+    w->batch_n[set] = n;
+fail:
+    if (sent != NULL)
+        clReleaseEvent(sent);
+    return status;
+}
+
+/* The open batch's sums copied to host memory (enqueue_sends), the
+ * batch closed. */
+static int close_batch(struct work *w)
+{
+    if (w->open_n == 0)
+        return HISTO_OK;
+    const size_t n = w->open_n;
+    w->open_n = 0;
+    return enqueue_sends(w, w->open_first, n, NULL);
+}
+
+/* The batch of iterations from j on (batch_n[j % nsets] of them) gathered
+ * on the first device's gather queue: each sending share's sums, once in
+ * host memory (waited for on the host), copied into the landing buffer
+ * in one copy, then all added into share 0's sums in one launch (a row
+ * of work-items a set), after share 0's own counting of the last (its
+ * counting runs in order). In order on one queue: a landing buffer is
+ * written again only after the addition that read it. */
 static int enqueue_gather(struct work *w, unsigned long j)
 {
     int status = HISTO_OK;
     struct work_share *first = &w->shares[0];
-    const size_t set = j % w->nsets;
+    const size_t set = j % w->nsets, n = w->batch_n[set];
+    const size_t last = set + n - 1;
     /* NULL: iteration j is not profiled, and only the addition, which
-     * the host and the set's next use wait on, has an event */
+     * the host and the sets' next uses wait on, has an event */
     cl_event *ev = w->ring[j % WORK_RING], added = NULL;
     const size_t e = w->ev_land;
-    size_t part = 0;
-    /* not profiled: the queue without profiling. The set's addition
-     * before (iteration j - nsets, on either queue) is done: the host saw
-     * it before it enqueued this iteration's copies to host memory. */
+    /* not profiled: the queue without profiling. The sets' additions
+     * before (nsets iterations before, on either queue) are done: the
+     * host saw them before it enqueued these iterations' copies to host
+     * memory. */
     cl_command_queue gather = ev != NULL ? first->gather
                                          : first->plain_gather;
-    for (size_t s = 1; s < w->nshares; ++s)
-        if (sends(w, s)) {
-            struct work_share *sh = &w->shares[s];
-            if ((status = host_wait(w, sh->sent[set], &sh->sent_seen[set]))
-                    != HISTO_OK)
-                return status;
-            ++part;
-        }
-    /* every part in one copy (a command costs the host more than the
-     * padding between parts costs the link) */
-    CL_CALL(clEnqueueWriteBuffer(gather, w->landing[set], CL_FALSE,
-                                 0, (part - 1) * w->stride + w->input->nbins,
+    for (size_t s = 1; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        if (sends(w, s)
+            && (status = host_wait_sets(w, sh->sent, sh->sent_seen, set, n))
+                   != HISTO_OK)
+            return status;
+    }
+    /* every part of every set in one copy (a command costs the host more
+     * than the padding between parts costs the link) */
+    CL_CALL(clEnqueueWriteBuffer(gather, w->landing.run[set][n - 1],
+                                 CL_FALSE, 0,
+                                 n * w->set_pitch - w->stride
+                                     + w->input->nbins,
                                  w->parts[set], 0, NULL,
                                  ev != NULL ? &ev[e] : NULL));
-    const cl_uint lo = 0, len = (cl_uint)w->input->nbins,
-                  stride = (cl_uint)w->stride, nparts = (cl_uint)part;
+    const cl_uint len = (cl_uint)w->input->nbins,
+                  stride = (cl_uint)w->stride,
+                  set_pitch = (cl_uint)w->set_pitch,
+                  nparts = (cl_uint)w->nsending;
     cl_kernel k = first->parts;
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &first->acc[set]));
-    CL_CALL(clSetKernelArg(k, 1, sizeof(cl_mem), &w->landing[set]));
-    CL_CALL(clSetKernelArg(k, 2, sizeof lo, &lo));
-    CL_CALL(clSetKernelArg(k, 3, sizeof len, &len));
-    CL_CALL(clSetKernelArg(k, 4, sizeof stride, &stride));
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem),
+                           &first->accs.run[set][n - 1]));
+    CL_CALL(clSetKernelArg(k, 1, sizeof(cl_mem),
+                           &w->landing.run[set][n - 1]));
+    CL_CALL(clSetKernelArg(k, 2, sizeof len, &len));
+    CL_CALL(clSetKernelArg(k, 3, sizeof stride, &stride));
+    CL_CALL(clSetKernelArg(k, 4, sizeof set_pitch, &set_pitch));
     CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
-    CL_CALL(clEnqueueNDRangeKernel(gather, k, 1, NULL,
-                                   &first->combine_items, NULL, 1,
-                                   &first->summed[set],
+    const size_t global[2] = {first->combine_items, n};
+    CL_CALL(clEnqueueNDRangeKernel(gather, k, 2, NULL, global, NULL, 1,
+                                   &first->summed[last],
                                    ev != NULL ? &ev[e + 1] : &added));
     CL_CALL(clFlush(gather));
-    status = hold(&w->gathered[set], ev != NULL ? ev[e + 1] : added);
-    w->gathered_seen[set] = false;
-    w->gathered_n = j + 1;
+    for (size_t t = set; t <= last; ++t) {
+        if ((status = hold(&w->gathered[t], ev != NULL ? ev[e + 1] : added))
+                != HISTO_OK)
+            goto fail;
+        w->gathered_seen[t] = false;
+    }
+    w->gathered_n = j + n;
 fail:
     if (added != NULL)
         clReleaseEvent(added);
     return status;
 }
 
-/* Whether iteration j's copies to host memory are all done. */
+/* Whether the copies to host memory of the batch from iteration j on are
+ * all done (one event a share for the batch). */
 static bool sent_all(struct work *w, unsigned long j)
 {
     for (size_t s = 1; s < w->nshares; ++s)
@@ -1036,13 +1197,19 @@ static bool sent_all(struct work *w, unsigned long j)
     return true;
 }
 
-/* Iterations enqueued but not yet gathered: up to `until`, in order. */
+/* Iterations enqueued but not yet gathered: up to `until` at least, in
+ * order, whole batches (the open one closed where it starts before). */
 static int gather_until(struct work *w, unsigned long until)
 {
     int status = HISTO_OK;
     /* none to gather where the other shares have no values */
-    if (w->nsending == 0 && w->gathered_n < until)
-        w->gathered_n = until;
+    if (w->nsending == 0) {
+        if (w->gathered_n < until)
+            w->gathered_n = until;
+        return HISTO_OK;
+    }
+    if (w->open_n > 0 && w->open_first < until)
+        status = close_batch(w);
     while (status == HISTO_OK && w->gathered_n < until)
         status = enqueue_gather(w, w->gathered_n);
     return status;
@@ -1084,11 +1251,15 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
         for (size_t k = 0; k < w->nevents; ++k)
             ev[k] = NULL;
     }
+    const bool batched = w->nshares > 1 && w->nsending > 0;
+    /* a profiled iteration moves alone: the batch before it moves first */
+    if (batched && profiled && (status = close_batch(w)) != HISTO_OK)
+        goto fail;
     /* this set's last gather (of iteration i - nsets) enqueued before
      * the set is written again */
     if (w->nshares > 1 && i >= w->nsets
         && (status = gather_until(w, i - w->nsets + 1)) != HISTO_OK)
-        return status;
+        goto fail;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         /* not profiled: the counting queue without profiling, after all
@@ -1117,20 +1288,37 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
         if (s == 0 || sends(w, s))
             if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
                 goto fail;
-        /* its sum is copied or added on another queue */
-        CL_CALL(clFlush(q));
-        if (sends(w, s) && (status = enqueue_send(w, s, set, profiled, ev))
-                               != HISTO_OK)
-            goto fail;
+        /* Its sum is copied or added on another queue, after it is
+         * flushed: by its batch's copies to host memory (enqueue_sends),
+         * else now. A flush cost NVIDIA's OpenCL 1.8-2.5 us. */
+        if (!batched)
+            CL_CALL(clFlush(q));
+    }
+    if (batched) {
+        if (w->open_n == 0)
+            w->open_first = i;
+        w->open_n++;
+        /* a batch ends with its block of sets, or with this iteration
+         * where it is profiled */
+        if (profiled || (set + 1) % w->gather_sets == 0) {
+            w->open_n = 0;
+            status = enqueue_sends(w, w->open_first, i - w->open_first + 1,
+                                   profiled ? ev : NULL);
+            if (status != HISTO_OK)
+                goto fail;
+        }
     }
     w->ring[i % WORK_RING] = profiled ? ev : NULL;
     w->enqueued++;
-    /* The iterations whose copies to host memory are done are gathered
-     * now; the others later, so that the host runs up to nsets - 1
-     * iterations ahead of the devices and its pauses (the loop reading a
-     * batch's times) do not leave them idle. */
-    while (w->nshares > 1 && w->nsending > 0 && w->gathered_n < i
-           && sent_all(w, w->gathered_n) && status == HISTO_OK)
+    /* The batches whose copies to host memory are done are gathered now;
+     * the others later, so that the host runs up to nsets - 1 iterations
+     * ahead of the devices and its pauses (the loop reading a batch's
+     * times) do not leave them idle. Not the one that ends with this
+     * iteration: its copies have just begun. */
+    while (batched && status == HISTO_OK
+           && w->gathered_n + w->open_n < w->enqueued
+           && w->gathered_n + w->batch_n[w->gathered_n % w->nsets] <= i
+           && sent_all(w, w->gathered_n))
         status = enqueue_gather(w, w->gathered_n);
 fail:
     /* what was held is retained; the rest is not needed */
@@ -1231,9 +1419,16 @@ int work_download(struct work *w, uint8_t *histo)
     /* the set the last iteration used */
     const size_t set = w->nshares > 1 && w->enqueued > 0
                      ? (w->enqueued - 1) % w->nsets : 0;
+    /* With several shares its last writer ran on another queue (the
+     * addition of the others' sums, or the count): waited for, since
+     * rusticl's clFinish may return before the commands end. */
+    const cl_event last = w->nshares < 2 ? NULL
+                        : w->gathered[set] != NULL ? w->gathered[set]
+                                                   : sh->summed[set];
     if (sh->acc[set] != NULL)
         CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
-                                    w->input->nbins, histo, 0, NULL, NULL));
+                                    w->input->nbins, histo, last != NULL,
+                                    last != NULL ? &last : NULL, NULL));
 fail:
     return status;
 }
@@ -1259,6 +1454,11 @@ size_t work_nshares(const struct work *w)
 size_t work_nsets(const struct work *w)
 {
     return w->nshares > 1 ? w->nsets : 0;
+}
+
+size_t work_gather_sets(const struct work *w)
+{
+    return w->nshares > 1 ? w->gather_sets : 0;
 }
 
 size_t work_ndevices(const struct work *w)
@@ -1327,6 +1527,7 @@ static void release_split(struct work *w, bool keep_first)
             sh->host_part[set] = NULL;
         }
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
+        release_runs(&sh->accs);
         if (!(keep_first && s == 0)) {
             for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c)
                 unmap_pinned(sh->queue,
@@ -1366,19 +1567,22 @@ static void release_split(struct work *w, bool keep_first)
             .chunk_values = sh->chunk_values,
         };
     }
-    for (size_t set = 0; set < WORK_SETS; ++set) {
+    /* each block's host memory starts at its first set's parts */
+    for (size_t b = 0; w->gather_sets > 0 && b < WORK_SETS / w->gather_sets;
+         ++b)
+        if (w->parts[b * w->gather_sets] != NULL)
+            unmap_pinned(w->shares[0].queue, w->parts_mem[b],
+                         w->parts[b * w->gather_sets]);
+    for (size_t set = 0; set < WORK_SETS; ++set)
         if (w->gathered[set] != NULL)
             clReleaseEvent(w->gathered[set]);
-        if (w->parts[set] != NULL)
-            unmap_pinned(w->shares[0].queue, w->parts_mem[set],
-                         w->parts[set]);
-        w->parts[set] = NULL;
-        w->parts_mem[set] = NULL;
-    }
-    strategy_release_objects(NULL, 0, w->landing, WORK_SETS);
+    release_runs(&w->landing);
+    memset(w->parts, 0, sizeof w->parts);
+    memset(w->parts_mem, 0, sizeof w->parts_mem);
     memset(w->gathered, 0, sizeof w->gathered);
     memset(w->gathered_seen, 0, sizeof w->gathered_seen);
-    memset(w->landing, 0, sizeof w->landing);
+    memset(w->batch_n, 0, sizeof w->batch_n);
+    w->open_n = 0;
     free(w->tags);
     free(w->scratch);
     w->tags = NULL;

@@ -13,18 +13,21 @@
  *
  * With several devices no command waits on another device's event
  * (enqueuing one that did cost NVIDIA's OpenCL 16-20 us of host time):
- * each other share's sum goes to its part of one pinned host buffer on
- * a queue of its own, and once the host has seen every such copy done
- * all are copied into a landing buffer on the first device in one copy
- * and added there in one pass, on a queue of its own. That gather of iteration i is
- * enqueued once those copies are done, up to WORK_SETS - 1 iterations
- * later: the sums, the host memory and the landing buffers come in
- * WORK_SETS sets (iteration i uses set i % WORK_SETS), so the moving and
- * adding of iteration i run while the iterations after it count. One
- * host thread enqueues everything: NVIDIA's OpenCL serialises enqueues
- * from several threads, and each took longer than from one. Every
- * iteration still makes a whole histogram from zero; the last one is
- * read back.
+ * each other share's sum goes to its part of pinned host memory on a
+ * queue of its own, and once the host has seen every such copy done all
+ * are copied into a landing buffer on the first device in one copy and
+ * added there in one pass, on a queue of its own. The sums, the host
+ * memory and the landing buffers come in WORK_SETS sets (iteration i
+ * uses set i % WORK_SETS), so the moving and adding of iteration i run
+ * while the iterations after it count; and consecutive iterations not
+ * profiled, up to WORK_GATHER_SETS in a block of that many sets, move
+ * together: one copy a sending share to host memory, one copy into the
+ * first device and one addition for them all, each set a run of its own
+ * in one buffer a block. A profiled iteration moves alone, so its events
+ * time one iteration's copies and addition. One host thread enqueues
+ * everything: NVIDIA's OpenCL serialises enqueues from several threads,
+ * and each took longer than from one. Every iteration still makes a
+ * whole histogram from zero in its own set; the last one is read back.
  *
  * `--device all` may use fewer devices than it names (choose.h): the
  * fill then puts the whole input on the first device, and work_reshare
@@ -74,10 +77,31 @@
 #define WORK_MAX_SHARES 16
 /* Iterations whose partial histograms may be on their way between
  * devices at once, and so how far the host may enqueue ahead of the
- * devices: with 4, the host's pauses every 32 iterations (reading their
- * times) left four H200s idle 48 us an iteration of 1.07G values
- * (docs/design.md). */
-#define WORK_SETS 8
+ * devices. A set is used again nsets iterations later, once its sums
+ * went through host memory, WORK_GATHER_SETS iterations at a time: a 2
+ * MiB partial took 40 us each way on two H200s (transfer-probe), so the
+ * first set of a batch of 4 waits for 3 more iterations of counting and
+ * 4 copies each way; by arithmetic, 16 sets hide that down to about 28
+ * us an iteration, 8 only down to about 82 (docs/design.md). With 4
+ * sets and no batches, the host's pauses every 32 iterations (reading
+ * their times) left four H200s idle 48 us an iteration of 1.07G
+ * values. */
+#define WORK_SETS 16
+/* The most bytes a share's sets of sums take: WORK_SETS of the
+ * workload's 2 MiB histograms, fewer of a larger one (4 of 16 MiB), down
+ * to 2 (the first device holds as many landing parts a sending share,
+ * and pinned host memory the same). */
+#define WORK_SETS_BYTES (UINT64_C(64) << 20)
+/* Consecutive iterations not profiled whose sums move and add up
+ * together, with several shares: each sending share copies their sums
+ * to host memory in one copy, and the first device takes them all in
+ * one copy and adds them in one launch; a copy cost NVIDIA's OpenCL
+ * 9.4-10.8 us of host time, a kernel on a queue without profiling
+ * 6.2-9.8 (transfer-probe on four and on two H200s). A divisor of
+ * WORK_SETS: batches never wrap from the last set to the first.
+ * HISTO_TEST_GATHER_SETS=N sets it (the largest divisor of the sets in
+ * use up to N). */
+#define WORK_GATHER_SETS 4
 /* Iterations whose events are remembered for their gather, enqueued an
  * iteration later (run.c keeps two batches of 32 in flight). */
 #define WORK_RING 256
@@ -102,6 +126,17 @@ struct work_slot {
     size_t buffer;             /* the buffer it is set up on             */
     struct histo_input view;   /* the input's sizes, nvalues the chunk's */
     void *state;
+};
+
+/* Buffers of several shares, one part of `pitch` bytes a set, in blocks
+ * of gather_sets sets (work.gather_sets): one buffer a block, and a
+ * sub-buffer for every run of consecutive sets within a block, so that
+ * each command names only the sets it uses (OpenCL leaves undefined the
+ * use of a buffer and its sub-buffers at once, and of overlapping
+ * sub-buffers while one is written). */
+struct work_runs {
+    cl_mem block[WORK_SETS];
+    cl_mem run[WORK_SETS][WORK_GATHER_SETS]; /* [first set][sets - 1]   */
 };
 
 struct work_share {
@@ -131,7 +166,7 @@ struct work_share {
     size_t *chunk_slot;        /* [chunk]: its slot                     */
     cl_mem acc[WORK_SETS];     /* the share's sum of chunks (or NULL):
                                   one, or with several shares one per
-                                  set                                   */
+                                  set: accs.run[set][0], retained       */
     cl_event buffer_free[2];   /* streamed: when each buffer may be
                                   written again                         */
     /* Several shares. Every share: `move` copies its sum to host memory
@@ -149,9 +184,12 @@ struct work_share {
     cl_command_queue counted_on;
     bool sent_seen[WORK_SETS];         /* sent[set] seen complete       */
     cl_kernel parts;
-    uint8_t *host_part[WORK_SETS];     /* its part of work.parts[set]           */
-    cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set]       */
-    cl_event sent[WORK_SETS];          /* acc[set] copied to host_part[set]     */
+    struct work_runs accs;             /* several shares: acc's sets     */
+    uint8_t *host_part[WORK_SETS];     /* its part of work.parts[set]   */
+    cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set] */
+    cl_event sent[WORK_SETS];          /* acc[set] copied to
+                                          host_part[set] (with the rest
+                                          of its batch)                 */
     size_t ev_send;            /* that copy's place in an iteration's
                                   events                                */
 };
@@ -169,20 +207,29 @@ struct work {
     cl_context context;
     unsigned long enqueued;    /* iterations enqueued                   */
     /* Several shares: the first device's landing buffers (a part of
-     * `stride` bytes for each sending share), the last addition of each
-     * set into share 0's sum, the iterations gathered, and the event
-     * arrays of the last WORK_RING iterations. */
-    cl_mem landing[WORK_SETS];
+     * `stride` bytes for each sending share, set_pitch bytes a set), the
+     * last addition of each set into share 0's sum, the iterations
+     * gathered, and the event arrays of the last WORK_RING iterations. */
+    struct work_runs landing;
     cl_event gathered[WORK_SETS];
     bool gathered_seen[WORK_SETS];  /* gathered[set] seen complete    */
     size_t nsets;              /* sets in use: WORK_SETS, or fewer with
                                   HISTO_TEST_SETS (tests: every set is
                                   used again in few iterations)         */
+    size_t gather_sets;        /* sets a batch at most: WORK_GATHER_SETS,
+                                  or HISTO_TEST_GATHER_SETS, cut to a
+                                  divisor of nsets                      */
     unsigned long gathered_n;
-    cl_mem parts_mem[WORK_SETS]; /* per set: the sending shares' sums in
-                                  host memory, as in landing (pinned:
+    /* The batch being made: iterations counted, not profiled, whose
+     * sums have not been copied to host memory yet (open_n of them from
+     * open_first on); and at each batch's first set, its iterations. */
+    unsigned long open_first;
+    size_t open_n;
+    size_t batch_n[WORK_SETS];
+    cl_mem parts_mem[WORK_SETS]; /* per block: the sending shares' sums
+                                  in host memory, as in landing (pinned:
                                   mapped ALLOC_HOST_PTR)                */
-    uint8_t *parts[WORK_SETS];
+    uint8_t *parts[WORK_SETS];  /* per set: its place in them            */
     size_t ev_land;            /* the copy of them all into landing: its
                                   place in an iteration's events        */
     cl_event *ring[WORK_RING]; /* NULL: an iteration not profiled   */
@@ -190,7 +237,13 @@ struct work {
                                   waited on), nevents places           */
     unsigned long profile_every; /* WORK_PROFILE_EVERY, or the test's */
     bool last_plain;           /* HISTO_TEST_LAST_PLAIN: run_plan's     */
-    size_t nsending, stride;
+    size_t nsending;
+    size_t stride;             /* bytes a sum takes in a block: nbins to
+                                  a multiple of 64 and of every device's
+                                  CL_DEVICE_MEM_BASE_ADDR_ALIGN (a
+                                  sub-buffer's start)                   */
+    size_t set_pitch;          /* bytes a set takes in landing and
+                                  parts: nsending * stride              */
     double waited_s;           /* the host's waits for devices in them  */
     bool parts_pinned;         /* every host_part is pinned memory      */
     size_t nshares;
@@ -279,6 +332,9 @@ struct work_share_info {
 size_t work_nshares(const struct work *w);
 /* The sets of partial sums in flight (several shares; else 0). */
 size_t work_nsets(const struct work *w);
+/* The most iterations not profiled whose partial sums move and add up
+ * together (several shares; else 0). */
+size_t work_gather_sets(const struct work *w);
 
 /* Why a device's timestamps cannot time the iterations, as its loop
  * probe found before any was run (the first share's that says so), or

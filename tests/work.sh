@@ -7,14 +7,21 @@
 # And three shares on the device named three times, each streamed in
 # chunks, with 3 sets of partial sums in flight (HISTO_TEST_SETS) over 7
 # iterations: every set is used again, its reuse ordered by events
-# alone; and once with all 8 sets (work.h) over 17 iterations. Several
+# alone; and once with all 16 sets (work.h) over 17 iterations. Several
 # shares profile one iteration in 32 and each batch's last (work.h,
-# run.h): the shares' 3 iterations profile the last alone, the sets' 7
-# one in 2 (HISTO_TEST_PROFILE_EVERY), so that profiled iterations and
-# others, which make only the events waited on, alternate, and leave the
-# last unprofiled (HISTO_TEST_LAST_PLAIN), so that the histogram checked
-# is one made on the queues without profiling; the eight sets' 17
-# profile every one, as one share does.
+# run.h), and move the sums of up to 4 unprofiled iterations together
+# (a batch within a block of sets; a profiled iteration alone): the
+# shares' 3 iterations profile the last alone, after a batch of two;
+# the sets' 7 one in 4 (HISTO_TEST_PROFILE_EVERY), so that with 3 sets a
+# batch they make a whole batch, a profiled one alone, a batch cut by a
+# block's end and one by the run's, and leave the last unprofiled
+# (HISTO_TEST_LAST_PLAIN), so that the histogram checked is one made on
+# the queues without profiling and moved in a batch; all 16 sets' 17
+# profile every one, as one share does. Then batches of 4 as they run
+# by default, each set used again: the three streamed shares over 23
+# iterations (two sending shares, a copy each in rows), and each
+# strategy that counts into the sums in place on two shares of one
+# chunk (one sending share) with 4 sets over 11.
 # ids: work
 # parts: sets streamed shares chunks
 SUBJECT=work
@@ -54,7 +61,7 @@ for name in $(case_names); do
         esac
         HISTO_TEST_SETS="" HISTO_TEST_PROFILE_EVERY="" HISTO_TEST_LAST_PLAIN=""
         [ "$mode" != sets ] \
-            || HISTO_TEST_SETS=3 HISTO_TEST_PROFILE_EVERY=2 HISTO_TEST_LAST_PLAIN=1
+            || HISTO_TEST_SETS=3 HISTO_TEST_PROFILE_EVERY=4 HISTO_TEST_LAST_PLAIN=1
         export HISTO_TEST_SETS HISTO_TEST_PROFILE_EVERY HISTO_TEST_LAST_PLAIN
         for s in $STRATEGIES; do
             id=work.$mode.$s.$name
@@ -65,16 +72,46 @@ for name in $(case_names); do
         unset HISTO_TEST_SETS HISTO_TEST_PROFILE_EVERY HISTO_TEST_LAST_PLAIN
     done
 done
-# all 8 sets, each used again: the default strategy on the eye, 17
-# iterations
+# all 16 sets, each used again, every iteration profiled: the default
+# strategy on the eye, 17 iterations. Then batches of 4 (the last
+# unprofiled, moved in a batch): three streamed shares over 23
+# iterations, every set used again; two shares of one chunk, with 4
+# sets, over 11, for each strategy that counts into the sums in place.
 case " $modes " in
     *" sets "*)
-        if wanted work.sets.eight.gauss && need_case gauss; then
-            n=$(( $(wc -c <"$INPUTS/gauss.bin") / 4 - 4 ))
+        if need_case gauss && { wanted work.sets.all.gauss \
+                || wanted work.sets.batched.gauss \
+                || wanted work.sets.batched_direct; }; then
+            in=$INPUTS/gauss.bin
+            n=$(( $(wc -c <"$in") / 4 - 4 ))
             c=$((n / 9 + 1))
-            HISTO_TEST_PROFILE_EVERY=1 X_ITERS=17 exact work.sets.eight.gauss "$W/gauss.eight" "$INPUTS/gauss.ref.bmp" \
-                "shares.sets = 8" --chunk-values $c --device-budget $((8 * c)) \
-                --device "$twice,${DEVICE:-0}" -i "$INPUTS/gauss.bin"
+            ! wanted work.sets.all.gauss \
+                || HISTO_TEST_PROFILE_EVERY=1 X_ITERS=17 exact work.sets.all.gauss "$W/gauss.all16" \
+                    "$INPUTS/gauss.ref.bmp" "shares.sets = 16" --chunk-values $c \
+                    --device-budget $((8 * c)) --device "$twice,${DEVICE:-0}" -i "$in"
+            ! wanted work.sets.batched.gauss \
+                || HISTO_TEST_LAST_PLAIN=1 X_ITERS=23 exact work.sets.batched.gauss \
+                    "$W/gauss.batched" "$INPUTS/gauss.ref.bmp" "shares.gather_sets = 4" \
+                    --chunk-values $c --device-budget $((8 * c)) \
+                    --device "$twice,${DEVICE:-0}" -i "$in"
+            for s in eye replicated; do
+                case " $STRATEGIES " in *" $s "*) ;; *) continue ;; esac
+                id=work.sets.batched_direct.$s.gauss
+                wanted "$id" || continue
+                HISTO_TEST_SETS=4 HISTO_TEST_LAST_PLAIN=1 X_ITERS=11 exact "$id" \
+                    "$W/gauss.direct.$s" "$INPUTS/gauss.ref.bmp" "shares.gather_sets = 4" \
+                    --strategy $s --device "$twice" -i "$in"
+            done
+        fi
+        # an 8 MiB histogram: the sets its bytes allow (WORK_SETS_BYTES,
+        # 64 MiB: 8), in batches of 4, exact over 19 iterations
+        if wanted work.sets.large_histogram \
+           && make_input bighisto --seed 3 --image 256x256 --histo 2048x4096 \
+                  --row-mean 2048 --col-mean 1024; then
+            HISTO_TEST_PROFILE_EVERY=8 HISTO_TEST_LAST_PLAIN=1 X_ITERS=19 \
+                exact work.sets.large_histogram "$W/bighisto" \
+                "$INPUTS/bighisto.ref.bmp" "shares.sets = 8" \
+                --device "$twice" -i "$INPUTS/bighisto.bin"
         fi ;;
 esac
 
