@@ -19,19 +19,23 @@ size_t choose_fastest(const double *wall_us, size_t n)
     return best + 1;
 }
 
-/* The current split's wall mean an iteration: `warmup` iterations, then
- * as many as fill CHOOSE_TIMED_S by their time, within the bounds. */
+/* The current split's wall mean an iteration: CHOOSE_WARMUP iterations
+ * and one more for each set of sums (work_nsets: a set's buffers are
+ * first used by its first iteration, which can cost the implementation
+ * a first touch), then as many as fill CHOOSE_TIMED_S by their time,
+ * within the bounds. */
 static int measure(struct work *w, double *wall_us, unsigned long *timed)
 {
     struct run_plan plan;
     struct run_times t;
+    const unsigned long warmup = CHOOSE_WARMUP + work_nsets(w);
     work_run_plan(w, &plan);
-    int status = run_plan(&plan, CHOOSE_WARMUP, &t);
+    int status = run_plan(&plan, warmup, &t);
     if (status != HISTO_OK) {
         run_times_free(&t);
         return status;
     }
-    const double each = t.wall_s / CHOOSE_WARMUP;
+    const double each = t.wall_s / (double)warmup;
     run_times_free(&t);
     double n = each > 0 ? CHOOSE_TIMED_S / each : CHOOSE_MAX_TIMED;
     n = n < CHOOSE_MIN_TIMED ? CHOOSE_MIN_TIMED

@@ -24,8 +24,9 @@
  * must save more than run-to-run noise to be used. */
 #define CHOOSE_MARGIN_PERCENT 2
 #define CHOOSE_MARGIN (CHOOSE_MARGIN_PERCENT / 100.0)
-/* Iterations each count runs untimed first, and the least and most it
- * is timed over: as many as fill CHOOSE_TIMED_S, within those. */
+/* Iterations each count runs untimed first (and one more a set of sums
+ * with several devices), and the least and most it is timed over: as
+ * many as fill CHOOSE_TIMED_S, within those. */
 #define CHOOSE_WARMUP 4
 #define CHOOSE_MIN_TIMED 16
 #define CHOOSE_MAX_TIMED 256
