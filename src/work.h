@@ -213,9 +213,11 @@ struct work {
     struct work_runs landing;
     cl_event gathered[WORK_SETS];
     bool gathered_seen[WORK_SETS];  /* gathered[set] seen complete    */
-    size_t nsets;              /* sets in use: WORK_SETS, or fewer with
-                                  HISTO_TEST_SETS (tests: every set is
-                                  used again in few iterations)         */
+    size_t nsets;              /* sets in use: WORK_SETS, fewer where
+                                  WORK_SETS_BYTES holds fewer of the
+                                  histogram, or HISTO_TEST_SETS (tests:
+                                  every set used again in few
+                                  iterations)                           */
     size_t gather_sets;        /* sets a batch at most: WORK_GATHER_SETS,
                                   or HISTO_TEST_GATHER_SETS, cut to a
                                   divisor of nsets                      */
