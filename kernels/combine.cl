@@ -59,7 +59,7 @@ kernel void combine(global uchar *restrict acc,
  */
 kernel void combine_parts(global uchar *restrict acc,
                           global const uchar *restrict parts, uint len,
-                          uint stride, uint set_pitch, uint nparts)
+                          ulong stride, ulong set_pitch, uint nparts)
 {
     const ulong size = get_global_size(0);
     const ulong whole = len / 16;

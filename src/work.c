@@ -799,17 +799,38 @@ static int read_knobs(struct work *w)
         || (status = strategy_env_number("HISTO_TEST_LAST_PLAIN", 1,
                                          &last_plain)) != HISTO_OK)
         return status;
+    w->gather_sets = gather != 0 ? gather : WORK_GATHER_SETS;
     if (nsets == 0) {
         const uint64_t fit = WORK_SETS_BYTES / w->input->nbins;
         nsets = fit >= WORK_SETS ? WORK_SETS : fit >= 2 ? fit : 2;
+        /* two blocks at least: with one, a batch's gather would wait for
+         * the iteration just enqueued, and the devices would drain */
+        if (w->gather_sets > nsets / 2)
+            w->gather_sets = nsets / 2;
     }
     w->nsets = nsets;
-    w->gather_sets = gather != 0 ? gather : WORK_GATHER_SETS;
     while (w->nsets % w->gather_sets != 0)
         w->gather_sets--;
     w->profile_every = every != 0 ? every : WORK_PROFILE_EVERY;
     w->last_plain = last_plain != 0;
     return HISTO_OK;
+}
+
+/* Fewer sets a batch (a divisor of the sets) where a block's buffer
+ * would be larger than a device allocates at once: a share's sums,
+ * gather_sets * stride bytes, and the first device's landing parts,
+ * gather_sets * set_pitch. */
+static void fit_batches(struct work *w)
+{
+    uint64_t most = w->shares[0].device->max_alloc;
+    for (size_t s = 0; s < w->nshares; ++s)
+        most = min64(most, w->shares[s].device->max_alloc);
+    const uint64_t pitch = w->set_pitch > w->stride ? w->set_pitch
+                                                    : w->stride;
+    while (w->gather_sets > 1
+           && (w->nsets % w->gather_sets != 0
+               || w->gather_sets * pitch > most))
+        w->gather_sets--;
 }
 
 /* The buffers of several shares, one of each per set, in blocks of
@@ -823,6 +844,11 @@ static int setup_shares(struct work *w)
     if ((status = read_knobs(w)) != HISTO_OK
         || (status = set_stride(w)) != HISTO_OK)
         return status;
+    size_t senders = 0;
+    for (size_t s = 1; s < w->nshares; ++s)
+        senders += sends(w, s);
+    w->set_pitch = senders * w->stride;
+    fit_batches(w);
     w->parts_pinned = true;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
@@ -834,10 +860,6 @@ static int setup_shares(struct work *w)
             sh->acc[set] = sh->accs.run[set][0];
         }
     }
-    size_t senders = 0;
-    for (size_t s = 1; s < w->nshares; ++s)
-        senders += sends(w, s);
-    w->set_pitch = senders * w->stride;
     if (senders == 0)
         return HISTO_OK;
     for (size_t b = 0; b < w->nsets / w->gather_sets; ++b)
@@ -1155,9 +1177,10 @@ static int enqueue_gather(struct work *w, unsigned long j)
                                  w->parts[set], 0, NULL,
                                  ev != NULL ? &ev[e] : NULL));
     const cl_uint len = (cl_uint)w->input->nbins,
-                  stride = (cl_uint)w->stride,
-                  set_pitch = (cl_uint)w->set_pitch,
                   nparts = (cl_uint)w->nsending;
+    /* 64 bits: a stride rounds up past 2^32 - 1 bins, and a set's parts
+     * reach 2^32 bytes with two senders of 2^31 */
+    const cl_ulong stride = w->stride, set_pitch = w->set_pitch;
     cl_kernel k = first->parts;
     CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem),
                            &first->accs.run[set][n - 1]));
