@@ -151,7 +151,8 @@ static void print_work(FILE *f, const struct work *w,
     fprintf(f, "shares.split = compute units\n");
     if (nshares > 1) {
         fprintf(f, "shares.sets = %zu\n", work_nsets(w));
-        fprintf(f, "shares.gather_sets = %zu\n", work_gather_sets(w));
+        if (work_gather_sets(w) > 0)
+            fprintf(f, "shares.gather_sets = %zu\n", work_gather_sets(w));
     }
     for (size_t s = 0; s < nshares; ++s) {
         const struct work_share_info sh = work_share_info(w, s);

@@ -1481,7 +1481,7 @@ size_t work_nsets(const struct work *w)
 
 size_t work_gather_sets(const struct work *w)
 {
-    return w->nshares > 1 ? w->gather_sets : 0;
+    return w->nshares > 1 && w->nsending > 0 ? w->gather_sets : 0;
 }
 
 size_t work_ndevices(const struct work *w)

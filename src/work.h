@@ -335,7 +335,7 @@ size_t work_nshares(const struct work *w);
 /* The sets of partial sums in flight (several shares; else 0). */
 size_t work_nsets(const struct work *w);
 /* The most iterations not profiled whose partial sums move and add up
- * together (several shares; else 0). */
+ * together (several shares of which one sends; else 0). */
 size_t work_gather_sets(const struct work *w);
 
 /* Why a device's timestamps cannot time the iterations, as its loop
