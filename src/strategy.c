@@ -190,8 +190,11 @@ fail:
     return status;
 }
 
-uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
-                              uint32_t limit)
+/* `groups` groups of `group` work-items striding over `items` things,
+ * raised where needed so that none makes more than
+ * STRATEGY_LOOP_SHARE(limit) strides (limit 0: unchanged). */
+static uint64_t loop_groups(uint64_t groups, uint64_t items, size_t group,
+                            uint32_t limit)
 {
     if (limit == 0)
         return groups;
@@ -207,7 +210,7 @@ uint64_t strategy_stride_groups(const struct device_info *device,
 {
     /* the fewest the loop limit allows, then as many as the compute
      * units take, within what the things need */
-    const uint64_t least = strategy_loop_groups(1, items, group, limit);
+    const uint64_t least = loop_groups(1, items, group, limit);
     const uint64_t needed = (items + group - 1) / group;
     uint64_t groups = device_units(device) * per_cu;
     if (groups > needed)

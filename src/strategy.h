@@ -199,15 +199,10 @@ int strategy_group_size(const struct device_info *device, cl_kernel kernel,
  * the others). */
 #define STRATEGY_LOOP_SHARE(limit) ((limit) / 2)
 
-/* `groups` groups of `group` work-items striding over `items` things,
- * raised where needed so that none makes more than
- * STRATEGY_LOOP_SHARE(limit) strides (limit 0: unchanged). */
-uint64_t strategy_loop_groups(uint64_t groups, uint64_t items, size_t group,
-                              uint32_t limit);
-
 /* Groups of `group` work-items striding over `items` things: `per_cu`
- * a compute unit of `device`, no more than the things need, raised by
- * strategy_loop_groups within a loop limit (0: none); at least 1. */
+ * a compute unit of `device`, no more than the things need, raised
+ * where needed so that none makes more than STRATEGY_LOOP_SHARE(limit)
+ * strides (limit 0: no limit); at least 1. */
 uint64_t strategy_stride_groups(const struct device_info *device,
                                 uint64_t per_cu, uint64_t items, size_t group,
                                 uint32_t limit);

@@ -782,9 +782,8 @@ fail:
 
 /* The sets and batches in use: HISTO_TEST_SETS and
  * HISTO_TEST_GATHER_SETS, else WORK_SETS (fewer where WORK_SETS_BYTES
- * holds fewer of the histogram) and WORK_GATHER_SETS, the batch cut to
- * a divisor of the sets (a batch never wraps); and how the iterations
- * are profiled. */
+ * holds fewer of the histogram) and WORK_GATHER_SETS (cut by
+ * fit_batches); and how the iterations are profiled. */
 static int read_knobs(struct work *w)
 {
     int status = HISTO_OK;
@@ -809,21 +808,19 @@ static int read_knobs(struct work *w)
             w->gather_sets = nsets / 2;
     }
     w->nsets = nsets;
-    while (w->nsets % w->gather_sets != 0)
-        w->gather_sets--;
     w->profile_every = every != 0 ? every : WORK_PROFILE_EVERY;
     w->last_plain = last_plain != 0;
     return HISTO_OK;
 }
 
-/* Fewer sets a batch (a divisor of the sets) where a block's buffer
- * would be larger than a device allocates at once: a share's sums,
- * gather_sets * stride bytes, and the first device's landing parts,
- * gather_sets * set_pitch. */
+/* The sets a batch cut to a divisor of the sets (a batch never wraps),
+ * and fewer where a block's buffer would be larger than a device
+ * allocates at once: a share's sums, gather_sets * stride bytes, and the
+ * first device's landing parts, gather_sets * set_pitch. */
 static void fit_batches(struct work *w)
 {
     uint64_t most = w->shares[0].device->max_alloc;
-    for (size_t s = 0; s < w->nshares; ++s)
+    for (size_t s = 1; s < w->nshares; ++s)
         most = min64(most, w->shares[s].device->max_alloc);
     const uint64_t pitch = w->set_pitch > w->stride ? w->set_pitch
                                                     : w->stride;
@@ -1128,14 +1125,14 @@ fail:
 }
 
 /* The open batch's sums copied to host memory (enqueue_sends), the
- * batch closed. */
-static int close_batch(struct work *w)
+ * batch closed; `ev` as there. */
+static int close_batch(struct work *w, cl_event *ev)
 {
     if (w->open_n == 0)
         return HISTO_OK;
     const size_t n = w->open_n;
     w->open_n = 0;
-    return enqueue_sends(w, w->open_first, n, NULL);
+    return enqueue_sends(w, w->open_first, n, ev);
 }
 
 /* The batch of iterations from j on (batch_n[j % nsets] of them) gathered
@@ -1232,7 +1229,7 @@ static int gather_until(struct work *w, unsigned long until)
         return HISTO_OK;
     }
     if (w->open_n > 0 && w->open_first < until)
-        status = close_batch(w);
+        status = close_batch(w, NULL);
     while (status == HISTO_OK && w->gathered_n < until)
         status = enqueue_gather(w, w->gathered_n);
     return status;
@@ -1276,7 +1273,7 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
     }
     const bool batched = w->nshares > 1 && w->nsending > 0;
     /* a profiled iteration moves alone: the batch before it moves first */
-    if (batched && profiled && (status = close_batch(w)) != HISTO_OK)
+    if (batched && profiled && (status = close_batch(w, NULL)) != HISTO_OK)
         goto fail;
     /* this set's last gather (of iteration i - nsets) enqueued before
      * the set is written again */
@@ -1323,13 +1320,9 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
         w->open_n++;
         /* a batch ends with its block of sets, or with this iteration
          * where it is profiled */
-        if (profiled || (set + 1) % w->gather_sets == 0) {
-            w->open_n = 0;
-            status = enqueue_sends(w, w->open_first, i - w->open_first + 1,
-                                   profiled ? ev : NULL);
-            if (status != HISTO_OK)
-                goto fail;
-        }
+        if ((profiled || (set + 1) % w->gather_sets == 0)
+            && (status = close_batch(w, profiled ? ev : NULL)) != HISTO_OK)
+            goto fail;
     }
     w->ring[i % WORK_RING] = profiled ? ev : NULL;
     w->enqueued++;
