@@ -51,37 +51,35 @@ kernel void combine(global uchar *restrict acc,
 
 /*
  * combine_parts - for each of get_global_size(1) consecutive sets t (a
- * row of work-items each): the len bytes at acc + t * stride + first,
- * plus nparts runs of len bytes at parts + t * set_pitch, part_stride
- * bytes apart, each added with saturation: the other devices' parts of
- * one device's slice of the histogram, for a batch of iterations, copied
- * into that device and added in one launch (src/work.c). first, stride,
- * part_stride and set_pitch are multiples of 64.
+ * row of work-items each): the len bytes at acc + t * stride plus nparts
+ * runs of len bytes at parts + t * set_pitch, `stride` bytes apart, each
+ * added with saturation: the other devices' sums of a batch of
+ * iterations, copied into the first device, added in one launch
+ * (src/work.c). stride and set_pitch are multiples of 64.
  */
 kernel void combine_parts(global uchar *restrict acc,
                           global const uchar *restrict parts, uint len,
-                          ulong first, ulong stride, ulong part_stride,
-                          ulong set_pitch, uint nparts)
+                          ulong stride, ulong set_pitch, uint nparts)
 {
     const ulong size = get_global_size(0);
     const ulong whole = len / 16;
     const ulong t = get_global_id(1);
-    global uchar *restrict a = acc + t * stride + first;
+    global uchar *restrict a = acc + t * stride;
     global const uchar *restrict from = parts + t * set_pitch;
     global uint4 *restrict a4 = (global uint4 *)a;
     global const uint4 *restrict p4 = (global const uint4 *)from;
-    const ulong part4 = part_stride / 16;
+    const ulong stride4 = stride / 16;
     for (ulong i = get_global_id(0); i < whole; i += size) {
         uchar16 sum = as_uchar16(a4[i]);
         for (uint p = 0; p < nparts; ++p)
-            sum = SAT_ADD16(sum, as_uchar16(p4[p * part4 + i]));
+            sum = SAT_ADD16(sum, as_uchar16(p4[p * stride4 + i]));
         a4[i] = as_uint4(sum);
     }
     if (get_global_id(0) < len % 16) {
         const ulong b = whole * 16 + get_global_id(0);
         uint sum = a[b];
         for (uint p = 0; p < nparts; ++p)
-            sum = min(sum + from[(ulong)p * part_stride + b],
+            sum = min(sum + from[(ulong)p * stride + b],
                       (uint)HISTO_SATURATE);
         a[b] = (uchar)sum;
     }

@@ -151,9 +151,8 @@ static void print_work(FILE *f, const struct work *w,
     fprintf(f, "shares.split = compute units\n");
     if (nshares > 1) {
         fprintf(f, "shares.sets = %zu\n", work_nsets(w));
-        fprintf(f, "shares.gather_sets = %zu\n", work_gather_sets(w));
-        fprintf(f, "shares.host_memory = %s\n",
-                work_parts_pinned(w) ? "pinned" : "pageable");
+        if (work_gather_sets(w) > 0)
+            fprintf(f, "shares.gather_sets = %zu\n", work_gather_sets(w));
     }
     for (size_t s = 0; s < nshares; ++s) {
         const struct work_share_info sh = work_share_info(w, s);
@@ -167,9 +166,6 @@ static void print_work(FILE *f, const struct work *w,
                 sh.streamed ? "streamed" : "device");
         fprintf(f, "share.%zu.chunks = %zu\n", s, sh.nchunks);
         fprintf(f, "share.%zu.chunk_values = %zu\n", s, sh.chunk_values);
-        if (nshares > 1)
-            fprintf(f, "share.%zu.slice = %zu %zu\n", s, sh.lo,
-                    sh.hi - sh.lo);
         /* kernels/probe.cl: 0 is "none seen", written as such */
         if (sh.loop_limit != 0)
             fprintf(f, "share.%zu.loop_limit = %" PRIu32 "\n", s,

@@ -208,14 +208,15 @@ int work_open(struct work *w, cl_platform_id platform)
             CL_CREATE(sh->plain_move, clCreateCommandQueue(w->context,
                                                            sh->device->id, 0,
                                                            &cl_err_));
-            CL_CREATE(sh->gather,
-                      clCreateCommandQueue(w->context, sh->device->id,
-                                           CL_QUEUE_PROFILING_ENABLE,
-                                           &cl_err_));
-            CL_CREATE(sh->plain_gather,
-                      clCreateCommandQueue(w->context, sh->device->id, 0,
-                                           &cl_err_));
         }
+    }
+    if (w->ndevices > 1) {
+        CL_CREATE(w->shares[0].gather,
+                  clCreateCommandQueue(w->context, w->shares[0].device->id,
+                                       CL_QUEUE_PROFILING_ENABLE, &cl_err_));
+        CL_CREATE(w->shares[0].plain_gather,
+                  clCreateCommandQueue(w->context, w->shares[0].device->id,
+                                       0, &cl_err_));
     }
 fail:
     return status;
@@ -619,65 +620,23 @@ static bool combines(const struct work *w, size_t s)
     return has_acc(w, s) && !direct(w, s);
 }
 
-/* Whether share s adds the others' parts of its slice into its sum:
- * with several shares, where its slice has bins. */
-static bool gathers(const struct work *w, size_t s)
+/* The shares whose sums are moved to the first device and added there:
+ * 1.. with values. */
+static bool sends(const struct work *w, size_t s)
 {
-    return w->nshares > 1 && w->shares[s].hi > w->shares[s].lo;
-}
-
-/* The runs of bins share s copies to host memory for the others, with
- * several shares: those outside its slice, [0, lo) and [hi, nbins),
- * where not empty (from[r], len[r]). Returns how many, 0 to 2. */
-static size_t send_runs(const struct work *w, size_t s, size_t from[2],
-                        size_t len[2])
-{
-    const struct work_share *sh = &w->shares[s];
-    const size_t nbins = w->input->nbins;
-    size_t n = 0;
-    if (w->nshares < 2)
-        return 0;
-    if (sh->lo > 0) {
-        from[n] = 0;
-        len[n++] = sh->lo;
-    }
-    if (sh->hi < nbins) {
-        from[n] = sh->hi;
-        len[n++] = nbins - sh->hi;
-    }
-    return n;
-}
-
-/* The runs of shares whose parts of share t's slice it copies into its
- * landing buffer, where it gathers: those before it and those after it,
- * where there are any (first[r], count[r]). Returns how many, 0 to 2. */
-static size_t land_runs(const struct work *w, size_t t, size_t first[2],
-                        size_t count[2])
-{
-    size_t n = 0;
-    if (!gathers(w, t))
-        return 0;
-    if (t > 0) {
-        first[n] = 0;
-        count[n++] = t;
-    }
-    if (t + 1 < w->nshares) {
-        first[n] = t + 1;
-        count[n++] = w->nshares - t - 1;
-    }
-    return n;
+    return s > 0 && w->shares[s].nchunks > 0;
 }
 
 /* One iteration's events, in this order: every share's chunks (copy,
- * kernels, combine; a share without values: the clearing of its sum),
- * then each share's copies to host memory, then each share's copies of
- * the others' parts of its slice into its device (which the host waited
- * for) and their addition there. An iteration not profiled (run.h)
- * makes only those of them that are waited on. */
+ * kernels, combine; the first share without values: the clearing of its
+ * sum), then each sending share's copy to host memory, then the one
+ * copy of them all into the first device (which the host waited for),
+ * then the addition of them all there. An iteration not profiled
+ * (run.h) makes only those of them that are waited on. */
 static int build_tags(struct work *w)
 {
     int status = HISTO_OK;
-    size_t n = 0, from[2], len[2];
+    size_t n = 0;
     const size_t nk = w->strategy->nkernels;
     for (int pass = 0; pass < 2; ++pass) {
         n = 0;
@@ -693,31 +652,23 @@ static int build_tags(struct work *w)
                 if (combines(w, s))
                     TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
             }
-            if (sh->nchunks == 0 && w->nshares > 1)
-                TAG(.kind = RUN_TAG_COMBINE, .share = (uint8_t)s);
+            if (s == 0 && sh->nchunks == 0 && w->nshares > 1)
+                TAG(.kind = RUN_TAG_COMBINE, .share = 0);
         }
-        /* the copies into each device waited (on the host) for every
-         * copy to host memory: the last is the one they are checked
-         * against (its index + 1) */
-        size_t last_send = 0;
-        for (size_t s = 0; s < w->nshares; ++s) {
-            struct work_share *sh = &w->shares[s];
-            sh->ev_send = n;
-            sh->nsend = send_runs(w, s, from, len);
-            for (size_t r = 0; r < sh->nsend; ++r)
+        w->nsending = 0;
+        for (size_t s = 1; s < w->nshares; ++s)
+            if (sends(w, s)) {
+                w->shares[s].ev_send = n;
                 TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s);
-            if (sh->nsend > 0)
-                last_send = n;
-        }
-        for (size_t s = 0; s < w->nshares; ++s) {
-            struct work_share *sh = &w->shares[s];
-            sh->ev_land = n;
-            sh->nland = land_runs(w, s, from, len);
-            for (size_t r = 0; r < sh->nland; ++r)
-                TAG(.kind = RUN_TAG_MOVE, .share = (uint8_t)s,
-                    .after = (uint16_t)last_send);
-            if (gathers(w, s))
-                TAG(.kind = RUN_TAG_GATHER, .share = (uint8_t)s);
+                w->nsending++;
+            }
+        /* one copy of all the sums into the first device, after the
+         * last copy to host memory (it waited for every one) */
+        if (w->nsending > 0) {
+            w->ev_land = n;
+            TAG(.kind = RUN_TAG_MOVE, .share = 0,
+                .after = (uint16_t)(w->ev_land));
+            TAG(.kind = RUN_TAG_GATHER, .share = 0);
         }
 #undef TAG
         if (!pass) {
@@ -730,12 +681,12 @@ fail:
     return status;
 }
 
-/* Host memory for every share's sum of one block of sets on its way to
- * the others, one part of w->stride bytes each, so that one copy of a
- * share moves a batch of its sums out and one copy of a run of shares
- * moves their parts of a slice in: pinned where the implementation
- * gives it (map_pinned), so that the copies are asynchronous and at full
- * speed; else ordinary memory, and w->parts_pinned false. */
+/* Host memory for the sending shares' sums of one block of sets on
+ * their way to the first device, one part of w->stride bytes each, laid
+ * out as the landing buffer is, so that one copy moves a batch of them
+ * in: pinned where the implementation gives it (map_pinned), so that the
+ * copies are asynchronous and at full speed; else ordinary memory, and
+ * w->parts_pinned false. */
 static int host_parts(struct work *w, size_t block)
 {
     const size_t k = w->gather_sets, bytes = k * w->set_pitch;
@@ -750,8 +701,11 @@ static int host_parts(struct work *w, size_t block)
     }
     for (size_t set = block * k; set < (block + 1) * k; ++set) {
         w->parts[set] = w->parts[block * k] + (set - block * k) * w->set_pitch;
-        for (size_t s = 0; s < w->nshares; ++s)
-            w->shares[s].host_part[set] = w->parts[set] + s * w->stride;
+        size_t part = 0;
+        for (size_t s = 1; s < w->nshares; ++s)
+            if (sends(w, s))
+                w->shares[s].host_part[set] = w->parts[set]
+                                              + part++ * w->stride;
     }
     return HISTO_OK;
 }
@@ -806,7 +760,9 @@ static size_t gcd(size_t a, size_t b)
     return a;
 }
 
-/* w->unit, and w->stride: nbins up to a multiple of it. */
+/* w->stride: nbins up to a multiple of 64 (combine.cl moves 16 bytes at
+ * a time from 64-byte boundaries) and of every device's alignment of a
+ * sub-buffer's start. */
 static int set_stride(struct work *w)
 {
     int status = HISTO_OK;
@@ -819,7 +775,6 @@ static int set_stride(struct work *w)
         const size_t align = bits / 8 > 0 ? bits / 8 : 1;
         unit = unit / gcd(unit, align) * align;
     }
-    w->unit = unit;
     w->stride = (w->input->nbins + unit - 1) / unit * unit;
 fail:
     return status;
@@ -860,53 +815,36 @@ static int read_knobs(struct work *w)
 
 /* The sets a batch cut to a divisor of the sets (a batch never wraps),
  * and fewer where a block's buffer would be larger than a device
- * allocates at once: a share's sums, gather_sets * stride bytes, its
- * landing parts, gather_sets * (nshares - 1) * part_stride, and every
- * share's sums in host memory, gather_sets * set_pitch. */
+ * allocates at once: a share's sums, gather_sets * stride bytes, and the
+ * first device's landing parts, gather_sets * set_pitch. */
 static void fit_batches(struct work *w)
 {
-    uint64_t most = w->shares[0].device->max_alloc, pitch = w->set_pitch;
-    for (size_t s = 0; s < w->nshares; ++s) {
+    uint64_t most = w->shares[0].device->max_alloc;
+    for (size_t s = 1; s < w->nshares; ++s)
         most = min64(most, w->shares[s].device->max_alloc);
-        const uint64_t land = (uint64_t)(w->nshares - 1)
-                            * w->shares[s].part_stride;
-        pitch = land > pitch ? land : pitch;
-    }
+    const uint64_t pitch = w->set_pitch > w->stride ? w->set_pitch
+                                                    : w->stride;
     while (w->gather_sets > 1
            && (w->nsets % w->gather_sets != 0
                || w->gather_sets * pitch > most))
         w->gather_sets--;
 }
 
-/* Each share's slice of the bins, an equal one, starting on a multiple
- * of 64 bins (combine.cl's runs of 16 bytes stay aligned); the last may
- * be shorter, and a slice empty where the histogram has fewer than 64
- * bins a share. */
-static void set_slices(struct work *w)
-{
-    const uint64_t nbins = w->input->nbins, n = w->nshares;
-    const uint64_t each = (nbins + n - 1) / n;
-    const uint64_t step = (each + 63) / 64 * 64;
-    for (size_t s = 0; s < w->nshares; ++s) {
-        struct work_share *sh = &w->shares[s];
-        sh->lo = (size_t)min64(nbins, s * step);
-        sh->hi = (size_t)min64(nbins, (s + 1) * step);
-        const size_t len = sh->hi - sh->lo;
-        sh->part_stride = (len + w->unit - 1) / w->unit * w->unit;
-    }
-}
-
 /* The buffers of several shares, one of each per set, in blocks of
- * gather_sets sets (struct work_runs): every share's sum and its
- * landing parts, and every share's sum in host memory. */
+ * gather_sets sets (struct work_runs): every share's sum, and the sending
+ * shares' sums in host memory and in the first device's landing buffer,
+ * one part of w->stride bytes each. */
 static int setup_shares(struct work *w)
 {
     int status = HISTO_OK;
+    struct work_share *first = &w->shares[0];
     if ((status = read_knobs(w)) != HISTO_OK
         || (status = set_stride(w)) != HISTO_OK)
         return status;
-    w->set_pitch = w->nshares * w->stride;
-    set_slices(w);
+    size_t senders = 0;
+    for (size_t s = 1; s < w->nshares; ++s)
+        senders += sends(w, s);
+    w->set_pitch = senders * w->stride;
     fit_batches(w);
     w->parts_pinned = true;
     for (size_t s = 0; s < w->nshares; ++s) {
@@ -918,15 +856,14 @@ static int setup_shares(struct work *w)
             CL_CALL(clRetainMemObject(sh->accs.run[set][0]));
             sh->acc[set] = sh->accs.run[set][0];
         }
-        if (gathers(w, s)
-            && (status = make_runs(w, sh->device, sh->gather,
-                                   (w->nshares - 1) * sh->part_stride,
-                                   &sh->landing)) != HISTO_OK)
-            return status;
     }
+    if (senders == 0)
+        return HISTO_OK;
     for (size_t b = 0; b < w->nsets / w->gather_sets; ++b)
         if ((status = host_parts(w, b)) != HISTO_OK)
             return status;
+    status = make_runs(w, first->device, first->gather, w->set_pitch,
+                       &w->landing);
 fail:
     return status;
 }
@@ -1025,25 +962,11 @@ static bool seen_complete(cl_event event, bool *seen)
     return *seen;
 }
 
-/* The last use of a share's sum in `set`, on its own device, nsets
- * iterations before (NULL: none): the addition of the others' parts of
- * its slice into it, which the host enqueued after it saw every copy to
- * host memory done, else (its slice empty) its own copy to host memory;
- * *seen whether it was seen complete. */
-static cl_event last_use(struct work_share *sh, size_t set, bool **seen)
-{
-    if (sh->gathered[set] != NULL) {
-        *seen = &sh->gathered_seen[set];
-        return sh->gathered[set];
-    }
-    *seen = &sh->sent_seen[set];
-    return sh->sent[set];
-}
-
 /* Chunk c of a share: its copy (streamed), its count, its combine into
  * acc[set] (or, direct, the count writes acc[set] itself). The first
  * chunk's write of acc[set] starts the sum, so it waits for the last use
- * of that buffer (last_use). */
+ * of that buffer nsets iterations before, on its own device: its
+ * copy to host memory (shares 1..), or the addition into it (share 0). */
 static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                          size_t c, size_t set, bool profiled,
                          cl_command_queue queue, cl_event *ev, size_t *e)
@@ -1065,17 +988,18 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &ev[*e], NULL));
         ++*e;
     }
-    bool *seen = NULL;
-    const cl_event used = c > 0 || !has_acc(w, s) ? NULL
-                        : last_use(sh, set, &seen);
+    const cl_event last_use = c > 0 || !has_acc(w, s) ? NULL
+                            : s == 0 ? w->gathered[set] : sh->sent[set];
     if (direct(w, s)) {
         /* the counting writes acc[set]: after its last use, which is
          * nearly always long done (a barrier only where it is not) */
         if ((status = w->strategy->bind_output(slot->state, sh->acc[set]))
                 != HISTO_OK)
             return status;
-        if (used != NULL && !seen_complete(used, seen))
-            CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &used, NULL));
+        bool *seen = s == 0 ? &w->gathered_seen[set] : &sh->sent_seen[set];
+        if (last_use != NULL && !seen_complete(last_use, seen))
+            CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &last_use,
+                                                 NULL));
     }
     /* not profiled: the last kernel's event alone, where the strategy
      * offers that (the share's sum, waited on, may be its output) */
@@ -1092,7 +1016,7 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         cl_event *done = profiled || c + 1 == sh->nchunks ? &ev[*e] : NULL;
         if ((status = combine(w, sh, queue, sh->acc[set],
                               w->strategy->output(slot->state), c == 0,
-                              &used, 1, done)) != HISTO_OK)
+                              &last_use, 1, done)) != HISTO_OK)
             return status;
         ++*e;
     }
@@ -1140,53 +1064,52 @@ static int host_wait_sets(struct work *w, const cl_event *events,
 }
 
 /* Iterations [first, first + n) of one block of sets, counted: each
- * share's sums, but for its slice, copied into its parts of host memory
- * in one copy a run (send_runs), on its move queue, after its counting
- * of the last of them (its counting runs in order, switch_queue
- * included). That host memory was last read by every share's copies
- * into its landing buffer of the iterations nsets before, which the
- * additions after them on the same queue (gathered[set]) follow: waited
- * for on the host. `ev`: the events of the one iteration (n = 1) where
- * it is profiled, else NULL. */
+ * sending share's sums copied into its parts of host memory in one copy,
+ * on its move queue, after its counting of the last of them (its
+ * counting runs in order, switch_queue included). That host memory was
+ * last read by the first device's copies of the iterations nsets
+ * before, which the additions after them on the same queue
+ * (gathered[set]) follow: waited for on the host. `ev`: the events of
+ * the one iteration (n = 1) where it is profiled, else NULL. */
 static int enqueue_sends(struct work *w, unsigned long first, size_t n,
                          cl_event *ev)
 {
     int status = HISTO_OK;
     const size_t set = first % w->nsets, last = set + n - 1;
     cl_event sent = NULL;
-    for (size_t s = 0; s < w->nshares; ++s)
-        if ((status = host_wait_sets(w, w->shares[s].gathered,
-                                     w->shares[s].gathered_seen, set, n))
-                != HISTO_OK)
-            return status;
+    if ((status = host_wait_sets(w, w->gathered, w->gathered_seen, set, n))
+            != HISTO_OK)
+        return status;
     /* every share's counting of the batch, which the copies and the
      * additions wait on, flushed (rusticl starts no command before) */
     for (size_t s = 0; s < w->nshares; ++s)
         CL_CALL(clFlush(w->shares[s].counted_on));
-    for (size_t s = 0; s < w->nshares; ++s) {
+    for (size_t s = 1; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
-        size_t from[2], len[2];
-        const size_t nruns = send_runs(w, s, from, len);
-        if (nruns == 0)
+        if (!sends(w, s))
             continue;
         cl_command_queue move = ev != NULL ? sh->move : sh->plain_move;
-        const cl_mem acc = sh->accs.run[set][n - 1];
-        for (size_t r = 0; r < nruns; ++r) {
-            /* in order on one queue: the last copy's event is the sums' */
-            cl_event *done = ev != NULL ? &ev[sh->ev_send + r]
-                           : r + 1 == nruns ? &sent : NULL;
-            const size_t origin[3] = {from[r], 0, 0};
-            const size_t region[3] = {len[r], n, 1};
-            CL_CALL(clEnqueueReadBufferRect(move, acc, CL_FALSE, origin,
+        cl_event *done = ev != NULL ? &ev[sh->ev_send] : &sent;
+        const cl_mem from = sh->accs.run[set][n - 1];
+        if (w->set_pitch == w->stride) {
+            CL_CALL(clEnqueueReadBuffer(move, from, CL_FALSE, 0,
+                                        (n - 1) * w->stride
+                                            + w->input->nbins,
+                                        sh->host_part[set], 1,
+                                        &sh->summed[last], done));
+        } else {
+            /* several sending shares: its parts set_pitch bytes apart */
+            const size_t origin[3] = {0, 0, 0};
+            const size_t region[3] = {w->input->nbins, n, 1};
+            CL_CALL(clEnqueueReadBufferRect(move, from, CL_FALSE, origin,
                                             origin, region, w->stride, 0,
                                             w->set_pitch, 0,
                                             sh->host_part[set], 1,
                                             &sh->summed[last], done));
         }
         CL_CALL(clFlush(move));
-        const cl_event done = ev != NULL ? ev[sh->ev_send + nruns - 1] : sent;
         for (size_t t = set; t <= last; ++t) {
-            if ((status = hold(&sh->sent[t], done)) != HISTO_OK)
+            if ((status = hold(&sh->sent[t], *done)) != HISTO_OK)
                 goto fail;
             sh->sent_seen[t] = false;
         }
@@ -1212,94 +1135,73 @@ static int close_batch(struct work *w, cl_event *ev)
     return enqueue_sends(w, w->open_first, n, ev);
 }
 
-/* Share t's part of gathering a batch of sets [set, set + n): the
- * others' parts of its slice copied from host memory into its landing
- * buffer, one copy a run of shares (land_runs), then added into its sums
- * in one launch (a row of work-items a set), after its own counting of
- * the last (its counting runs in order), on its gather queue (`ev`:
- * the profiled iteration's events, else NULL). In order on one queue: a
- * landing buffer is written again only after the addition that read
- * it. */
-static int gather_share(struct work *w, size_t t, size_t set, size_t n,
-                        cl_event *ev)
+/* The batch of iterations from j on (batch_n[j % nsets] of them) gathered
+ * on the first device's gather queue: each sending share's sums, once in
+ * host memory (waited for on the host), copied into the landing buffer
+ * in one copy, then all added into share 0's sums in one launch (a row
+ * of work-items a set), after share 0's own counting of the last (its
+ * counting runs in order). In order on one queue: a landing buffer is
+ * written again only after the addition that read it. */
+static int enqueue_gather(struct work *w, unsigned long j)
 {
     int status = HISTO_OK;
-    struct work_share *sh = &w->shares[t];
-    size_t first[2], count[2];
-    const size_t nruns = land_runs(w, t, first, count), last = set + n - 1;
-    cl_event added = NULL;
-    if (nruns == 0)
-        return HISTO_OK;
+    struct work_share *first = &w->shares[0];
+    const size_t set = j % w->nsets, n = w->batch_n[set];
+    const size_t last = set + n - 1;
+    /* NULL: iteration j is not profiled, and only the addition, which
+     * the host and the sets' next uses wait on, has an event */
+    cl_event *ev = w->ring[j % WORK_RING], added = NULL;
+    const size_t e = w->ev_land;
     /* not profiled: the queue without profiling. The sets' additions
      * before (nsets iterations before, on either queue) are done: the
      * host saw them before it enqueued these iterations' copies to host
      * memory. */
-    cl_command_queue gather = ev != NULL ? sh->gather : sh->plain_gather;
-    const size_t len = sh->hi - sh->lo;
-    const size_t land_pitch = (w->nshares - 1) * sh->part_stride;
-    for (size_t r = 0; r < nruns; ++r) {
-        /* a part a row, a set a slice; the parts in landing skip t's */
-        const size_t at[3] = {0, first[r] > t ? first[r] - 1 : first[r], 0};
-        const size_t host_at[3] = {sh->lo, first[r], 0};
-        const size_t region[3] = {len, count[r], n};
-        CL_CALL(clEnqueueWriteBufferRect(gather, sh->landing.run[set][n - 1],
-                                         CL_FALSE, at, host_at, region,
-                                         sh->part_stride, land_pitch,
-                                         w->stride, w->set_pitch,
-                                         w->parts[set], 0, NULL,
-                                         ev != NULL ? &ev[sh->ev_land + r]
-                                                    : NULL));
+    cl_command_queue gather = ev != NULL ? first->gather
+                                         : first->plain_gather;
+    for (size_t s = 1; s < w->nshares; ++s) {
+        struct work_share *sh = &w->shares[s];
+        if (sends(w, s)
+            && (status = host_wait_sets(w, sh->sent, sh->sent_seen, set, n))
+                   != HISTO_OK)
+            return status;
     }
-    const cl_uint ulen = (cl_uint)len, nparts = (cl_uint)(w->nshares - 1);
+    /* every part of every set in one copy (a command costs the host more
+     * than the padding between parts costs the link) */
+    CL_CALL(clEnqueueWriteBuffer(gather, w->landing.run[set][n - 1],
+                                 CL_FALSE, 0,
+                                 n * w->set_pitch - w->stride
+                                     + w->input->nbins,
+                                 w->parts[set], 0, NULL,
+                                 ev != NULL ? &ev[e] : NULL));
+    const cl_uint len = (cl_uint)w->input->nbins,
+                  nparts = (cl_uint)w->nsending;
     /* 64 bits: a stride rounds up past 2^32 - 1 bins, and a set's parts
-     * reach 2^32 bytes with two shares of 2^31 */
-    const cl_ulong lo = sh->lo, stride = w->stride,
-                   part_stride = sh->part_stride, set_pitch = land_pitch;
-    cl_kernel k = sh->parts;
-    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &sh->accs.run[set][n - 1]));
+     * reach 2^32 bytes with two senders of 2^31 */
+    const cl_ulong stride = w->stride, set_pitch = w->set_pitch;
+    cl_kernel k = first->parts;
+    CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem),
+                           &first->accs.run[set][n - 1]));
     CL_CALL(clSetKernelArg(k, 1, sizeof(cl_mem),
-                           &sh->landing.run[set][n - 1]));
-    CL_CALL(clSetKernelArg(k, 2, sizeof ulen, &ulen));
-    CL_CALL(clSetKernelArg(k, 3, sizeof lo, &lo));
-    CL_CALL(clSetKernelArg(k, 4, sizeof stride, &stride));
-    CL_CALL(clSetKernelArg(k, 5, sizeof part_stride, &part_stride));
-    CL_CALL(clSetKernelArg(k, 6, sizeof set_pitch, &set_pitch));
-    CL_CALL(clSetKernelArg(k, 7, sizeof nparts, &nparts));
-    const size_t global[2] = {sh->combine_items, n};
-    cl_event *done = ev != NULL ? &ev[sh->ev_land + nruns] : &added;
+                           &w->landing.run[set][n - 1]));
+    CL_CALL(clSetKernelArg(k, 2, sizeof len, &len));
+    CL_CALL(clSetKernelArg(k, 3, sizeof stride, &stride));
+    CL_CALL(clSetKernelArg(k, 4, sizeof set_pitch, &set_pitch));
+    CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
+    const size_t global[2] = {first->combine_items, n};
     CL_CALL(clEnqueueNDRangeKernel(gather, k, 2, NULL, global, NULL, 1,
-                                   &sh->summed[last], done));
+                                   &first->summed[last],
+                                   ev != NULL ? &ev[e + 1] : &added));
     CL_CALL(clFlush(gather));
-    for (size_t u = set; u <= last; ++u) {
-        if ((status = hold(&sh->gathered[u], *done)) != HISTO_OK)
+    for (size_t t = set; t <= last; ++t) {
+        if ((status = hold(&w->gathered[t], ev != NULL ? ev[e + 1] : added))
+                != HISTO_OK)
             goto fail;
-        sh->gathered_seen[u] = false;
+        w->gathered_seen[t] = false;
     }
+    w->gathered_n = j + n;
 fail:
     if (added != NULL)
         clReleaseEvent(added);
-    return status;
-}
-
-/* The batch of iterations from j on (batch_n[j % nsets] of them)
- * gathered on every share's device (gather_share), once every share's
- * sums are in host memory (waited for on the host). */
-static int enqueue_gather(struct work *w, unsigned long j)
-{
-    int status = HISTO_OK;
-    const size_t set = j % w->nsets, n = w->batch_n[set];
-    /* NULL: iteration j is not profiled, and only the additions, which
-     * the host and the sets' next uses wait on, have events */
-    cl_event *ev = w->ring[j % WORK_RING];
-    for (size_t s = 0; s < w->nshares; ++s)
-        if ((status = host_wait_sets(w, w->shares[s].sent,
-                                     w->shares[s].sent_seen, set, n))
-                != HISTO_OK)
-            return status;
-    for (size_t t = 0; t < w->nshares && status == HISTO_OK; ++t)
-        status = gather_share(w, t, set, n, ev);
-    if (status == HISTO_OK)
-        w->gathered_n = j + n;
     return status;
 }
 
@@ -1307,11 +1209,10 @@ static int enqueue_gather(struct work *w, unsigned long j)
  * all done (one event a share for the batch). */
 static bool sent_all(struct work *w, unsigned long j)
 {
-    const size_t set = j % w->nsets;
-    for (size_t s = 0; s < w->nshares; ++s)
-        if (w->shares[s].sent[set] != NULL
-            && !seen_complete(w->shares[s].sent[set],
-                              &w->shares[s].sent_seen[set]))
+    for (size_t s = 1; s < w->nshares; ++s)
+        if (sends(w, s)
+            && !seen_complete(w->shares[s].sent[j % w->nsets],
+                              &w->shares[s].sent_seen[j % w->nsets]))
             return false;
     return true;
 }
@@ -1321,6 +1222,12 @@ static bool sent_all(struct work *w, unsigned long j)
 static int gather_until(struct work *w, unsigned long until)
 {
     int status = HISTO_OK;
+    /* none to gather where the other shares have no values */
+    if (w->nsending == 0) {
+        if (w->gathered_n < until)
+            w->gathered_n = until;
+        return HISTO_OK;
+    }
     if (w->open_n > 0 && w->open_first < until)
         status = close_batch(w, NULL);
     while (status == HISTO_OK && w->gathered_n < until)
@@ -1364,7 +1271,7 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
         for (size_t k = 0; k < w->nevents; ++k)
             ev[k] = NULL;
     }
-    const bool batched = w->nshares > 1;
+    const bool batched = w->nshares > 1 && w->nsending > 0;
     /* a profiled iteration moves alone: the batch before it moves first */
     if (batched && profiled && (status = close_batch(w, NULL)) != HISTO_OK)
         goto fail;
@@ -1387,19 +1294,20 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
                 goto fail;
         if (w->nshares == 1)
             continue;
-        if (sh->nchunks == 0) {
-            /* no values: its sum is zeros */
+        if (s == 0 && sh->nchunks == 0) {
+            /* no values: its sum, which the others' are added into, is
+             * zeros */
             const cl_uchar zero = 0;
-            bool *seen = NULL;
-            const cl_event used = last_use(sh, set, &seen);
+            const cl_event last_use = w->gathered[set];
             CL_CALL(clEnqueueFillBuffer(q, sh->acc[set], &zero,
                                         sizeof zero, 0, w->input->nbins,
-                                        used != NULL,
-                                        used != NULL ? &used : NULL,
+                                        last_use != NULL,
+                                        last_use != NULL ? &last_use : NULL,
                                         &ev[e++]));
         }
-        if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
-            goto fail;
+        if (s == 0 || sends(w, s))
+            if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
+                goto fail;
         /* Its sum is copied or added on another queue, after it is
          * flushed: by its batch's copies to host memory (enqueue_sends),
          * else now. A flush cost NVIDIA's OpenCL 1.8-2.5 us. */
@@ -1517,34 +1425,26 @@ void work_run_plan(struct work *w, struct run_plan *plan)
 int work_download(struct work *w, uint8_t *histo)
 {
     int status = HISTO_OK;
-    struct work_share *first = &w->shares[0];
+    struct work_share *sh = &w->shares[0];
     if ((status = finish_all(w)) != HISTO_OK)
         return status;
     /* The first state's read-back also fills what its report says. */
-    if ((status = w->strategy->download(first->slots[0].state, first->queue,
+    if ((status = w->strategy->download(sh->slots[0].state, sh->queue,
                                         histo)) != HISTO_OK)
         return status;
-    if (w->nshares < 2) {
-        if (first->acc[0] != NULL)
-            CL_CALL(clEnqueueReadBuffer(first->queue, first->acc[0], CL_TRUE,
-                                        0, w->input->nbins, histo, 0, NULL,
-                                        NULL));
-        return HISTO_OK;
-    }
-    /* Several shares: each slice from its share's sum in the set the
-     * last iteration used, after its last writer, the addition on
-     * another queue: waited for, since rusticl's clFinish may return
-     * before the commands end. */
-    const size_t set = w->enqueued > 0 ? (w->enqueued - 1) % w->nsets : 0;
-    for (size_t s = 0; s < w->nshares; ++s) {
-        struct work_share *sh = &w->shares[s];
-        const cl_event last = sh->gathered[set];
-        if (gathers(w, s))
-            CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE,
-                                        sh->lo, sh->hi - sh->lo,
-                                        histo + sh->lo, last != NULL,
-                                        last != NULL ? &last : NULL, NULL));
-    }
+    /* the set the last iteration used */
+    const size_t set = w->nshares > 1 && w->enqueued > 0
+                     ? (w->enqueued - 1) % w->nsets : 0;
+    /* With several shares its last writer ran on another queue (the
+     * addition of the others' sums, or the count): waited for, since
+     * rusticl's clFinish may return before the commands end. */
+    const cl_event last = w->nshares < 2 ? NULL
+                        : w->gathered[set] != NULL ? w->gathered[set]
+                                                   : sh->summed[set];
+    if (sh->acc[set] != NULL)
+        CL_CALL(clEnqueueReadBuffer(sh->queue, sh->acc[set], CL_TRUE, 0,
+                                    w->input->nbins, histo, last != NULL,
+                                    last != NULL ? &last : NULL, NULL));
 fail:
     return status;
 }
@@ -1574,12 +1474,7 @@ size_t work_nsets(const struct work *w)
 
 size_t work_gather_sets(const struct work *w)
 {
-    return w->nshares > 1 ? w->gather_sets : 0;
-}
-
-bool work_parts_pinned(const struct work *w)
-{
-    return w->parts_pinned;
+    return w->nshares > 1 && w->nsending > 0 ? w->gather_sets : 0;
 }
 
 size_t work_ndevices(const struct work *w)
@@ -1603,8 +1498,6 @@ struct work_share_info work_share_info(const struct work *w, size_t s)
         .nchunks = sh->nchunks,
         .streamed = sh->streamed,
         .loop_limit = sh->loop_limit,
-        .lo = sh->lo,
-        .hi = sh->hi,
     };
 }
 
@@ -1643,16 +1536,14 @@ static void release_split(struct work *w, bool keep_first)
             if (sh->buffer_free[b] != NULL)
                 clReleaseEvent(sh->buffer_free[b]);
         for (size_t set = 0; set < WORK_SETS; ++set) {
-            cl_event *held[] = {&sh->summed[set], &sh->sent[set],
-                                &sh->gathered[set]};
-            for (size_t i = 0; i < 3; ++i)
+            cl_event *held[] = {&sh->summed[set], &sh->sent[set]};
+            for (size_t i = 0; i < 2; ++i)
                 if (*held[i] != NULL)
                     clReleaseEvent(*held[i]);
             sh->host_part[set] = NULL;
         }
         strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
         release_runs(&sh->accs);
-        release_runs(&sh->landing);
         if (!(keep_first && s == 0)) {
             for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c)
                 unmap_pinned(sh->queue,
@@ -1698,8 +1589,14 @@ static void release_split(struct work *w, bool keep_first)
         if (w->parts[b * w->gather_sets] != NULL)
             unmap_pinned(w->shares[0].queue, w->parts_mem[b],
                          w->parts[b * w->gather_sets]);
+    for (size_t set = 0; set < WORK_SETS; ++set)
+        if (w->gathered[set] != NULL)
+            clReleaseEvent(w->gathered[set]);
+    release_runs(&w->landing);
     memset(w->parts, 0, sizeof w->parts);
     memset(w->parts_mem, 0, sizeof w->parts_mem);
+    memset(w->gathered, 0, sizeof w->gathered);
+    memset(w->gathered_seen, 0, sizeof w->gathered_seen);
     memset(w->batch_n, 0, sizeof w->batch_n);
     w->open_n = 0;
     free(w->tags);

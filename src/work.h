@@ -13,28 +13,21 @@
  *
  * With several devices no command waits on another device's event
  * (enqueuing one that did cost NVIDIA's OpenCL 16-20 us of host time):
- * the histogram is cut into one slice of bins a share, and the shares'
- * sums are reduced and scattered. Each share copies its sum, but for its
- * own slice, to its part of pinned host memory on a queue of its own;
- * once the host has seen every such copy done, each share copies the
- * others' parts of its slice into a landing buffer on its device and
- * adds them to its own, on a queue of its own. An iteration's histogram
- * is then whole in slices, one on each device, and the last one is read
- * back slice by slice. Each device's link moves (n - 1)/n of a sum each
- * way, all of them at once, where moving every sum into the first
- * device took n - 1 sums through its one link, and every device adds
- * the same share of the bins. The sums, the host memory and the landing
- * buffers come in WORK_SETS sets (iteration i uses set i % WORK_SETS),
- * so the moving and adding of iteration i run while the iterations
- * after it count; and consecutive iterations not profiled, up to
- * WORK_GATHER_SETS in a block of that many sets, move together: each
- * share's copies to host memory, its copies into its landing buffer and
- * its addition serve them all, each set a run of its own in one buffer
- * a block. A profiled iteration moves alone, so its events time one
- * iteration's copies and addition. One host thread enqueues everything:
- * NVIDIA's OpenCL serialises enqueues from several threads, and each
- * took longer than from one. Every iteration still makes a whole
- * histogram from zero in its own set.
+ * each other share's sum goes to its part of pinned host memory on a
+ * queue of its own, and once the host has seen every such copy done all
+ * are copied into a landing buffer on the first device in one copy and
+ * added there in one pass, on a queue of its own. The sums, the host
+ * memory and the landing buffers come in WORK_SETS sets (iteration i
+ * uses set i % WORK_SETS), so the moving and adding of iteration i run
+ * while the iterations after it count; and consecutive iterations not
+ * profiled, up to WORK_GATHER_SETS in a block of that many sets, move
+ * together: one copy a sending share to host memory, one copy into the
+ * first device and one addition for them all, each set a run of its own
+ * in one buffer a block. A profiled iteration moves alone, so its events
+ * time one iteration's copies and addition. One host thread enqueues
+ * everything: NVIDIA's OpenCL serialises enqueues from several threads,
+ * and each took longer than from one. Every iteration still makes a
+ * whole histogram from zero in its own set; the last one is read back.
  *
  * `--device all` may use fewer devices than it names (choose.h): the
  * fill then puts the whole input on the first device, and work_reshare
@@ -96,14 +89,13 @@
 #define WORK_SETS 16
 /* The most bytes a share's sets of sums take: WORK_SETS of the
  * workload's 2 MiB histograms, fewer of a larger one (4 of 16 MiB), down
- * to 2 (pinned host memory holds as many sums a share, and each device
- * as many landing parts of its slice). */
+ * to 2 (the first device holds as many landing parts a sending share,
+ * and pinned host memory the same). */
 #define WORK_SETS_BYTES (UINT64_C(64) << 20)
 /* Consecutive iterations not profiled whose sums move and add up
- * together, with several shares: each share copies their sums to host
- * memory in one copy (two where its slice lies between others), takes
- * the others' parts of its slice in one or two, and adds them in one
- * launch; a copy cost NVIDIA's OpenCL
+ * together, with several shares: each sending share copies their sums
+ * to host memory in one copy, and the first device takes them all in
+ * one copy and adds them in one launch; a copy cost NVIDIA's OpenCL
  * 9.4-10.8 us of host time, a kernel on a queue without profiling
  * 6.2-9.8 (transfer-probe on four and on two H200s). A divisor of
  * WORK_SETS: batches never wrap from the last set to the first.
@@ -177,10 +169,11 @@ struct work_share {
                                   set: accs.run[set][0], retained       */
     cl_event buffer_free[2];   /* streamed: when each buffer may be
                                   written again                         */
-    /* Several shares. Every share: `move` copies its sum, but for its
-     * slice, to host memory, and `gather` copies the others' parts of
-     * its slice into its landing buffer and adds them up there (with
-     * `parts`). */
+    /* Several shares. Every share: `move` copies its sum to host memory
+     * (shares 1..); the first's `gather` copies those into its device
+     * and adds them up (with `parts`). Per buffer set: the host memory
+     * a share's sum goes through, and the last events that used each
+     * (NULL before any). */
     cl_command_queue move;
     cl_command_queue gather;
     /* Several devices: the same queues without profiling, for the
@@ -189,31 +182,16 @@ struct work_share {
      * counting queue the last iteration used (a switch waits for it). */
     cl_command_queue plain, plain_move, plain_gather;
     cl_command_queue counted_on;
+    bool sent_seen[WORK_SETS];         /* sent[set] seen complete       */
     cl_kernel parts;
-    size_t lo, hi;             /* several shares: its slice of bins      */
-    size_t part_stride;        /* bytes a landing part takes: hi - lo to
-                                  a multiple of 64 and of the devices'
-                                  sub-buffer alignment                  */
     struct work_runs accs;             /* several shares: acc's sets     */
-    struct work_runs landing;          /* the others' parts of its slice,
-                                          part_stride bytes each, a set
-                                          every nshares - 1 of them     */
     uint8_t *host_part[WORK_SETS];     /* its part of work.parts[set]   */
-    /* Per set: the last events that used it (NULL before any), and
-     * whether each was seen complete. */
     cl_event summed[WORK_SETS];        /* the iteration's sum in acc[set] */
     cl_event sent[WORK_SETS];          /* acc[set] copied to
                                           host_part[set] (with the rest
                                           of its batch)                 */
-    cl_event gathered[WORK_SETS];      /* the others' parts of its slice
-                                          added into acc[set]           */
-    bool sent_seen[WORK_SETS];
-    bool gathered_seen[WORK_SETS];
-    /* Its commands' places in an iteration's events: its copies to host
-     * memory (nsend: 0 to 2), and its copies into its landing buffer
-     * (nland: 0 to 2) followed by the addition (where its slice has
-     * bins). */
-    size_t ev_send, nsend, ev_land, nland;
+    size_t ev_send;            /* that copy's place in an iteration's
+                                  events                                */
 };
 
 struct work {
@@ -228,8 +206,13 @@ struct work {
     struct strategy_env base;  /* work_setup's knobs and paths          */
     cl_context context;
     unsigned long enqueued;    /* iterations enqueued                   */
-    /* Several shares: the iterations gathered, and the event arrays of
-     * the last WORK_RING iterations. */
+    /* Several shares: the first device's landing buffers (a part of
+     * `stride` bytes for each sending share, set_pitch bytes a set), the
+     * last addition of each set into share 0's sum, the iterations
+     * gathered, and the event arrays of the last WORK_RING iterations. */
+    struct work_runs landing;
+    cl_event gathered[WORK_SETS];
+    bool gathered_seen[WORK_SETS];  /* gathered[set] seen complete    */
     size_t nsets;              /* sets in use: WORK_SETS, fewer where
                                   WORK_SETS_BYTES holds fewer of the
                                   histogram, or HISTO_TEST_SETS (tests:
@@ -245,24 +228,24 @@ struct work {
     unsigned long open_first;
     size_t open_n;
     size_t batch_n[WORK_SETS];
-    cl_mem parts_mem[WORK_SETS]; /* per block: every share's sum in host
-                                  memory, a part of `stride` bytes each
-                                  (pinned: mapped ALLOC_HOST_PTR)       */
+    cl_mem parts_mem[WORK_SETS]; /* per block: the sending shares' sums
+                                  in host memory, as in landing (pinned:
+                                  mapped ALLOC_HOST_PTR)                */
     uint8_t *parts[WORK_SETS];  /* per set: its place in them            */
+    size_t ev_land;            /* the copy of them all into landing: its
+                                  place in an iteration's events        */
     cl_event *ring[WORK_RING]; /* NULL: an iteration not profiled   */
     cl_event *scratch;         /* such an iteration's few events (those
                                   waited on), nevents places           */
     unsigned long profile_every; /* WORK_PROFILE_EVERY, or the test's */
     bool last_plain;           /* HISTO_TEST_LAST_PLAIN: run_plan's     */
+    size_t nsending;
     size_t stride;             /* bytes a sum takes in a block: nbins to
-                                  a multiple of `unit`                  */
-    size_t unit;               /* 64 (combine.cl moves 16 bytes at a
-                                  time from 64-byte boundaries) and every
-                                  device's CL_DEVICE_MEM_BASE_ADDR_ALIGN
-                                  (a sub-buffer's start), least common
-                                  multiple                              */
-    size_t set_pitch;          /* bytes a set takes in parts: nshares *
-                                  stride                                */
+                                  a multiple of 64 and of every device's
+                                  CL_DEVICE_MEM_BASE_ADDR_ALIGN (a
+                                  sub-buffer's start)                   */
+    size_t set_pitch;          /* bytes a set takes in landing and
+                                  parts: nsending * stride              */
     double waited_s;           /* the host's waits for devices in them  */
     bool parts_pinned;         /* every host_part is pinned memory      */
     size_t nshares;
@@ -345,7 +328,6 @@ struct work_share_info {
     size_t chunk_values, nchunks;
     bool streamed;
     uint32_t loop_limit;       /* 0: none seen                          */
-    size_t lo, hi;             /* several shares: its slice of bins     */
 };
 
 /* How many shares the input is split into (at least 1 once planned). */
@@ -353,11 +335,8 @@ size_t work_nshares(const struct work *w);
 /* The sets of partial sums in flight (several shares; else 0). */
 size_t work_nsets(const struct work *w);
 /* The most iterations not profiled whose partial sums move and add up
- * together (several shares; else 0). */
+ * together (several shares of which one sends; else 0). */
 size_t work_gather_sets(const struct work *w);
-/* Whether the sums' host memory between devices is pinned (several
- * shares). */
-bool work_parts_pinned(const struct work *w);
 
 /* Why a device's timestamps cannot time the iterations, as its loop
  * probe found before any was run (the first share's that says so), or
