@@ -62,6 +62,12 @@
  *                        running on another queue of the same device
  *                        (pending_spin_us long): near it, the enqueue
  *                        blocks until that kernel ends
+ *   enq_{read,write}{,_rect,_rect_gaps}_us  host: enqueuing one NBYTES
+ *                        copy between the second device and pinned
+ *                        memory, not waited for: plain, as a rectangle of
+ *                        4 rows, and of 4 half rows with gaps (near
+ *                        copy_*_us, the same command enqueued and
+ *                        finished: the enqueue waits for the copy)
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -660,6 +666,54 @@ int main(int argc, char **argv)
         free(u);
         free(x);
         clReleaseKernel(spin);
+    }
+    /* the host's cost of enqueuing one NBYTES copy between the second
+     * device and pinned host memory, not waited for, plain and as a
+     * rectangle (4 rows, contiguous, and 4 rows of half a row each with
+     * gaps between them, as a batch of slices): near the copy's own
+     * time, the enqueue waits for the copy */
+    {
+        const char *names[] = {"read", "read_rect", "read_rect_gaps",
+                               "write", "write_rect", "write_rect_gaps"};
+        const size_t row = nbytes / 4;
+        double *u = malloc(sizeof *u * 40);
+        double *x = malloc(sizeof *x * 40);
+        if (u == NULL || x == NULL)
+            return 1;
+        for (int kind = 0; kind < 6; ++kind) {
+            const int write = kind >= 3, shape = kind % 3;
+            const size_t origin[3] = {0, 0, 0};
+            const size_t region[3] = {shape == 2 ? row / 2 : row, 4, 1};
+            for (int r = 0; r < 40; ++r) {
+                const double t0 = now_us();
+                cl_mem b = d[1].part[0];
+                void *h = d[1].pinned[0];
+                if (shape == 0 && write)
+                    CHECK(clEnqueueWriteBuffer(d[1].copy, b, CL_FALSE, 0,
+                                               nbytes, h, 0, NULL, NULL));
+                else if (shape == 0)
+                    CHECK(clEnqueueReadBuffer(d[1].copy, b, CL_FALSE, 0,
+                                              nbytes, h, 0, NULL, NULL));
+                else if (write)
+                    CHECK(clEnqueueWriteBufferRect(d[1].copy, b, CL_FALSE,
+                                                   origin, origin, region,
+                                                   row, 0, row, 0, h, 0,
+                                                   NULL, NULL));
+                else
+                    CHECK(clEnqueueReadBufferRect(d[1].copy, b, CL_FALSE,
+                                                  origin, origin, region,
+                                                  row, 0, row, 0, h, 0,
+                                                  NULL, NULL));
+                const double t1 = now_us();
+                CHECK(clFinish(d[1].copy));
+                u[r] = t1 - t0;
+                x[r] = now_us() - t0;
+            }
+            printf("enq_%s_us = %.2f\n", names[kind], median(u, 40));
+            printf("copy_%s_us = %.2f\n", names[kind], median(x, 40));
+        }
+        free(u);
+        free(x);
     }
     /* enqueuing from several threads at once */
     {
