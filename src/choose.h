@@ -37,6 +37,8 @@ struct choice {
     size_t named;        /* devices the option names                  */
     size_t used;         /* devices with a share                      */
     const char *why;
+    const char *context; /* all, fewer used than named: in which context
+                            they count (main.c's narrow), else NULL   */
     size_t measured;     /* counts 1..measured were timed (0: none)   */
     double wall_us[WORK_MAX_SHARES];           /* [m-1]: wall mean an
                                                   iteration on m     */

@@ -122,6 +122,8 @@ static void print_choice(FILE *f, const struct histo_options *opt,
     fprintf(f, "devices.named = %zu\n", c->named);
     fprintf(f, "devices.used = %zu\n", c->used);
     fprintf(f, "devices.why = %s\n", c->why);
+    if (c->context != NULL)
+        fprintf(f, "devices.context = %s\n", c->context);
     for (size_t m = 1; m <= c->measured; ++m) {
         fprintf(f, "devices.measured.%zu.wall_mean_us = %.3f\n", m,
                 c->wall_us[m - 1]);
@@ -394,7 +396,11 @@ void report_summary(const struct report *r, FILE *f)
         for (size_t m = 1; m <= c->measured; ++m)
             fprintf(f, "%s%zu: %.1f us", m == 1 ? " (wall mean: " : ", ", m,
                     c->wall_us[m - 1]);
-        fputs(c->measured > 0 ? ")\n" : "\n", f);
+        if (c->measured > 0)
+            fputc(')', f);
+        if (c->context != NULL)
+            fprintf(f, "; counting in a context of %s", c->context);
+        fputc('\n', f);
     }
     if (first.loop_limit != 0)
         fprintf(f, "histo: %s ends a work-item's loops after %" PRIu32

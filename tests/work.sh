@@ -127,7 +127,8 @@ all_devices() (
     DEVICE=all
     exact "$@"
 )
-if ! wanted work.all_chooses && ! wanted work.all_forced; then
+if ! wanted work.all_chooses && ! wanted work.all_forced \
+        && ! wanted work.all_forced_fifo; then
     :
 elif [ -n "${HISTO_TEST_PART:-}" ] && [ "$HISTO_TEST_PART" != shares ]; then
     :
@@ -160,8 +161,32 @@ elif need_case gauss; then
             *) echo "$line" ;;
         esac
     fi
+    # two of three count in a context of their own (the file read
+    # again), or, from a FIFO, which cannot be read again, in the
+    # context of all three
     if wanted work.all_forced; then
         HISTO_TEST_DEVICES_USED=2 X_ITERS=5 all_devices work.all_forced \
-            "$W/gauss.forced" "$INPUTS/gauss.ref.bmp" "shares = 2" -i "$in"
+            "$W/gauss.forced" "$INPUTS/gauss.ref.bmp" \
+            "devices.context = the devices used alone (the input read again)" \
+            -i "$in"
+    fi
+    if wanted work.all_forced_fifo; then
+        fifo=$W/gauss.all.fifo
+        rm -f "$fifo"
+        if mkfifo "$fifo"; then
+            cat "$in" >"$fifo" &
+            writer=$!
+            HISTO_TEST_DEVICES_USED=2 X_ITERS=5 all_devices work.all_forced_fifo \
+                "$W/gauss.forced_fifo" "$INPUTS/gauss.ref.bmp" \
+                "devices.context = every device named (the input is not a regular file, to be read again)" \
+                -i "$fifo"
+            # a histo that failed before it opened the FIFO leaves the
+            # writer waiting
+            kill "$writer" 2>/dev/null
+            wait "$writer" 2>/dev/null
+            rm -f "$fifo"
+        else
+            bad work.all_forced_fifo "cannot make the FIFO $fifo"
+        fi
     fi
 fi
