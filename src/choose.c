@@ -47,7 +47,8 @@ static int measure(struct work *w, double *wall_us, unsigned long *timed)
     return status;
 }
 
-int choose_devices(struct work *w, bool all, struct choice *c)
+int choose_devices(struct work *w, bool all, choose_own_fn own, void *ctx,
+                   struct choice *c)
 {
     *c = (struct choice){
         .all = all,
@@ -67,14 +68,22 @@ int choose_devices(struct work *w, bool all, struct choice *c)
                  "every device counts a share (not measured)";
         return HISTO_OK;
     }
+    c->context = own != NULL
+               ? "each count's devices alone (the input read again for each)"
+               : "every device named (the input is not a regular file, to "
+                 "be read again)";
+    /* all of them first, in this context of all; then each fewer, in
+     * its own where that can be made; the work holds the last */
     int status = HISTO_OK;
-    for (size_t m = 1; m <= c->named; ++m) {
-        if ((m > 1 && (status = work_reshare(w, m)) != HISTO_OK)
+    for (size_t i = 0; i < c->named; ++i) {
+        const size_t m = i == 0 ? c->named : i;
+        if ((status = own != NULL && i > 0 ? own(ctx, m)
+                                           : work_reshare(w, m)) != HISTO_OK
             || (status = measure(w, &c->wall_us[m - 1],
                                  &c->iterations[m - 1])) != HISTO_OK)
             return status;
-        c->measured = m;
     }
+    c->measured = c->named;
     c->used = choose_fastest(c->wall_us, c->measured);
     c->why = "the fewest devices within " TEXT(CHOOSE_MARGIN_PERCENT)
              "% of the least wall time an iteration, each count measured";
@@ -89,7 +98,7 @@ int choose_devices(struct work *w, bool all, struct choice *c)
         c->why = "forced by HISTO_TEST_DEVICES_USED (for tests), each count "
                  "measured";
     }
-    if (c->used != c->measured)
-        status = work_reshare(w, c->used);
+    if (c->used != c->named - 1)
+        status = own != NULL ? own(ctx, c->used) : work_reshare(w, c->used);
     return status;
 }

@@ -11,6 +11,14 @@
  * few iterations timed by the wall clock; the fewest devices within
  * CHOOSE_MARGIN of the least wall time an iteration are kept. An explicit
  * --device list is used as given.
+ *
+ * Each count is measured, and then counts, in a context of its own
+ * devices where the caller can make one (`own`: main.c reads the input
+ * again): NVIDIA's OpenCL charges every launch more in a context of
+ * more devices, so that two H200s of four, in the context of all four,
+ * measured 67 us an iteration of 16.7M values, and 57 in their own.
+ * Else every count runs in the context of all, the input moved between
+ * devices by work_reshare.
  */
 #ifndef HISTO_CHOOSE_H
 #define HISTO_CHOOSE_H
@@ -37,18 +45,25 @@ struct choice {
     size_t named;        /* devices the option names                  */
     size_t used;         /* devices with a share                      */
     const char *why;
-    const char *context; /* all, fewer used than named: in which context
-                            they count (main.c's narrow), else NULL   */
+    const char *context; /* all, measured: in which contexts the counts
+                            ran, else NULL                           */
     size_t measured;     /* counts 1..measured were timed (0: none)   */
     double wall_us[WORK_MAX_SHARES];           /* [m-1]: wall mean an
                                                   iteration on m     */
     unsigned long iterations[WORK_MAX_SHARES]; /* [m-1]: timed over  */
 };
 
+/* Makes *w the work of the first m devices named, in a context of their
+ * own, set up as the first was (main.c); ctx is the caller's. */
+typedef int (*choose_own_fn)(void *ctx, size_t m);
+
 /* Fills `c` and, for `all` over several devices with a resident whole,
  * measures each count and splits the work over the fastest (w set up,
- * work_setup done). Returns 0 or an exit status. */
-int choose_devices(struct work *w, bool all, struct choice *c);
+ * work_setup done): the count of all devices in w's context, the others
+ * each in its own where `own` is not NULL, else in w's. Returns 0 or an
+ * exit status. */
+int choose_devices(struct work *w, bool all, choose_own_fn own, void *ctx,
+                   struct choice *c);
 
 /* The count to use from wall means of 1..n devices (wall_us[m-1]): the
  * fewest within CHOOSE_MARGIN of the least. */

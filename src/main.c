@@ -225,36 +225,13 @@ static int set_up(struct histo_run *r)
     return HISTO_OK;
 }
 
-/* How many devices count: those named, or with --device all the count
- * measured fastest. */
-static int choose(struct histo_run *r)
+/* choose_devices' `own`: the work made again over the first m devices,
+ * in a context of their own, the input read again (the header must be
+ * the same); the strategy, its knobs and the check's host histogram
+ * stay. */
+static int own_context(void *ctx, size_t m)
 {
-    const double t = timer_now();
-    const int status = choose_devices(&r->work, device_all(&r->opt),
-                                      &r->choice);
-    r->ph.choose_s = timer_now() - t;
-    return status;
-}
-
-/* --device all that uses fewer devices than it named starts again on
- * those alone, in a context of their own, where the input can be read
- * again (a regular file; the header must be the same): NVIDIA's OpenCL
- * charges each launch more in a context of more devices, and two H200s
- * counted 16.7M values in 65 us an iteration in a context of four, 59
- * in one of their own (docs/bench/h200x4-be73bda-all.txt). The
- * strategy, its knobs and the check's host histogram are kept; the
- * values are read and uploaded again, in time.choose_s. */
-static int narrow(struct histo_run *r)
-{
-    struct stat st;
-    if (!r->choice.all || r->choice.used >= r->choice.named)
-        return HISTO_OK;
-    if (stat(r->opt.input, &st) != 0 || !S_ISREG(st.st_mode)) {
-        r->choice.context = "every device named (the input is not a "
-                            "regular file, to be read again)";
-        return HISTO_OK;
-    }
-    const double t = timer_now();
+    struct histo_run *r = ctx;
     uint8_t *expect = r->work.expect;
     r->work.expect = NULL;
     work_release(&r->work);
@@ -276,8 +253,8 @@ static int narrow(struct histo_run *r)
         status = HISTO_EXIT_INPUT;
     }
     if (status == HISTO_OK
-        && (status = work_plan(&r->work, r->devs, r->choice.used,
-                               &r->input, &wopt, false)) == HISTO_OK
+        && (status = work_plan(&r->work, r->devs, m, &r->input, &wopt,
+                               false)) == HISTO_OK
         && (status = work_open(&r->work,
                                r->devices.platforms[r->devices.platform].id))
                == HISTO_OK
@@ -287,12 +264,26 @@ static int narrow(struct histo_run *r)
                                 r->opt.kernel_dir)) == HISTO_OK
         && (status = work_fill(&r->work, r->stream)) == HISTO_OK)
         status = work_setup(&r->work, &r->env);
+    /* the implementation's compiler may have set handlers (build()) */
     outfile_handle_signals();
     input_close(r->stream);
     r->stream = NULL;
     r->work.expect = expect;
-    r->choice.context = "the devices used alone (the input read again)";
-    r->ph.choose_s += timer_now() - t;
+    return status;
+}
+
+/* How many devices count: those named, or with --device all the count
+ * measured fastest, each count in a context of its own devices where the
+ * input can be read again (a regular file). */
+static int choose(struct histo_run *r)
+{
+    const double t = timer_now();
+    struct stat st;
+    const bool again = stat(r->opt.input, &st) == 0 && S_ISREG(st.st_mode);
+    const int status = choose_devices(&r->work, device_all(&r->opt),
+                                      again ? own_context : NULL, r,
+                                      &r->choice);
+    r->ph.choose_s = timer_now() - t;
     return status;
 }
 
@@ -483,7 +474,6 @@ int main(int argc, char **argv)
         && (status = fill(&r)) == HISTO_OK
         && (status = set_up(&r)) == HISTO_OK
         && (status = choose(&r)) == HISTO_OK
-        && (status = narrow(&r)) == HISTO_OK
         && (status = iterate(&r)) == HISTO_OK
         && (status = download_and_check(&r)) == HISTO_OK)
         status = write_results(&r, start);

@@ -399,7 +399,7 @@ void report_summary(const struct report *r, FILE *f)
         if (c->measured > 0)
             fputc(')', f);
         if (c->context != NULL)
-            fprintf(f, "; counting in a context of %s", c->context);
+            fprintf(f, "; contexts: %s", c->context);
         fputc('\n', f);
     }
     if (first.loop_limit != 0)

@@ -167,7 +167,7 @@ elif need_case gauss; then
     if wanted work.all_forced; then
         HISTO_TEST_DEVICES_USED=2 X_ITERS=5 all_devices work.all_forced \
             "$W/gauss.forced" "$INPUTS/gauss.ref.bmp" \
-            "devices.context = the devices used alone (the input read again)" \
+            "devices.context = each count's devices alone (the input read again for each)" \
             -i "$in"
     fi
     if wanted work.all_forced_fifo; then
