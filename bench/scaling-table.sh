@@ -14,8 +14,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 [ $# -gt 0 ] || set -- docs/bench/h100-c063043-scaling.jsonl docs/bench/h200-b03c675-scaling.jsonl \
-    docs/bench/pocl-2core-5c31465-scaling.jsonl docs/bench/h200x2-534c683-scaling.jsonl \
-    docs/bench/h200x4-81b25f5-scaling.jsonl
+    docs/bench/pocl-2core-5c31465-scaling.jsonl docs/bench/h200x2-a90f267-scaling.jsonl \
+    docs/bench/h200x4-dcef8ea-scaling.jsonl docs/bench/h200x4-be73bda-streamed.jsonl
 col=0
 for f in "$@"; do
     col=$((col + 1))
