@@ -68,6 +68,10 @@
  *                        4 rows, and of 4 half rows with gaps (near
  *                        copy_*_us, the same command enqueued and
  *                        finished: the enqueue waits for the copy)
+ *   enq_args{1,8}_{all,one}_us  host: one launch, on a queue without
+ *                        profiling and no event, of a kernel of one
+ *                        buffer argument or eight, in the context of
+ *                        every device or of the first alone
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -94,6 +98,12 @@ static const char source[] =
     "kernel void add(global uint4 *acc, global const uint4 *part, uint quads) {\n"
     "    for (uint i = get_global_id(0); i < quads; i += get_global_size(0))\n"
     "        acc[i] += part[i];\n"
+    "}\n"
+    "kernel void args8(global uint *a, global uint *b, global uint *c,\n"
+    "                  global uint *d, global uint *e, global uint *f,\n"
+    "                  global uint *g, global uint *h, uint v) {\n"
+    "    if (get_global_id(0) == 0)\n"
+    "        a[0] = b[0] + c[0] + d[0] + e[0] + f[0] + g[0] + h[0] + v;\n"
     "}\n";
 
 #define CHECK(call)                                                          \
@@ -714,6 +724,58 @@ int main(int argc, char **argv)
         }
         free(u);
         free(x);
+    }
+    /* what a launch's host cost grows with: ENQ launches of a kernel of
+     * one buffer argument and of eight, on a queue without profiling,
+     * no event, in this context of every device and in one of the first
+     * device alone */
+    {
+        cl_context one;
+        CREATE(one, clCreateContext(NULL, 1, &d[0].id, NULL, NULL, &err));
+        cl_program p1;
+        CREATE(p1, clCreateProgramWithSource(one, 1, &src, NULL, &err));
+        CHECK(clBuildProgram(p1, 0, NULL, "", NULL, NULL));
+        for (int c = 0; c < 2; ++c) {
+            cl_context cx = c == 0 ? ctx : one;
+            cl_program px = c == 0 ? prog : p1;
+            cl_command_queue q;
+            CREATE(q, clCreateCommandQueue(cx, d[0].id, 0, &err));
+            cl_mem bufs[8];
+            for (int b = 0; b < 8; ++b)
+                CREATE(bufs[b], clCreateBuffer(cx, CL_MEM_READ_WRITE, nbytes,
+                                               NULL, &err));
+            cl_kernel k1, k8;
+            CREATE(k1, clCreateKernel(px, "touch", &err));
+            CREATE(k8, clCreateKernel(px, "args8", &err));
+            const cl_uint zero = 0, four = 4;
+            CHECK(clSetKernelArg(k1, 0, sizeof(cl_mem), &bufs[0]));
+            CHECK(clSetKernelArg(k1, 1, sizeof zero, &four));
+            CHECK(clSetKernelArg(k1, 2, sizeof zero, &zero));
+            for (int b = 0; b < 8; ++b)
+                CHECK(clSetKernelArg(k8, (cl_uint)b, sizeof(cl_mem),
+                                     &bufs[b]));
+            CHECK(clSetKernelArg(k8, 8, sizeof zero, &zero));
+            for (int kind = 0; kind < 2; ++kind)
+                for (int rep = 0; rep < 2; ++rep) {
+                    const double t0 = now_us();
+                    for (int r = 0; r < ENQ; ++r)
+                        CHECK(clEnqueueNDRangeKernel(q, kind ? k8 : k1, 1,
+                                                     NULL, &group, &group, 0,
+                                                     NULL, NULL));
+                    const double per = (now_us() - t0) / ENQ;
+                    CHECK(clFinish(q));
+                    if (rep == 1)
+                        printf("enq_args%d_%s_us = %.2f\n", kind ? 8 : 1,
+                               c == 0 ? "all" : "one", per);
+                }
+            clReleaseKernel(k1);
+            clReleaseKernel(k8);
+            for (int b = 0; b < 8; ++b)
+                clReleaseMemObject(bufs[b]);
+            clReleaseCommandQueue(q);
+        }
+        clReleaseProgram(p1);
+        clReleaseContext(one);
     }
     /* enqueuing from several threads at once */
     {
