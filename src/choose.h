@@ -14,9 +14,10 @@
  *
  * Each count is measured, and then counts, in a context of its own
  * devices where the caller can make one (`own`: main.c reads the input
- * again): NVIDIA's OpenCL charges every launch more in a context of
- * more devices, so that two H200s of four, in the context of all four,
- * measured 67 us an iteration of 16.7M values, and 57 in their own.
+ * again): with NVIDIA's OpenCL, two H200s of four, in the context of
+ * all four, measured 67 us an iteration of 16.7M values, and 57 in a
+ * context of their own (not a launch's own host cost, which a probe
+ * found the same in either: docs/bench/h200x4-26dd25b-launch-probe.txt).
  * Else every count runs in the context of all, the input moved between
  * devices by work_reshare.
  */
