@@ -31,9 +31,10 @@
  *
  * `--device all` may use fewer devices than it names (choose.h): the
  * fill then puts the whole input on the first device, and work_reshare
- * splits it over the first m devices, share 0 counting a prefix of the
- * first device's buffers and the others' values copied there from them
- * through host memory.
+ * splits it over the first m devices within the context of all (to
+ * measure them all, and every count where the input cannot be read
+ * again), share 0 counting a prefix of the first device's buffers and
+ * the others' values copied there from them through host memory.
  *
  * A share is resident when its values fit the device budget (--device-
  * budget, else 7/8 of the device's global memory): its chunks are device
