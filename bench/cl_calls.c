@@ -6,10 +6,12 @@
  *
  *   CL_CALLS_OUT=FILE LD_PRELOAD=build/libcl-calls.so ./histo ...
  *
- * At exit, one line an entry point called: its name, calls, total and
- * mean host microseconds (to FILE, else standard error). Waits
- * (clWaitForEvents, clFinish) are the devices' time, not the host's
- * work.
+ * At exit, a process that made any of these calls appends to FILE (else
+ * writes to standard error) a line "# pid N", then one line an entry
+ * point called: its name, calls, total and mean host microseconds.
+ * Other processes that inherit LD_PRELOAD (a shell around histo) write
+ * nothing. Waits (clWaitForEvents, clFinish) are the devices' time, not
+ * the host's work.
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 120
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { NCALLS = 16 };
 static const char *names[NCALLS];
@@ -34,10 +37,16 @@ static double now_us(void)
 
 __attribute__((destructor)) static void report(void)
 {
+    unsigned long any = 0;
+    for (int i = 0; i < NCALLS; ++i)
+        any += calls[i];
+    if (any == 0)
+        return;
     const char *path = getenv("CL_CALLS_OUT");
-    FILE *f = path != NULL ? fopen(path, "w") : stderr;
+    FILE *f = path != NULL ? fopen(path, "a") : stderr;
     if (f == NULL)
         return;
+    fprintf(f, "# pid %ld\n", (long)getpid());
     for (int i = 0; i < NCALLS; ++i)
         if (calls[i] > 0)
             fprintf(f, "%-30s %9lu calls %12.1f us %8.2f us/call\n",

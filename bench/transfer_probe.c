@@ -6,7 +6,7 @@
  *   build/transfer-probe PLATFORM DEVICES [NBYTES [RUNS]]
  *       (PLATFORM and the comma-separated DEVICES as histo --list shows
  *        them, at least two; NBYTES = 256 * 8192, the partial of the
- *        default histogram; RUNS = 200)
+ *        default histogram, 4096 at least; RUNS = 200)
  *
  * One context over the devices, as histo makes. Every figure is a median
  * over RUNS, in microseconds, on one line "key = value":
@@ -269,9 +269,10 @@ int main(int argc, char **argv)
     const size_t nbytes = argc > 3 ? strtoul(argv[3], NULL, 10)
                                    : (size_t)256 * 8192;
     const int runs = argc > 4 ? atoi(argv[4]) : 200;
-    if (nbytes == 0 || nbytes % 16 != 0 || runs < 1) {
-        fprintf(stderr, "transfer-probe: NBYTES a multiple of 16, RUNS "
-                        "at least 1\n");
+    /* the host-cost sections copy 4 KiB of a partial */
+    if (nbytes < 4096 || nbytes % 16 != 0 || runs < 1) {
+        fprintf(stderr, "transfer-probe: NBYTES a multiple of 16 of at "
+                        "least 4096, RUNS at least 1\n");
         return 2;
     }
     cl_platform_id platforms[16];
@@ -747,9 +748,10 @@ int main(int argc, char **argv)
             cl_kernel k1, k8;
             CREATE(k1, clCreateKernel(px, "touch", &err));
             CREATE(k8, clCreateKernel(px, "args8", &err));
-            const cl_uint zero = 0, four = 4;
+            /* touch writes 4 quads at most, within any NBYTES */
+            const cl_uint zero = 0, few = quads < 4 ? quads : 4;
             CHECK(clSetKernelArg(k1, 0, sizeof(cl_mem), &bufs[0]));
-            CHECK(clSetKernelArg(k1, 1, sizeof zero, &four));
+            CHECK(clSetKernelArg(k1, 1, sizeof few, &few));
             CHECK(clSetKernelArg(k1, 2, sizeof zero, &zero));
             for (int b = 0; b < 8; ++b)
                 CHECK(clSetKernelArg(k8, (cl_uint)b, sizeof(cl_mem),

@@ -57,6 +57,8 @@ struct histo_run {
     uint8_t *histo;
     struct check_result check;
     struct energy energy;
+    struct stat input_stat;    /* the input file as first opened (ok) */
+    bool input_stat_ok;
 };
 
 /* Before anything is removed or read: the files must be distinct, and
@@ -108,6 +110,7 @@ static int plan_work(struct histo_run *r)
         .device_budget = opt->device_budget,
         .chunk_values = opt->chunk_values,
     };
+    r->input_stat_ok = stat(opt->input, &r->input_stat) == 0;
     if ((status = input_open(opt->input, &r->stream, &r->input)) != HISTO_OK
         || (opt->output != NULL
             && (status = bmp_check_size(r->input.histo_width,
@@ -225,14 +228,29 @@ static int set_up(struct histo_run *r)
     return HISTO_OK;
 }
 
+/* Whether the input file is the one first opened, unchanged: the same
+ * file, size and modification time (the check's host histogram was
+ * counted from it). */
+static bool same_input(const struct histo_run *r)
+{
+    struct stat st;
+    const struct stat *a = &r->input_stat;
+    return r->input_stat_ok && stat(r->opt.input, &st) == 0
+        && st.st_dev == a->st_dev && st.st_ino == a->st_ino
+        && st.st_size == a->st_size
+        && st.st_mtim.tv_sec == a->st_mtim.tv_sec
+        && st.st_mtim.tv_nsec == a->st_mtim.tv_nsec;
+}
+
 /* choose_devices' `own`: the work made again over the first m devices,
- * in a context of their own, the input read again (the header must be
- * the same); the strategy, its knobs and the check's host histogram
- * stay. */
+ * in a context of their own, the input read again (the same file,
+ * unchanged, and the same header); the strategy, its knobs and the
+ * check's host histogram stay. */
 static int own_context(void *ctx, size_t m)
 {
     struct histo_run *r = ctx;
     uint8_t *expect = r->work.expect;
+    const double expect_s = r->work.expect_s;
     r->work.expect = NULL;
     work_release(&r->work);
     const struct histo_input before = r->input;
@@ -242,7 +260,15 @@ static int own_context(void *ctx, size_t m)
     };
     struct strategy_share shares[WORK_MAX_SHARES];
     size_t n = 0;
-    int status = input_open(r->opt.input, &r->stream, &r->input);
+    int status = HISTO_OK;
+    if (!same_input(r)) {
+        histo_error("input '%s' changed after it was read (another file, "
+                    "size or modification time): --device all reads it "
+                    "again for each count of devices", r->opt.input);
+        status = HISTO_EXIT_INPUT;
+    }
+    if (status == HISTO_OK)
+        status = input_open(r->opt.input, &r->stream, &r->input);
     if (status == HISTO_OK
         && (r->input.img_width != before.img_width
             || r->input.img_height != before.img_height
@@ -269,6 +295,7 @@ static int own_context(void *ctx, size_t m)
     input_close(r->stream);
     r->stream = NULL;
     r->work.expect = expect;
+    r->work.expect_s = expect_s;
     return status;
 }
 

@@ -119,14 +119,34 @@ esac
 # to three is measured, and the one used is the rule's (choose.h: the
 # fewest within 2% of the least wall mean) applied here to the means
 # histo.out reports, whichever it is; the counters exact. Then the count
-# forced to two of three (HISTO_TEST_DEVICES_USED), so that a split made
-# again after the measuring is checked byte for byte too.
+# forced to one of three (HISTO_TEST_DEVICES_USED), the last measured
+# being two, so that the work made again after the measuring is checked
+# byte for byte too: from the file, in a context of its own; from a
+# FIFO, which cannot be read again, split again in the context of all.
 all_devices() (
     POCL_DEVICES="pthread pthread pthread"
     export POCL_DEVICES
     DEVICE=all
     exact "$@"
 )
+# forced_one ID OUT CONTEXT ARGS...: with the count forced to one, exact,
+# histo.out's devices.context CONTEXT, and one share
+forced_one() {
+    f_id=$1 f_out=$2 f_context=$3
+    shift 3
+    f_line=$(HISTO_TEST_DEVICES_USED=1 X_ITERS=5 all_devices "$f_id" "$f_out" \
+                 "$INPUTS/gauss.ref.bmp" "devices.context = $f_context" "$@")
+    case $f_line in
+        PASS*)
+            f_shares=$(sed -n 's/^shares = //p' "$f_out.out")
+            if [ "$f_shares" = 1 ]; then
+                ok "$f_id"
+            else
+                bad "$f_id" "exact, but histo.out says shares = '$f_shares', not 1"
+            fi ;;
+        *) echo "$f_line" ;;
+    esac
+}
 if ! wanted work.all_chooses && ! wanted work.all_forced \
         && ! wanted work.all_forced_fifo; then
     :
@@ -161,13 +181,9 @@ elif need_case gauss; then
             *) echo "$line" ;;
         esac
     fi
-    # two of three count in a context of their own (the file read
-    # again), or, from a FIFO, which cannot be read again, in the
-    # context of all three
     if wanted work.all_forced; then
-        HISTO_TEST_DEVICES_USED=2 X_ITERS=5 all_devices work.all_forced \
-            "$W/gauss.forced" "$INPUTS/gauss.ref.bmp" \
-            "devices.context = each count's devices alone (the input read again for each)" \
+        forced_one work.all_forced "$W/gauss.forced" \
+            "each count's devices alone (the input read again for each)" \
             -i "$in"
     fi
     if wanted work.all_forced_fifo; then
@@ -176,9 +192,8 @@ elif need_case gauss; then
         if mkfifo "$fifo"; then
             cat "$in" >"$fifo" &
             writer=$!
-            HISTO_TEST_DEVICES_USED=2 X_ITERS=5 all_devices work.all_forced_fifo \
-                "$W/gauss.forced_fifo" "$INPUTS/gauss.ref.bmp" \
-                "devices.context = every device named (the input is not a regular file, to be read again)" \
+            forced_one work.all_forced_fifo "$W/gauss.forced_fifo" \
+                "every device named (the input is not a regular file, to be read again)" \
                 -i "$fifo"
             # a histo that failed before it opened the FIFO leaves the
             # writer waiting
