@@ -89,6 +89,15 @@ static bool device_all(const struct histo_options *opt)
     return opt->device != NULL && strcmp(opt->device, "all") == 0;
 }
 
+/* What the work takes from the options. */
+static struct work_options work_options_of(const struct histo_options *opt)
+{
+    return (struct work_options){
+        .device_budget = opt->device_budget,
+        .chunk_values = opt->chunk_values,
+    };
+}
+
 /* The devices, then the input's header: the work is planned from it (and
  * a histogram too large for a device or a BMP refused) before gigabytes
  * are read or decompressed. */
@@ -106,10 +115,7 @@ static int plan_work(struct histo_run *r)
     r->ph.setup_s = timer_now() - t;
 
     t = timer_now();
-    const struct work_options wopt = {
-        .device_budget = opt->device_budget,
-        .chunk_values = opt->chunk_values,
-    };
+    const struct work_options wopt = work_options_of(opt);
     r->input_stat_ok = stat(opt->input, &r->input_stat) == 0;
     if ((status = input_open(opt->input, &r->stream, &r->input)) != HISTO_OK
         || (opt->output != NULL
@@ -122,35 +128,48 @@ static int plan_work(struct histo_run *r)
     return HISTO_OK;
 }
 
-/* A context and queues, the device's loop limit, the strategy and its
- * kernels. */
-static int build(struct histo_run *r)
+/* The work's context and queues (work_open). */
+static int open_work(struct histo_run *r)
 {
-    double t = timer_now();
-    int status = work_open(&r->work,
-                           r->devices.platforms[r->devices.platform].id);
-    if (status != HISTO_OK)
-        return status;
-    r->ph.setup_s += timer_now() - t;
+    return work_open(&r->work, r->devices.platforms[r->devices.platform].id);
+}
 
+/* Each device's loop limit, the strategy (chosen, unless `keep`: the one
+ * chosen before) and its kernels. */
+static int probe_and_build(struct histo_run *r, bool keep)
+{
     /* the strategy every share runs: --strategy, else the default of
      * every device named, share or not yet (--device all), with the loop
      * limit the probe measured on it */
     struct strategy_share shares[WORK_MAX_SHARES];
     size_t n = 0;
-    t = timer_now();
+    int status;
     if ((status = work_probe(&r->work, r->opt.kernel_dir, shares, &n))
-            != HISTO_OK
-        || (status = strategy_choose(r->opt.strategy, shares, n,
-                                     &r->strategy)) != HISTO_OK
-        || (status = work_build(&r->work, r->strategy.run,
-                                r->opt.kernel_dir)) != HISTO_OK)
-        return status;
-    r->ph.build_s = timer_now() - t;
+            == HISTO_OK
+        && (keep
+            || (status = strategy_choose(r->opt.strategy, shares, n,
+                                         &r->strategy)) == HISTO_OK))
+        status = work_build(&r->work, r->strategy.run, r->opt.kernel_dir);
     /* the implementation may have put signal handlers of its own in place
      * while it compiled (PoCL's LLVM does): histo's back, as are those
      * ignored at start (outfile_handle_signals) */
     outfile_handle_signals();
+    return status;
+}
+
+/* A context and queues, the device's loop limit, the strategy and its
+ * kernels. */
+static int build(struct histo_run *r)
+{
+    double t = timer_now();
+    int status = open_work(r);
+    if (status != HISTO_OK)
+        return status;
+    r->ph.setup_s += timer_now() - t;
+    t = timer_now();
+    if ((status = probe_and_build(r, false)) != HISTO_OK)
+        return status;
+    r->ph.build_s = timer_now() - t;
     return HISTO_OK;
 }
 
@@ -254,12 +273,7 @@ static int own_context(void *ctx, size_t m)
     r->work.expect = NULL;
     work_release(&r->work);
     const struct histo_input before = r->input;
-    const struct work_options wopt = {
-        .device_budget = r->opt.device_budget,
-        .chunk_values = r->opt.chunk_values,
-    };
-    struct strategy_share shares[WORK_MAX_SHARES];
-    size_t n = 0;
+    const struct work_options wopt = work_options_of(&r->opt);
     int status = HISTO_OK;
     if (!same_input(r)) {
         histo_error("input '%s' changed after it was read (another file, "
@@ -281,17 +295,10 @@ static int own_context(void *ctx, size_t m)
     if (status == HISTO_OK
         && (status = work_plan(&r->work, r->devs, m, &r->input, &wopt,
                                false)) == HISTO_OK
-        && (status = work_open(&r->work,
-                               r->devices.platforms[r->devices.platform].id))
-               == HISTO_OK
-        && (status = work_probe(&r->work, r->opt.kernel_dir, shares, &n))
-               == HISTO_OK
-        && (status = work_build(&r->work, r->strategy.run,
-                                r->opt.kernel_dir)) == HISTO_OK
+        && (status = open_work(r)) == HISTO_OK
+        && (status = probe_and_build(r, true)) == HISTO_OK
         && (status = work_fill(&r->work, r->stream)) == HISTO_OK)
         status = work_setup(&r->work, &r->env);
-    /* the implementation's compiler may have set handlers (build()) */
-    outfile_handle_signals();
     input_close(r->stream);
     r->stream = NULL;
     r->work.expect = expect;
@@ -305,8 +312,7 @@ static int own_context(void *ctx, size_t m)
 static int choose(struct histo_run *r)
 {
     const double t = timer_now();
-    struct stat st;
-    const bool again = stat(r->opt.input, &st) == 0 && S_ISREG(st.st_mode);
+    const bool again = r->input_stat_ok && S_ISREG(r->input_stat.st_mode);
     const int status = choose_devices(&r->work, device_all(&r->opt),
                                       again ? own_context : NULL, r,
                                       &r->choice);
