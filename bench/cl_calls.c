@@ -2,7 +2,8 @@
  * bench/cl_calls.c - the host's time in each OpenCL entry point histo
  * calls while it enqueues, counted by a library put in front of the ICD
  * loader: where the host's enqueuing paces several devices, it says which
- * calls take the time (docs/bench/h200x4-a507b75-host-calls.txt).
+ * calls take the time (docs/design.md, "The host's launches pace several
+ * GPUs").
  *
  *   CL_CALLS_OUT=FILE LD_PRELOAD=build/libcl-calls.so ./histo ...
  *

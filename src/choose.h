@@ -17,7 +17,7 @@
  * again): with NVIDIA's OpenCL, two H200s of four, in the context of
  * all four, measured 67 us an iteration of 16.7M values, and 57 in a
  * context of their own (not a launch's own host cost, which a probe
- * found the same in either: docs/bench/h200x4-26dd25b-launch-probe.txt).
+ * found the same in either; docs/design.md, "--device all").
  * Else every count runs in the context of all, the input moved between
  * devices by work_reshare.
  */
