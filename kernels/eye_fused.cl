@@ -165,6 +165,7 @@ static void window_of(const struct grid *g, struct window *w)
     w->cols = g->pl.cols;
     w->rows = g->win_rows;
     w->stride = (ulong)g->tiles * g->tile_stride;
+    w->records = HISTO_RECORDS || g->narrow;
 }
 
 /* The body: tickets, the eye, the poll closed, the planned groups
@@ -191,14 +192,15 @@ static inline void eye_fused_body(global const uint *restrict in,
     const uint ticket = ask_ticket(ctl);
     const uint planned = get_num_groups(0);
     struct grid g;
-    find_grid(in, a, tile, sm, planned, allow_2d, &g);
+    find_grid(in, a, tile, sm, planned, allow_2d, false, &g);
     const uint me = share_ticket(ticket, shared);
     if (me == CLOSED)
         return; /* the whole group: no barrier is skipped unevenly */
     const uint before = close_poll(ctl);
     const uint counting = min(planned, g.batches * g.per_batch);
     if (me < counting) {
-        count_group(in, a, tile, partial, outer, 0, &g, sm, me, allow_2d);
+        count_group(in, a, tile, partial, outer, 0, &g, sm, me, allow_2d,
+                    false);
         barrier(CLK_LOCAL_MEM_FENCE); /* the tile is free again */
     }
     const uint participants = settle_poll(before, ctl, next, shared);
@@ -206,7 +208,8 @@ static inline void eye_fused_body(global const uint *restrict in,
         publish(eye, &g, sm, a->n, min(participants, counting), allow_2d);
     for (uint group = me + participants; group < counting;
          group += participants) {
-        count_group(in, a, tile, partial, outer, 0, &g, sm, group, allow_2d);
+        count_group(in, a, tile, partial, outer, 0, &g, sm, group, allow_2d,
+                    false);
         barrier(CLK_LOCAL_MEM_FENCE); /* the tile is free again */
     }
     grid_barrier(ctl, participants);
@@ -219,9 +222,10 @@ static inline void eye_fused_body(global const uint *restrict in,
     const bool has_part_b = size >= HISTO_REDUCE_LANES
                          && a->tile_words / 4 >= size;
     reduce_outer(outer, partial, &w, nbins, hist, me * size + get_local_id(0),
-                 participants * size, has_part_b);
+                 participants * size, has_part_b, w.records);
     if (w.batches != 0 && has_part_b)
-        reduce_window(partial, &w, nbins, hist, me, participants, tile);
+        reduce_window(outer, partial, &w, nbins, hist, me, participants,
+                      tile, w.records);
 }
 
 /* The fused kernels' parameters after EYE_PARAMS (eye_args.cl), and

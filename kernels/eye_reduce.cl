@@ -31,6 +31,32 @@
  * eye_tile.cl.
  */
 
+/* A window bin's count starts from its `outer` word: 0 with 16-bit tile
+ * counters (no value inside the window goes to `outer`), the tiles'
+ * records with narrower ones (`records`: eye_count.cl), which may be
+ * below zero (modulo 2^32) where a neighbour's carries outnumber the
+ * bin's wraps, while its partials hold the rest. There every sum is exact
+ * and signed: a sum stops early only once it shows 255 as a signed
+ * number, since the partials still to come add nothing below zero.
+ * Outside the window `outer` holds counts, saturated first. */
+static bool done(uint c, const bool records)
+{
+    return records ? (int)c >= (int)HISTO_SATURATE : c >= HISTO_SATURATE;
+}
+
+static bool done4(uint4 c, const bool records)
+{
+    return records ? all(as_int4(c) >= (int4)(HISTO_SATURATE))
+                   : all(c >= (uint4)(HISTO_SATURATE));
+}
+
+static uchar4 saturated4(uint4 c, const bool records)
+{
+    return records ? convert_uchar4(as_uint4(clamp(
+                         as_int4(c), (int4)(0), (int4)(HISTO_SATURATE))))
+                   : convert_uchar4(min(c, (uint4)(HISTO_SATURATE)));
+}
+
 /* The helpers below take plain pointers, the kernel restrict ones:
  * eye_fused.cl calls the helpers on partials and counters that other
  * groups of the same launch wrote. */
@@ -40,30 +66,33 @@
 static void tail_bins(global uint *outer,
                       global const uchar *partial, uint first,
                       uint nbins, uint lo, uint hi, uint batches,
-                      ulong stride, global uchar *hist)
+                      ulong stride, global uchar *hist, const bool records)
 {
     /* nbins <= 2^32 - 1: bin ends at nbins without wrapping */
     for (uint bin = first; bin < nbins; ++bin) {
         uint c = outer[bin];
         if (c != 0)
             outer[bin] = 0;
-        c = min(c, (uint)HISTO_SATURATE);
-        if (bin - lo < hi - lo)
-            for (uint b = 0; b < batches && c < HISTO_SATURATE; ++b)
+        const bool in = bin - lo < hi - lo;
+        if (!records || !in)
+            c = min(c, (uint)HISTO_SATURATE);
+        if (in)
+            for (uint b = 0; b < batches && !done(c, records); ++b)
                 c += partial[b * stride + (bin - lo)];
-        hist[bin] = (uchar)min(c, (uint)HISTO_SATURATE);
+        hist[bin] = saturated4((uint4)(c), records).x;
     }
 }
 
 /* A window quad at offset `off`, where part A adds it: c plus the
  * partials of every batch, eight loads in flight. */
 static uint4 add_partials(uint4 c, global const uchar *partial,
-                          uint off, uint batches, ulong stride)
+                          uint off, uint batches, ulong stride,
+                          const bool records)
 {
     const global uchar *p = partial + off;
     uint b = 0;
     for (; b + 8 <= batches; b += 8) {
-        if (all(c >= (uint4)(HISTO_SATURATE)))
+        if (done4(c, records))
             return c;
         uint4 t[8];
         for (uint j = 0; j < 8; ++j)
@@ -75,11 +104,11 @@ static uint4 add_partials(uint4 c, global const uchar *partial,
     return c;
 }
 
-/* One lane's share of a window quad: batches lane, lane + L, ... */
-static uint4 lane_sum(global const uchar *p, uint lane,
-                      uint batches, ulong stride)
+/* One lane's share of a window quad, from c: batches lane, lane + L,
+ * ... */
+static uint4 lane_sum(uint4 c, global const uchar *p, uint lane,
+                      uint batches, ulong stride, const bool records)
 {
-    uint4 c = (uint4)(0);
     uint b = lane;
     for (; b + 7 * HISTO_REDUCE_LANES < batches; b += 8 * HISTO_REDUCE_LANES) {
         uint4 t[8];
@@ -87,7 +116,7 @@ static uint4 lane_sum(global const uchar *p, uint lane,
             t[j] = convert_uint4(
                 vload4(0, p + (b + j * HISTO_REDUCE_LANES) * stride));
         c += ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
-        if (all(c >= (uint4)(HISTO_SATURATE)))
+        if (done4(c, records))
             return c;
     }
     for (; b < batches; b += HISTO_REDUCE_LANES)
@@ -101,13 +130,15 @@ static uint4 lane_sum(global const uchar *p, uint lane,
 struct window {
     uint lo, hi, batches, cols, rows;
     ulong stride;
+    bool records; /* the window's bins have records in `outer` */
 };
 
 /* Fills *w rather than returning it, as window_of (eye_fused.cl) and
  * find_grid (eye_tile.cl) fill theirs: Oclgrind cannot run the noalias
  * scope markers LLVM leaves where it inlines a function that returns
  * such a struct. */
-static void read_window(global const uint *eye, struct window *w)
+static void read_window(global const uint *eye, struct window *w,
+                        const bool may_record)
 {
     const uint tiles = eye[HISTO_EYE_TILES];
     w->lo = eye[HISTO_EYE_LO];
@@ -116,6 +147,11 @@ static void read_window(global const uint *eye, struct window *w)
     w->cols = eye[HISTO_EYE_COLS];
     w->rows = eye[HISTO_EYE_ROWS];
     w->stride = (ulong)tiles * eye[HISTO_EYE_STRIDE];
+#if HISTO_RECORDS
+    w->records = true;
+#else
+    w->records = may_record && (eye[HISTO_EYE_ADDS] & HISTO_ADDS_NARROW) != 0;
+#endif
 }
 
 /* Part A: work-item gid of part_a clears `outer` and writes every quad
@@ -125,7 +161,7 @@ static void reduce_outer(global uint *outer,
                          global const uchar *partial,
                          const struct window *w, uint nbins,
                          global uchar *hist, uint gid, uint part_a,
-                         bool has_part_b)
+                         bool has_part_b, const bool records)
 {
     const uint lo = w->lo, hi = w->hi, cols = w->cols;
     const uint full = nbins / 4; /* quads wholly inside the histogram */
@@ -150,15 +186,17 @@ static void reduce_outer(global uint *outer,
             uint4 c = vload4(q, outer);
             if (c.x | c.y | c.z | c.w)
                 vstore4((uint4)(0), q, outer);
-            c = min(c, (uint4)(HISTO_SATURATE));
+            if (!records || !in)
+                c = min(c, (uint4)(HISTO_SATURATE));
             if (in)
-                c = add_partials(c, partial, off, w->batches, w->stride);
-            vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q, hist);
+                c = add_partials(c, partial, off, w->batches, w->stride,
+                                 records);
+            vstore4(saturated4(c, records), q, hist);
         }
     }
     if (gid == 0 && cols == 0)
         tail_bins(outer, partial, 4 * full, nbins, lo, hi, w->batches,
-                  w->stride, hist);
+                  w->stride, hist, records);
 }
 
 /* Part B: the window's quads, HISTO_REDUCE_LANES work-items each, their
@@ -168,10 +206,11 @@ static void reduce_outer(global uint *outer,
  * 4 * wq in a batch's tiles. 2-D: rows of cols / 4 quads, at
  * r * cols + 4 * cq. This is group `group` of `groups` part B
  * groups. */
-static void reduce_window(global const uchar *partial,
+static void reduce_window(global uint *outer, global const uchar *partial,
                           const struct window *w, uint nbins,
                           global uchar *hist, uint group,
-                          uint groups, local uint *lanes)
+                          uint groups, local uint *lanes,
+                          const bool records)
 {
     const uint cols = w->cols, lo = w->lo;
     const uint size = (uint)get_local_size(0);
@@ -197,17 +236,25 @@ static void reduce_window(global const uchar *partial,
             off = r * cols + 4 * cq;
             q = (lo + r * HISTO_WIDTH) / 4 + cq;
         }
-        vstore4(wq < win_quads && lane < HISTO_REDUCE_LANES
-                    ? lane_sum(partial + off, lane, w->batches, w->stride)
-                    : (uint4)(0),
+        const bool mine = wq < win_quads && lane < HISTO_REDUCE_LANES;
+        /* every lane starts from the quad's records (see done() above) */
+        const uint4 o = records && mine ? vload4(q, outer) : (uint4)(0);
+        vstore4(mine ? lane_sum(o, partial + off, lane, w->batches,
+                                w->stride, records)
+                     : (uint4)(0),
                 lid, lanes);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lane == 0 && wq < win_quads) {
             uint4 c = vload4(lid, lanes);
-            for (uint k = 1; k < HISTO_REDUCE_LANES; ++k)
-                c += min(vload4(lid + k * per_group, lanes),
-                         (uint4)(HISTO_SATURATE));
-            vstore4(convert_uchar4(min(c, (uint4)(HISTO_SATURATE))), q, hist);
+            for (uint k = 1; k < HISTO_REDUCE_LANES; ++k) {
+                const uint4 l = vload4(lid + k * per_group, lanes);
+                /* with records exact: the lane's partials, without the
+                 * records again */
+                c += records ? l - o : min(l, (uint4)(HISTO_SATURATE));
+            }
+            if (records && (o.x | o.y | o.z | o.w))
+                vstore4((uint4)(0), q, outer);
+            vstore4(saturated4(c, records), q, hist);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -352,30 +399,67 @@ static void reduce_buckets(global uint *outer, global uint *buckets,
  * hold HISTO_REDUCE_LANES work-items. The local words serve as part B's
  * lanes or as a bucket's counters (eye.c checks that they hold
  * either). */
-kernel void eye_reduce(global uint *restrict outer,
-                       global const uchar *restrict partial,
-                       global const uint *restrict eye, uint nbins,
-                       global uchar *restrict hist, uint part_a_groups,
-                       uint bucket_cap, global uint *restrict buckets)
+static inline void eye_reduce_body(global uint *restrict outer,
+                                   global const uchar *restrict partial,
+                                   global const uint *restrict eye,
+                                   uint nbins, global uchar *restrict hist,
+                                   uint part_a_groups, uint bucket_cap,
+                                   global uint *restrict buckets,
+                                   local uint *lanes, const bool may_record)
 {
-    local uint lanes[HISTO_BUCKET_LOCAL_WORDS];
     if (eye[HISTO_EYE_TILES] == 0 && bucket_cap != 0) {
         reduce_buckets(outer, buckets, bucket_cap, nbins, hist,
                        get_group_id(0), get_num_groups(0), lanes);
         return;
     }
     struct window w;
-    read_window(eye, &w);
+    read_window(eye, &w, may_record);
     const uint gid = (uint)get_global_id(0);
     const uint size = (uint)get_local_size(0);
     const uint part_a = part_a_groups * size;
     /* the same for every work-item */
     const bool has_part_b = size >= HISTO_REDUCE_LANES
                          && (uint)get_global_size(0) > part_a;
-    if (gid < part_a)
+    /* each part built twice, records a constant in each (the same for
+     * every work-item) */
+    const uint group = (gid - part_a) / size;
+    const uint groups = ((uint)get_global_size(0) - part_a) / size;
+    if (gid < part_a && w.records)
         reduce_outer(outer, partial, &w, nbins, hist, gid, part_a,
-                     has_part_b);
+                     has_part_b, true);
+    else if (gid < part_a)
+        reduce_outer(outer, partial, &w, nbins, hist, gid, part_a,
+                     has_part_b, false);
+    else if (w.batches != 0 && has_part_b && w.records)
+        reduce_window(outer, partial, &w, nbins, hist, group, groups, lanes,
+                      true);
     else if (w.batches != 0 && has_part_b) /* uniform: whole groups */
-        reduce_window(partial, &w, nbins, hist, (gid - part_a) / size,
-                      ((uint)get_global_size(0) - part_a) / size, lanes);
+        reduce_window(outer, partial, &w, nbins, hist, group, groups, lanes,
+                      false);
 }
+
+#define EYE_REDUCE_PARAMS                                                 \
+    global uint *restrict outer, global const uchar *restrict partial,    \
+        global const uint *restrict eye, uint nbins,                      \
+        global uchar *restrict hist, uint part_a_groups, uint bucket_cap, \
+        global uint *restrict buckets
+#define EYE_REDUCE_ENTRY(may_record)                                      \
+    local uint lanes[HISTO_BUCKET_LOCAL_WORDS];                           \
+    eye_reduce_body(outer, partial, eye, nbins, hist, part_a_groups,      \
+                    bucket_cap, buckets, lanes, may_record)
+
+kernel void eye_reduce(EYE_REDUCE_PARAMS)
+{
+    EYE_REDUCE_ENTRY(false);
+}
+
+#if HISTO_NARROW_AUTO
+/* After eye_tile_2d_narrow: the window's bins may hold records in
+ * `outer` (eye_count.cl, Narrow counters). A kernel of its own, so that
+ * eye_reduce keeps the code it had without them (its other inputs took
+ * 2-3 us more on an H100 with both in one kernel). */
+kernel void eye_reduce_narrow(EYE_REDUCE_PARAMS)
+{
+    EYE_REDUCE_ENTRY(true);
+}
+#endif

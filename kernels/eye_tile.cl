@@ -39,7 +39,8 @@
 struct grid {
     struct place pl;
     uint tiles, per_batch, batches, slice_q, win_rows, tile_stride,
-         cell_rows;
+         cell_rows, tile_bins;
+    bool narrow; /* 8-bit counters (HISTO_NARROW_AUTO), twice the bins */
 };
 
 /* The eye, then the grid for `groups` groups. More batches mean more
@@ -48,10 +49,26 @@ struct grid {
 static void find_grid(global const uint *restrict in,
                       const struct eye_args *a, local uint *tile,
                       local struct eye_small *sm, uint groups,
-                      const bool allow_2d, struct grid *g)
+                      const bool allow_2d, const bool allow_narrow,
+                      struct grid *g)
 {
     g->tiles = find_eye(in, a, tile, sm, allow_2d, &g->pl, &g->win_rows,
                         &g->tile_stride, &g->cell_rows);
+    g->tile_bins = a->tile_bins;
+    g->narrow = false;
+#if HISTO_NARROW_AUTO
+    /* a large input whose window takes two 16-bit tiles or more: 8-bit
+     * tiles of twice the bins (rows) each, so the batch is read half as
+     * often (eye_count.cl, Narrow counters; the host sized `partial`
+     * for them) */
+    if (allow_narrow && g->tiles >= 2 && a->n >= HISTO_NARROW_AUTO) {
+        g->narrow = true;
+        g->tiles = (g->tiles + 1) / 2;
+        g->tile_bins *= 2;
+        g->cell_rows *= 2;
+        g->tile_stride *= 2;
+    }
+#endif
     g->per_batch = max(g->tiles, 1u);
     g->batches = a->forced_batches ? a->forced_batches
                                    : groups / g->per_batch;
@@ -67,7 +84,9 @@ static void find_grid(global const uint *restrict in,
  * values), so no counter can pass 65535. One answer for every group. */
 static bool plain_adds(local const struct eye_small *sm, uint slice_q)
 {
-    return sm->hot == HOT_NO && slice_q <= HISTO_PLAIN_MAX_VALUES / 4;
+    /* only 16-bit counters read before they add */
+    return HISTO_COUNTER_BITS == 16 && sm->hot == HOT_NO
+        && slice_q <= HISTO_PLAIN_MAX_VALUES / 4;
 }
 
 /* The window in eye[] (layout in params.h), for the reduction and the
@@ -86,11 +105,13 @@ static void publish(global uint *restrict eye, const struct grid *g,
     eye[HISTO_EYE_STRIDE] = g->tile_stride;
     eye[HISTO_EYE_RAN] = ran;
     if (allow_2d) {
-        eye[HISTO_EYE_ADDS] = HISTO_ADDS_UNSAMPLED;
+        eye[HISTO_EYE_ADDS] = HISTO_ADDS_UNSAMPLED
+                            | (g->narrow ? HISTO_ADDS_NARROW : 0u);
         return;
     }
     eye[HISTO_EYE_ADDS] =
-        (sm->hot == HOT_YES ? HISTO_ADDS_HOT : 0u)
+        (g->narrow ? HISTO_ADDS_NARROW : 0u)
+        | (sm->hot == HOT_YES ? HISTO_ADDS_HOT : 0u)
         | (g->tiles != 0 && plain_adds(sm, g->slice_q)
                ? HISTO_ADDS_PLAIN : 0u)
         | (sm->hot == HOT_UNSAMPLED ? HISTO_ADDS_UNSAMPLED : 0u);
@@ -108,7 +129,7 @@ static void count_group(global const uint *restrict in,
                         global uint *restrict outer,
                         global uint *restrict buckets, const struct grid *g,
                         local const struct eye_small *sm, uint group,
-                        const bool allow_2d)
+                        const bool allow_2d, const bool allow_narrow)
 {
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
@@ -119,9 +140,11 @@ static void count_group(global const uint *restrict in,
     const uint batch = per_batch == 1 ? group : group / per_batch;
     const uint t = group - batch * per_batch;
     struct place pl = g->pl;
-    place_tile(&pl, t, tiles, a->tile_bins, g->cell_rows, g->win_rows);
-    const uint copy_words = a->tile_bins / 2;
-    zero_tile(tile, pl.tile_len, copy_words, replicas, lid, size);
+    place_tile(&pl, t, tiles, g->tile_bins, g->cell_rows, g->win_rows);
+    const uint copy_words = a->tile_bins / BINS_PER_WORD;
+    const bool narrow = HISTO_NARROW_AUTO && allow_narrow && g->narrow;
+    zero_tile(tile, pl.tile_len, copy_words, replicas,
+              narrow ? 4u : BINS_PER_WORD, lid, size);
     local uint *my_copy = tile + (lid % COPIES) * copy_words;
 
     /* Slices are whole multiples of 4 values except the last. n <= 2^31,
@@ -150,21 +173,34 @@ static void count_group(global const uint *restrict in,
     /* never in eye_tile_2d (sm->hot unset there): !allow_2d folds its
      * plain loop away */
     const bool plain = !allow_2d && plain_adds(sm, slice_q);
-    if (allow_2d && pl.cols != 0) {
+    if (narrow) {
+        if (pl.cols != 0)
+            count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                        duty_hi, true, false, true);
+        else
+            count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                        duty_hi, false, false, true);
+    } else if (allow_2d && pl.cols != 0) {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, true, false);
+                    duty_hi, true, false, false);
     } else if (plain) {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, false, true);
+                    duty_hi, false, true, false);
     } else {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, false, false);
+                    duty_hi, false, false, false);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    flush_tile(tile, pl.tile_len, copy_words, replicas,
-               partial + ((ulong)batch * per_batch + t) * g->tile_stride,
-               lid, size);
+    global uchar *restrict dst =
+        partial + ((ulong)batch * per_batch + t) * g->tile_stride;
+#if HISTO_NARROW_AUTO
+    if (narrow) {
+        flush_narrow(tile, pl.tile_len, dst, lid, size, 8u);
+        return;
+    }
+#endif
+    flush_tile(tile, pl.tile_len, copy_words, replicas, dst, lid, size);
 }
 
 /* The kernel's body, in phases: find the eye and deal the groups over
@@ -179,19 +215,20 @@ static inline void eye_tile_body(global const uint *restrict in,
                                  global uint *restrict eye,
                                  global uint *restrict buckets,
                                  local struct eye_small *sm,
-                                 const bool allow_2d)
+                                 const bool allow_2d,
+                                 const bool allow_narrow)
 {
     const uint group = get_group_id(0);
     const uint groups = get_num_groups(0);
     struct grid g;
-    find_grid(in, a, tile, sm, groups, allow_2d, &g);
+    find_grid(in, a, tile, sm, groups, allow_2d, allow_narrow, &g);
     if (group == 0 && get_local_id(0) == 0)
         publish(eye, &g, sm, a->n, min(groups, g.batches * g.per_batch),
                 allow_2d);
     if (group >= g.batches * g.per_batch)
         return; /* uniform across the group: no barrier is skipped unevenly */
     count_group(in, a, tile, partial, outer, buckets, &g, sm, group,
-                allow_2d);
+                allow_2d, allow_narrow);
 }
 
 /* The host builds the tile kernels for the one work-group size it
@@ -213,11 +250,11 @@ static inline void eye_tile_body(global const uint *restrict in,
     EYE_PARAMS, global uchar *restrict partial,                           \
         global uint *restrict outer, global uint *restrict eye,           \
         uint bucket_cap, global uint *restrict buckets
-#define EYE_TILE_ENTRY(allow_2d)                                          \
+#define EYE_TILE_ENTRY(allow_2d, allow_narrow)                            \
     local struct eye_small small;                                         \
     const struct eye_args a = EYE_ARGS(bucket_cap);                       \
     eye_tile_body(in, &a, tile, partial, outer, eye, buckets, &small,     \
-                  allow_2d)
+                  allow_2d, allow_narrow)
 
 /* Whole-row windows only: for inputs the host knows cannot take a 2-D
  * window (eye.c), without its sampling pass, second grid of cells and
@@ -226,7 +263,7 @@ static inline void eye_tile_body(global const uint *restrict in,
 TILE_GROUP_SIZE
 kernel void eye_tile(EYE_TILE_PARAMS)
 {
-    EYE_TILE_ENTRY(false);
+    EYE_TILE_ENTRY(false, false);
 }
 
 /* Whole-row or 2-D windows, whichever the samples favour. Built without
@@ -237,5 +274,17 @@ kernel void eye_tile(EYE_TILE_PARAMS)
  * accepted for eye_tile in the same program (eye.c, tile_group). */
 kernel void eye_tile_2d(EYE_TILE_PARAMS)
 {
-    EYE_TILE_ENTRY(true);
+    EYE_TILE_ENTRY(true, false);
 }
+
+#if HISTO_NARROW_AUTO
+/* eye_tile_2d that counts a window of two 16-bit tiles or more in 8-bit
+ * tiles (eye_count.cl, Narrow counters), for inputs of at least
+ * HISTO_NARROW_AUTO values: the host runs it in eye_tile_2d's place for
+ * those alone, since its second kind of counting costs eye_tile_2d's
+ * other inputs registers (ptxas spills at 32). */
+kernel void eye_tile_2d_narrow(EYE_TILE_PARAMS)
+{
+    EYE_TILE_ENTRY(true, true);
+}
+#endif

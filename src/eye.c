@@ -37,6 +37,21 @@ static const char *const fused_sources[] = {EYE_TILE_SOURCES,
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 static const char *const fused_names[] = {"eye_fused"};
 
+/* Ways of counting that change speed, never a count (eye_count.cl),
+ * each from a switch in the environment: unset, empty or 0 off, 1 on,
+ * anything else a usage error. */
+struct eye_levers {
+    cl_uint counter_bits; /* $HISTO_EYE_COUNTER_BITS: 4, 8, 16 or 32
+                             (eye and fused strategies), else 16      */
+    unsigned long narrow_min; /* unset: eye_tile_2d takes 8-bit
+                             counters where it finds a window of two
+                             16-bit tiles or more, from this many values
+                             (HISTO_NARROW_MIN_VALUES, or
+                             $HISTO_TEST_NARROW_MIN_VALUES); 0: never */
+    bool rle;             /* $HISTO_EYE_RLE=1: a run of four equal values
+                             one add */
+};
+
 struct eye_state {
     cl_kernel kernel[K_COUNT];
     cl_program rebuilt;      /* the tile kernel's program after a refused
@@ -49,6 +64,7 @@ struct eye_state {
     cl_mem control;          /* fused: eye_fused.cl's two control blocks */
     cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
     struct eye_plan plan;
+    struct eye_levers levers; /* what the program was built with       */
     struct strategy_env env;
     bool replicated;         /* the replicated strategy (R from env)    */
     bool fused;              /* one launch an iteration (eye_fused.cl)  */
@@ -74,7 +90,9 @@ static const char *tile_name(const struct eye_state *s)
 {
     if (s->fused)
         return s->plan.two_d ? "eye_fused_2d" : "eye_fused";
-    return s->plan.two_d ? "eye_tile_2d" : "eye_tile";
+    if (!s->plan.two_d)
+        return "eye_tile";
+    return s->plan.narrow_possible ? "eye_tile_2d_narrow" : "eye_tile_2d";
 }
 
 static size_t min_size(size_t a, size_t b)
@@ -117,13 +135,77 @@ static void tile_defines(size_t size, bool replicated,
     d->std[0] = '\0';
 }
 
+static int env_switch(const char *name, bool *on)
+{
+    const char *v = getenv(name);
+    *on = v != NULL && strcmp(v, "1") == 0;
+    if (v == NULL || v[0] == '\0' || strcmp(v, "0") == 0 || *on)
+        return HISTO_OK;
+    histo_error("%s must be 0 or 1, not '%s'", name, v);
+    return HISTO_EXIT_USAGE;
+}
+
+/* `narrow`: the program may choose 8-bit counters (the eye strategy's
+ * alone: in the fused kernels, for inputs of at most
+ * HISTO_FUSED_MAX_VALUES by default, their code made PoCL's build of
+ * eye_fused_2d take minutes). */
+static int eye_levers(bool replicated, bool narrow, struct eye_levers *l)
+{
+    const char *v = getenv("HISTO_EYE_COUNTER_BITS");
+    l->counter_bits = 16;
+    const int status = strategy_env_number("HISTO_TEST_NARROW_MIN_VALUES",
+                                           UINT32_MAX, &l->narrow_min);
+    if (status != HISTO_OK)
+        return status;
+    if (l->narrow_min == 0)
+        l->narrow_min = HISTO_NARROW_MIN_VALUES;
+    if (replicated || !narrow)
+        l->narrow_min = 0;
+    if (v != NULL && v[0] != '\0') {
+        l->narrow_min = 0;
+        if (strcmp(v, "4") != 0 && strcmp(v, "8") != 0
+            && strcmp(v, "16") != 0 && strcmp(v, "32") != 0) {
+            histo_error("HISTO_EYE_COUNTER_BITS must be 4, 8, 16 or 32, "
+                        "not '%s'", v);
+            return HISTO_EXIT_USAGE;
+        }
+        if (!replicated)
+            l->counter_bits = (cl_uint)atoi(v);
+    }
+    return env_switch("HISTO_EYE_RLE", &l->rle);
+}
+
+/* The levers' -D options after each alternative's; none where all are
+ * off, so that the default builds as without them. */
+static void lever_defines(const struct eye_levers *l,
+                          struct program_defines *d)
+{
+    for (size_t i = 0; i < d->count; ++i) {
+        const size_t len = strlen(d->text[i]);
+        char bits[32] = "", narrow[48] = "";
+        if (l->counter_bits != 16)
+            snprintf(bits, sizeof bits, " -DHISTO_COUNTER_BITS=%u",
+                     l->counter_bits);
+        if (l->narrow_min != 0)
+            snprintf(narrow, sizeof narrow, " -DHISTO_NARROW_AUTO=%luu",
+                     l->narrow_min);
+        snprintf(d->text[i] + len, sizeof d->text[i] - len, "%s%s%s", bits,
+                 narrow, l->rle ? " -DHISTO_RLE=1" : "");
+    }
+}
+
 static int defines(const struct device_info *dev, bool replicated,
-                   struct program_defines *d)
+                   bool fused, struct program_defines *d)
 {
     size_t target;
-    const int status = tile_target(dev, &target);
+    struct eye_levers levers;
+    int status = tile_target(dev, &target);
     if (status == HISTO_OK)
+        status = eye_levers(replicated, !fused, &levers);
+    if (status == HISTO_OK) {
         tile_defines(target, replicated, d);
+        lever_defines(&levers, d);
+    }
     return status;
 }
 
@@ -132,7 +214,7 @@ static int eye_defines(const struct device_info *dev,
                        struct program_defines *d)
 {
     (void)loop_limit;
-    return defines(dev, false, d);
+    return defines(dev, false, false, d);
 }
 
 /* The fused kernel's barrier fence (eye_fused.cl, HISTO_FENCE): built as
@@ -160,7 +242,7 @@ static int fused_defines(const struct device_info *dev,
                          struct program_defines *d)
 {
     (void)loop_limit;
-    const int status = defines(dev, false, d);
+    const int status = defines(dev, false, true, d);
     if (status == HISTO_OK)
         fence_defines(dev->fence, d);
     return status;
@@ -171,7 +253,7 @@ static int replicated_defines(const struct device_info *dev,
                               struct program_defines *d)
 {
     (void)loop_limit;
-    return defines(dev, true, d);
+    return defines(dev, true, false, d);
 }
 
 /* The work-group size the runtime built eye_tile for in the same
@@ -346,7 +428,9 @@ static int check_allocs(struct eye_plan *p, const struct strategy_env *env)
     const struct device_info *dev = env->device;
     const uint64_t all_bins = ((uint64_t)env->input->nbins + 3)
                             & ~(uint64_t)3;
-    p->partial_bytes = (size_t)p->groups * p->tile_bins;
+    /* a group's tile of 8-bit counters holds twice the bins */
+    p->partial_bytes = (size_t)p->groups * p->tile_bins
+                     * (p->narrow_possible ? 2 : 1);
     if ((p->bucket_cap != 0
          && (status = device_check_alloc(dev, "bucket", p->bucket_bytes))
                 != HISTO_OK)
@@ -373,9 +457,11 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     if ((status = tile_target(dev, &p->tile_target)) != HISTO_OK
         || (status = tile_group(s, p->tile_target)) != HISTO_OK
         || (status = reduce_group(s)) != HISTO_OK
-        || (status = local_words(s, dev, &words_avail)) != HISTO_OK
-        || (status = eye_plan_tiles(p, env, s->replicated, words_avail))
-               != HISTO_OK)
+        || (status = local_words(s, dev, &words_avail)) != HISTO_OK)
+        return status;
+    p->counter_bits = s->levers.counter_bits;
+    if ((status = eye_plan_tiles(p, env, s->replicated, words_avail))
+        != HISTO_OK)
         return status;
     eye_plan_cells(p, env->input, words_avail);
     eye_plan_groups(p, env);
@@ -470,9 +556,10 @@ static int fused_refused(const struct strategy_env *env)
 static int tile_kernel(struct eye_state *s, const struct strategy_env *env)
 {
     int status = HISTO_OK;
-    if ((status = input_may_use_2d(env->input, &s->plan.two_d)) != HISTO_OK)
-        return status;
     for (;;) {
+        s->plan.narrow_possible = s->levers.narrow_min != 0 && s->plan.two_d
+                               && env->input->nvalues
+                                      >= s->levers.narrow_min;
         CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
                                                     tile_name(s), &cl_err_));
         if ((status = plan(s, env)) != HISTO_OK)
@@ -574,9 +661,20 @@ static int setup(const struct strategy_env *env, bool replicated,
     s->env = *env;
     s->replicated = replicated;
     s->fused = fused;
-    CL_CREATE(s->kernel[K_REDUCE], clCreateKernel(env->program,
-                                                  kernel_names[K_REDUCE],
-                                                  &cl_err_));
+    /* the levers, and whether the tile kernel may be eye_tile_2d_narrow
+     * (tile_kernel()): then the reduction is eye_reduce_narrow, which
+     * adds the records its 8-bit tiles leave (eye_reduce.cl) */
+    if ((status = input_may_use_2d(env->input, &s->plan.two_d)) != HISTO_OK
+        || (status = eye_levers(s->replicated, !s->fused, &s->levers))
+               != HISTO_OK)
+        goto fail;
+    const bool narrow = s->levers.narrow_min != 0 && s->plan.two_d
+                     && env->input->nvalues >= s->levers.narrow_min;
+    CL_CREATE(s->kernel[K_REDUCE],
+              clCreateKernel(env->program,
+                             narrow ? "eye_reduce_narrow"
+                                    : kernel_names[K_REDUCE],
+                             &cl_err_));
     if ((status = tile_kernel(s, env)) != HISTO_OK
         || (status = create_buffers(s, env)) != HISTO_OK
         || (status = fill_buffers(s, env)) != HISTO_OK
@@ -628,6 +726,7 @@ static int tile_rebuild(struct eye_state *s, size_t size)
     struct program_defines defines;
     cl_program program = NULL;
     tile_defines(size, s->replicated, &defines);
+    lever_defines(&s->levers, &defines);
     if (s->fused)
         fence_defines(s->env.device->fence, &defines);
     if ((status = program_build(s->env.context, s->env.device,
@@ -823,7 +922,12 @@ static void report_plan(const struct eye_state *s, FILE *f)
     fprintf(f, "config.batches_forced = %u\n", p->forced_batches);
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
-    fprintf(f, "config.tile_counter_bits = 16\n");
+    fprintf(f, "config.tile_counter_bits = %u\n", p->counter_bits);
+    fprintf(f, "config.runs_of_four = %s\n", s->levers.rle ? "yes" : "no");
+    fprintf(f, "config.narrow_counters = %s\n",
+            p->narrow_possible
+                ? "8 bits where the window takes 2 tiles or more"
+                : "no");
     fprintf(f, "config.replicas = %u\n", p->replicas);
     fprintf(f, "config.tile_local_bytes = %zu\n", p->local_bytes);
     fprintf(f, "config.max_tiles = %u\n", p->max_tiles);
@@ -876,6 +980,8 @@ static void report_eye(const struct eye_state *s, FILE *f)
                                         : "no");
     fprintf(f, "eye.plain_adds = %s\n",
             adds & HISTO_ADDS_PLAIN ? "yes" : "no");
+    fprintf(f, "eye.counter_bits = %u\n",
+            adds & HISTO_ADDS_NARROW ? 8u : s->plan.counter_bits);
     fprintf(f, "eye.first_bin = %u\n", s->eye_words[HISTO_EYE_LO]);
     fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
     fprintf(f, "eye.first_row = %u\n", first);

@@ -49,9 +49,16 @@ bool eye_plan_may_use_2d(const struct histo_input *in, uint64_t min_values)
 static const uint64_t eye_scratch = 2 + HISTO_EYE_COL_BUCKETS
                                   + 2 * HISTO_EYE_ROW_BUCKETS;
 
-/* Tiles as large as local memory allows (two 16-bit counters a word; R
- * copies share it, each holding 1/R of the bins), whole rows when a row
- * fits, at most --tile-rows rows. */
+/* Counters a word holds: two of 16 bits (the default, also where
+ * counter_bits is unset), else 32 / counter_bits. */
+static uint64_t bins_per_word(const struct eye_plan *p)
+{
+    return p->counter_bits == 0 ? 2 : 32 / p->counter_bits;
+}
+
+/* Tiles as large as local memory allows (R copies share it, each
+ * holding 1/R of the bins), whole rows when a row fits, at most
+ * --tile-rows rows. */
 int eye_plan_tiles(struct eye_plan *p, const struct strategy_env *env,
                    bool replicated, uint64_t words_avail)
 {
@@ -60,7 +67,7 @@ int eye_plan_tiles(struct eye_plan *p, const struct strategy_env *env,
     p->replicas = !replicated ? 1
                 : env->knobs.v[KNOB_REPLICAS] != 0 ? env->knobs.v[KNOB_REPLICAS]
                                                    : HISTO_REPLICAS;
-    uint64_t bins = words_avail * 2 / p->replicas;
+    uint64_t bins = words_avail * bins_per_word(p) / p->replicas;
     if (bins < 64 || words_avail < eye_scratch + 32) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
                     "%u %s of counters", dev->name,
@@ -79,7 +86,7 @@ int eye_plan_tiles(struct eye_plan *p, const struct strategy_env *env,
     if (bins < 4)
         bins = 4;
     bins &= ~(uint64_t)3;
-    /* bins <= local memory / 2 bytes, far below 2^32 on any device */
+    /* bins <= local memory * 2, far below 2^32 on any device */
     p->tile_bins = (cl_uint)bins;
     p->tile_rows = (cl_uint)(bins / in->histo_width);
     return HISTO_OK;
@@ -105,7 +112,7 @@ void eye_plan_cells(struct eye_plan *p, const struct histo_input *in,
     p->ncells = (cl_uint)((tiles + cell_tiles - 1) / cell_tiles);
     p->max_tiles = (cl_uint)(tiles < HISTO_MAX_TILES ? tiles
                                                      : HISTO_MAX_TILES);
-    uint64_t words = bins / 2 * p->replicas;
+    uint64_t words = bins / bins_per_word(p) * p->replicas;
     if (words < p->ncells + eye_scratch)
         words = p->ncells + eye_scratch;
     p->tile_words = (cl_uint)words;

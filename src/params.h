@@ -64,6 +64,9 @@
 #define HISTO_ADDS_HOT 1u
 #define HISTO_ADDS_PLAIN 2u
 #define HISTO_ADDS_UNSAMPLED 4u
+/* ... and the tiles' counters were 8 bits, their wraps recorded in
+ * `outer` (eye_count.cl, "Narrow counters"). */
+#define HISTO_ADDS_NARROW 8u
 
 /* Layout of each of the two blocks of control words of eye_fused.cl
  * (all uint; zero before a launch uses its block). */
@@ -95,6 +98,13 @@
  * is not what an iteration waits for, and the 2-D split of every value
  * costs more than the tiles it saves (docs/design.md). */
 #define HISTO_EYE_2D_MIN_VALUES 8388608u
+/* ... and from this many values eye_tile_2d counts a window of two
+ * 16-bit tiles or more in 8-bit tiles of twice the bins, their wraps
+ * recorded in `outer` (eye_count.cl, "Narrow counters"): half the
+ * re-reads of the input for a wider reduction. On an H100 the wide eye
+ * of 67M values took 242 -> 209 us, at 16.7M values 82.2 -> 83.4, and
+ * the 1024x2048 histogram's 96.6 -> 99.3 (docs/design.md). */
+#define HISTO_NARROW_MIN_VALUES 33554432ul
 /* A 2-D window takes one tile more while that catches at least
  * 1/HISTO_EYE_2D_SHARE_INV more of the samples (a whole-row window's cells
  * need HISTO_EYE_SHARE_INV): its tiles are taller. With 1/8 both wide-eye

@@ -16,7 +16,7 @@
  * to build as, for all of them ("CL3.0"; "": OpenCL C 1.2). */
 #define PROGRAM_MAX_DEFINES 2
 struct program_defines {
-    char text[PROGRAM_MAX_DEFINES][96];
+    char text[PROGRAM_MAX_DEFINES][160];
     size_t count; /* 0: none */
     char std[8];
 };

@@ -272,6 +272,70 @@ EOT
         fi
     done
 fi
+# Counters of other widths (eye_count.cl): HISTO_EYE_COUNTER_BITS=4 or 8
+# record every wrap of a narrow counter in `outer` (a bin of 66,000
+# values in one batch wraps a 4-bit counter 4,125 times and carries into
+# its neighbours), 32 counts a word a bin; HISTO_EYE_RLE=1 adds a run of
+# four equal values at once (one bin: every quad a run). Each exact, in
+# the eye and fused strategies, histo.out saying what counted. Large
+# inputs whose 2-D window takes two 16-bit tiles or more run
+# eye_tile_2d_narrow, 8-bit tiles of twice the rows:
+# HISTO_TEST_NARROW_MIN_VALUES=1 (test-only) takes it for a dense 2-D eye
+# in tiles of one row, in one batch and in the default batches. A width
+# the switch does not know is a usage error.
+if echo "$STRATEGIES" | grep -qw eye; then
+    make_input narrow_eye --image 400x400 --histo 256x64 --row-mean 32 \
+        --row-sigma 3 --col-mean 127 --col-sigma 5 --outliers 20000
+    for spec in carry:eye:4:1 carry:fused:4:1 carry:eye:8:1 gauss:fused:8:16 \
+                carry:eye:32:1 gauss:fused:32:16 one_bin:eye:rle:16 \
+                gauss:fused:rle:1 narrow_eye:eye2d:narrow:1 \
+                narrow_eye:eye2d:narrow:default; do
+        IFS=: read -r name how bits batches <<EOT
+$spec
+EOT
+        id=counters.$name.$how.$bits.b$batches
+        wanted "eye.$id" || continue
+        set -- --strategy "${how%2d}"
+        [ "$batches" = default ] || set -- "$@" --batches "$batches"
+        [ "$how" = eye2d ] && set -- "$@" --tile-rows 1
+        (case $bits in
+             rle) HISTO_EYE_RLE=1; export HISTO_EYE_RLE ;;
+             narrow) HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_NARROW_MIN_VALUES=1
+                     export HISTO_TEST_2D_MIN_VALUES HISTO_TEST_NARROW_MIN_VALUES ;;
+             *) HISTO_EYE_COUNTER_BITS=$bits; export HISTO_EYE_COUNTER_BITS ;;
+         esac
+         run_histo "$@" -i "$INPUTS/$name.bin" -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 \
+             >"$W/$id.log" 2>&1)
+        st=$?
+        key() { sed -n "s/^$1 = //p" "$W/$id.out" 2>/dev/null; }
+        case $bits in
+            rle) what="$(key config.runs_of_four)"; want=yes ;;
+            narrow) what="$(key config.tile_kernel) $(key eye.counter_bits)"
+                     want="eye_tile_2d_narrow 8" ;;
+            *) what="$(key config.tile_counter_bits) $(key eye.counter_bits)"
+               want="$bits $bits" ;;
+        esac
+        if [ "$st" -ne 0 ]; then
+            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+        elif ! same_counts "$W/$id.bmp" "$INPUTS/$name.ref.bmp"; then
+            bad "$id" "$(cat "$W/last.diff")"
+        elif [ "$what" != "$want" ]; then
+            bad "$id" "histo.out says '$what', want '$want'"
+        else
+            ok "$id"
+        fi
+    done
+    id=counters.unknown_width
+    HISTO_EYE_COUNTER_BITS=12 run_histo --strategy eye -i "$INPUTS/gauss.bin" \
+        -o "$W/$id.bmp" --timing "$W/$id.out" -- 1 >"$W/$id.log" 2>&1
+    st=$?
+    if [ "$st" -eq 2 ] && grep -q "HISTO_EYE_COUNTER_BITS must be 4, 8, 16 or 32, not '12'" "$W/$id.log" \
+       && [ ! -e "$W/$id.bmp" ]; then
+        ok "$id"
+    else
+        bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+    fi
+fi
 # The tile kernels are built with reqd_work_group_size for the size they
 # run at (-DHISTO_TILE_REQD_SIZE); a runtime that refuses that launch gets
 # them built again for the size it reports, and one that cannot build them
