@@ -443,23 +443,25 @@ static inline void eye_reduce_body(global uint *restrict outer,
         global const uint *restrict eye, uint nbins,                      \
         global uchar *restrict hist, uint part_a_groups, uint bucket_cap, \
         global uint *restrict buckets
-#define EYE_REDUCE_ENTRY(may_record)                                      \
-    local uint lanes[HISTO_BUCKET_LOCAL_WORDS];                           \
-    eye_reduce_body(outer, partial, eye, nbins, hist, part_a_groups,      \
-                    bucket_cap, buckets, lanes, may_record)
 
 kernel void eye_reduce(EYE_REDUCE_PARAMS)
 {
-    EYE_REDUCE_ENTRY(false);
+    local uint lanes[HISTO_BUCKET_LOCAL_WORDS];
+    eye_reduce_body(outer, partial, eye, nbins, hist, part_a_groups,
+                    bucket_cap, buckets, lanes, false);
 }
 
 #if HISTO_NARROW_AUTO
 /* After eye_tile_2d_narrow: the window's bins may hold records in
  * `outer` (eye_count.cl, Narrow counters). A kernel of its own, so that
  * eye_reduce keeps the code it had without them (its other inputs took
- * 2-3 us more on an H100 with both in one kernel). */
-kernel void eye_reduce_narrow(EYE_REDUCE_PARAMS)
+ * 2-3 us more on an H100 with both in one kernel). Its lanes are an
+ * argument of HISTO_BUCKET_LOCAL_WORDS words (eye.c): Oclgrind counts
+ * every kernel's local arrays against each kernel of a program, and two
+ * of these overflow its 32 KiB. */
+kernel void eye_reduce_narrow(EYE_REDUCE_PARAMS, local uint *lanes)
 {
-    EYE_REDUCE_ENTRY(true);
+    eye_reduce_body(outer, partial, eye, nbins, hist, part_a_groups,
+                    bucket_cap, buckets, lanes, true);
 }
 #endif

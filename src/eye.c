@@ -68,6 +68,7 @@ struct eye_state {
     struct strategy_env env;
     bool replicated;         /* the replicated strategy (R from env)    */
     bool fused;              /* one launch an iteration (eye_fused.cl)  */
+    bool narrow_reduce;      /* the reduction is eye_reduce_narrow      */
     const struct histo_input *input;
     cl_uint eye_words[HISTO_EYE_WORDS]; /* read back with the histogram */
 };
@@ -532,6 +533,10 @@ static int set_reduce_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof s->plan.bucket_cap,
                            &s->plan.bucket_cap));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->buckets));
+    if (s->narrow_reduce) /* its lanes (eye_reduce.cl) */
+        CL_CALL(clSetKernelArg(k, a++,
+                               HISTO_BUCKET_LOCAL_WORDS * sizeof(cl_uint),
+                               NULL));
 fail:
     return status;
 }
@@ -668,12 +673,12 @@ static int setup(const struct strategy_env *env, bool replicated,
         || (status = eye_levers(s->replicated, !s->fused, &s->levers))
                != HISTO_OK)
         goto fail;
-    const bool narrow = s->levers.narrow_min != 0 && s->plan.two_d
-                     && env->input->nvalues >= s->levers.narrow_min;
+    s->narrow_reduce = s->levers.narrow_min != 0 && s->plan.two_d
+                    && env->input->nvalues >= s->levers.narrow_min;
     CL_CREATE(s->kernel[K_REDUCE],
               clCreateKernel(env->program,
-                             narrow ? "eye_reduce_narrow"
-                                    : kernel_names[K_REDUCE],
+                             s->narrow_reduce ? "eye_reduce_narrow"
+                                              : kernel_names[K_REDUCE],
                              &cl_err_));
     if ((status = tile_kernel(s, env)) != HISTO_OK
         || (status = create_buffers(s, env)) != HISTO_OK

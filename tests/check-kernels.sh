@@ -203,6 +203,10 @@ check_case eye.tiles_batches "$small" "$eye --tile-rows 4 --batches 3" '' \
     "^config.tile_kernel = eye_tile\$|$many|^config.batches = 3\$"
 check_case eye.window_2d "$wide" "$eye --tile-rows 2" HISTO_TEST_2D_MIN_VALUES=1 \
     "^config.tile_kernel = eye_tile_2d\$|$many|^eye.cols = [1-9][0-9]\$"
+# taller still: a window of several 16-bit tiles, so 8-bit ones
+check_case eye.narrow_2d "${wide%% --row-sigma*} --row-sigma 16 --col-mean 128 --col-sigma 6 --outliers 20000" \
+    "$eye --tile-rows 1" 'HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_NARROW_MIN_VALUES=1' \
+    "^config.tile_kernel = eye_tile_2d_narrow\$|$many|^eye.counter_bits = 8\$"
 check_case eye.rows_in_2d_kernel "$tall" "$eye --tile-rows 2" HISTO_TEST_2D_MIN_VALUES=1 \
     "^config.tile_kernel = eye_tile_2d\$|$many|^eye.cols = 256\$"
 check_case eye.groups_of_7 "$small" "$eye --tile-rows 4 --batches 2" HISTO_TEST_MAX_GROUP=7 \
