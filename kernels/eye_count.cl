@@ -63,6 +63,22 @@
  * 32-bit counters (HISTO_COUNTER_BITS=32): one a word, nothing read,
  * every value an atomic_inc, which NVIDIA can make ATOMS.POPC.INC (a
  * warp's increments of one word merged); half the bins of 16-bit ones.
+ *
+ * Outer cache (HISTO_OUTER_CACHE_BITS > 0, the host's
+ * HISTO_EYE_OUTER_CACHE slots; one copy of the tile): the group's values
+ * outside the window go through a small hash table in local memory just
+ * before the tile's counters (the host takes its words from the tile's),
+ * 2^bits keys then as many 32-bit counts, so that it lies a constant
+ * offset below the tile pointer in hand. A value whose slot shows its
+ * bin adds to the slot's count; one whose slot shows empty claims it with
+ * a compare-and-swap (or finds its bin put there meanwhile) and adds; a
+ * slot another bin holds sends it to `outer` at once. A key changes only
+ * from empty to a bin while the group counts, so the read before the
+ * compare-and-swap can only be stale in showing empty, and a slot's
+ * count is its bin's alone; after the group's barrier each slot adds its
+ * count to `outer` once and empties itself. A bin hit often within a
+ * group's slice then costs `outer` one global atomic a group instead of
+ * one a value.
  */
 
 /* The tile counters' bits (the host's HISTO_EYE_COUNTER_BITS: 16, or 4
@@ -258,6 +274,62 @@ static inline void outer_add(global uint *outer, uint v, uint amount)
         atomic_add(&outer[v], amount);
 }
 
+#if HISTO_OUTER_CACHE_BITS
+#if !HISTO_ONE_COPY
+#error "the outer cache is built for one copy of each tile"
+#endif
+#define CACHE_SLOTS (1u << HISTO_OUTER_CACHE_BITS)
+#define CACHE_WORDS (2u * CACHE_SLOTS)
+#define CACHE_EMPTY 0xffffffffu /* no bin: nbins <= 2^32 - 1 */
+
+/* `amount` values of bin v through the group's cache (see Outer cache
+ * above), `cache` CACHE_WORDS below the tile: its slot by Fibonacci
+ * hashing, so neighbouring bins spread. */
+static inline void cached_outer_add(local uint *cache, global uint *outer,
+                                    uint v, uint amount)
+{
+    const uint slot = (v * 0x9e3779b9u) >> (32 - HISTO_OUTER_CACHE_BITS);
+    volatile local uint *key = cache + slot;
+    uint k = *key; /* race: pre-read of a key */
+    if (k == CACHE_EMPTY)
+        k = atomic_cmpxchg(key, CACHE_EMPTY, v);
+    if (k == CACHE_EMPTY || k == v)
+        atomic_add(cache + CACHE_SLOTS + slot, amount);
+    else
+        outer_add(outer, v, amount);
+}
+
+/* The cache emptied, slot by slot, each work-item its own slots: so
+ * flush_cache's slots are the same work-item's, and no barrier is needed
+ * between a flush and the next group's empty cache. */
+static void empty_cache(local uint *cache, uint lid, uint size)
+{
+    for (uint i = lid; i < CACHE_SLOTS; i += size) {
+        cache[i] = CACHE_EMPTY;
+        cache[CACHE_SLOTS + i] = 0;
+    }
+}
+
+/* Each held slot's count into `outer` (after the group's barrier), the
+ * slot emptied. */
+static void flush_cache(local uint *cache, global uint *outer, uint lid,
+                        uint size)
+{
+    for (uint i = lid; i < CACHE_SLOTS; i += size) {
+        const uint key = cache[i];
+        if (key != CACHE_EMPTY) {
+            atomic_add(&outer[key], cache[CACHE_SLOTS + i]);
+            cache[i] = CACHE_EMPTY;
+            cache[CACHE_SLOTS + i] = 0;
+        }
+    }
+}
+#define OUTER_ADD(outer, v, amount) \
+    cached_outer_add(tile - CACHE_WORDS, outer, v, amount)
+#else
+#define OUTER_ADD outer_add
+#endif
+
 /* `amount` values (1, or a run of 4: HISTO_RLE) of bin v: into the
  * tile, or to `outer` when it lies outside the
  * window and this group is in charge of it. A value left of a 2-D
@@ -286,7 +358,7 @@ static inline void count_n(local uint *tile, uint *sat, global uint *outer,
             ADD(tile, offset, sat, plain, amount);
         }
         else if (duty && v - pl->lo >= pl->len)
-            outer_add(outer, v, amount);
+            OUTER_ADD(outer, v, amount);
         return;
     }
     const uint d = v - pl->tile_lo;
@@ -295,7 +367,7 @@ static inline void count_n(local uint *tile, uint *sat, global uint *outer,
     } else if (duty) {
         const uint e = v - pl->lo;
         if (!(e < pl->len && in_cols(e, pl->cols, &offset)))
-            outer_add(outer, v, amount);
+            OUTER_ADD(outer, v, amount);
     }
 #undef ADD
 }

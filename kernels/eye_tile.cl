@@ -143,6 +143,13 @@ static void count_group(global const uint *restrict in,
     place_tile(&pl, t, tiles, g->tile_bins, g->cell_rows, g->win_rows);
     const uint copy_words = a->tile_bins / BINS_PER_WORD;
     const bool narrow = HISTO_NARROW_AUTO && allow_narrow && g->narrow;
+#if HISTO_OUTER_CACHE_BITS
+    /* the cache, then the tile's words (eye_count.cl, Outer cache);
+     * zero_tile's barrier orders this before the counting */
+    local uint *const cache = tile;
+    tile += CACHE_WORDS;
+    empty_cache(cache, lid, size);
+#endif
     zero_tile(tile, pl.tile_len, copy_words, replicas,
               narrow ? 4u : BINS_PER_WORD, lid, size);
     local uint *my_copy = tile + (lid % COPIES) * copy_words;
@@ -191,6 +198,9 @@ static void count_group(global const uint *restrict in,
                     duty_hi, false, false, false);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if HISTO_OUTER_CACHE_BITS
+    flush_cache(cache, outer, lid, size);
+#endif
 
     global uchar *restrict dst =
         partial + ((ulong)batch * per_batch + t) * g->tile_stride;

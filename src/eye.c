@@ -38,8 +38,10 @@ static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 static const char *const fused_names[] = {"eye_fused"};
 
 /* Ways of counting that change speed, never a count (eye_count.cl),
- * each from a switch in the environment: unset, empty or 0 off, 1 on,
- * anything else a usage error. */
+ * each from the environment: HISTO_EYE_COUNTER_BITS a width, unset or
+ * empty for the default; HISTO_EYE_RLE a switch, unset, empty or 0 off,
+ * 1 on; HISTO_EYE_OUTER_CACHE slots, unset or empty none. Anything else
+ * is a usage error. */
 struct eye_levers {
     cl_uint counter_bits; /* $HISTO_EYE_COUNTER_BITS: 4, 8, 16 or 32
                              (eye and fused strategies), else 16      */
@@ -50,6 +52,9 @@ struct eye_levers {
                              $HISTO_TEST_NARROW_MIN_VALUES); 0: never */
     bool rle;             /* $HISTO_EYE_RLE=1: a run of four equal values
                              one add */
+    cl_uint cache_bits;   /* $HISTO_EYE_OUTER_CACHE: a power of two from
+                             64 to 4096, the slots of a group's cache of
+                             outer bins (eye_count.cl) as log2; unset 0 */
 };
 
 struct eye_state {
@@ -68,7 +73,6 @@ struct eye_state {
     struct strategy_env env;
     bool replicated;         /* the replicated strategy (R from env)    */
     bool fused;              /* one launch an iteration (eye_fused.cl)  */
-    bool narrow_reduce;      /* the reduction is eye_reduce_narrow      */
     const struct histo_input *input;
     cl_uint eye_words[HISTO_EYE_WORDS]; /* read back with the histogram */
 };
@@ -173,7 +177,29 @@ static int eye_levers(bool replicated, bool narrow, struct eye_levers *l)
         if (!replicated)
             l->counter_bits = (cl_uint)atoi(v);
     }
+    unsigned long slots;
+    const int cache = strategy_env_number("HISTO_EYE_OUTER_CACHE", 4096,
+                                          &slots);
+    if (cache != HISTO_OK)
+        return cache;
+    l->cache_bits = 0;
+    while (slots > 1u << l->cache_bits)
+        ++l->cache_bits;
+    if (slots != 0 && (slots < 64 || slots != 1u << l->cache_bits)) {
+        histo_error("HISTO_EYE_OUTER_CACHE must be a power of two from 64 "
+                    "to 4096, not '%lu'", slots);
+        return HISTO_EXIT_USAGE;
+    }
+    if (replicated) /* the cache is built for one copy of a tile */
+        l->cache_bits = 0;
     return env_switch("HISTO_EYE_RLE", &l->rle);
+}
+
+/* The words of a group's cache of outer bins: a key and a count a
+ * slot. */
+static cl_uint cache_words(const struct eye_levers *l)
+{
+    return l->cache_bits != 0 ? 2u << l->cache_bits : 0;
 }
 
 /* The levers' -D options after each alternative's; none where all are
@@ -183,15 +209,18 @@ static void lever_defines(const struct eye_levers *l,
 {
     for (size_t i = 0; i < d->count; ++i) {
         const size_t len = strlen(d->text[i]);
-        char bits[32] = "", narrow[48] = "";
+        char bits[32] = "", narrow[48] = "", cache[40] = "";
         if (l->counter_bits != 16)
             snprintf(bits, sizeof bits, " -DHISTO_COUNTER_BITS=%u",
                      l->counter_bits);
         if (l->narrow_min != 0)
             snprintf(narrow, sizeof narrow, " -DHISTO_NARROW_AUTO=%luu",
                      l->narrow_min);
-        snprintf(d->text[i] + len, sizeof d->text[i] - len, "%s%s%s", bits,
-                 narrow, l->rle ? " -DHISTO_RLE=1" : "");
+        if (l->cache_bits != 0)
+            snprintf(cache, sizeof cache, " -DHISTO_OUTER_CACHE_BITS=%u",
+                     l->cache_bits);
+        snprintf(d->text[i] + len, sizeof d->text[i] - len, "%s%s%s%s",
+                 bits, narrow, l->rle ? " -DHISTO_RLE=1" : "", cache);
     }
 }
 
@@ -203,6 +232,17 @@ static int defines(const struct device_info *dev, bool replicated,
     int status = tile_target(dev, &target);
     if (status == HISTO_OK)
         status = eye_levers(replicated, !fused, &levers);
+    /* said once a build: the replicated tiles keep 16-bit counters and
+     * no outer cache (their copies share the group's local memory) */
+    const char *bits = getenv("HISTO_EYE_COUNTER_BITS");
+    const char *cache = getenv("HISTO_EYE_OUTER_CACHE");
+    if (status == HISTO_OK && replicated && bits != NULL && bits[0] != '\0')
+        histo_error("warning: strategy replicated counts in 16-bit tiles; "
+                    "HISTO_EYE_COUNTER_BITS=%s ignored", bits);
+    if (status == HISTO_OK && replicated && cache != NULL
+        && cache[0] != '\0')
+        histo_error("warning: strategy replicated has no outer cache; "
+                    "HISTO_EYE_OUTER_CACHE=%s ignored", cache);
     if (status == HISTO_OK) {
         tile_defines(target, replicated, d);
         lever_defines(&levers, d);
@@ -460,11 +500,21 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         || (status = reduce_group(s)) != HISTO_OK
         || (status = local_words(s, dev, &words_avail)) != HISTO_OK)
         return status;
+    /* the outer cache's words come before the tile's (eye_count.cl) */
+    const cl_uint cache = cache_words(&s->levers);
+    if (words_avail <= cache) {
+        histo_error("device '%s' has %llu bytes of local memory, too few "
+                    "for an outer cache of %u slots", dev->name,
+                    (unsigned long long)dev->local_mem, cache / 2);
+        return HISTO_EXIT_DEVICE;
+    }
+    words_avail -= cache;
     p->counter_bits = s->levers.counter_bits;
     if ((status = eye_plan_tiles(p, env, s->replicated, words_avail))
         != HISTO_OK)
         return status;
     eye_plan_cells(p, env->input, words_avail);
+    p->local_bytes += (size_t)cache * sizeof(cl_uint);
     eye_plan_groups(p, env);
     if ((status = share_inverse(&share_inv)) != HISTO_OK)
         return status;
@@ -533,7 +583,7 @@ static int set_reduce_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof s->plan.bucket_cap,
                            &s->plan.bucket_cap));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->buckets));
-    if (s->narrow_reduce) /* its lanes (eye_reduce.cl) */
+    if (s->plan.narrow_possible) /* eye_reduce_narrow's lanes */
         CL_CALL(clSetKernelArg(k, a++,
                                HISTO_BUCKET_LOCAL_WORDS * sizeof(cl_uint),
                                NULL));
@@ -555,24 +605,41 @@ static int fused_refused(const struct strategy_env *env)
     return HISTO_EXIT_DEVICE;
 }
 
-/* The tile kernel that will run, and the plan made with it. A tile of
- * less than a row takes no 2-D window: then eye_tile runs, planned with
- * its own figures. */
+/* Whether the tile kernel may be eye_tile_2d_narrow: a 2-D window of a
+ * large enough input, where the levers allow 8-bit counters. */
+static bool narrow_possible(const struct eye_state *s,
+                            const struct histo_input *in)
+{
+    return s->levers.narrow_min != 0 && s->plan.two_d
+        && in->nvalues >= s->levers.narrow_min;
+}
+
+/* The tile kernel that will run, its reduction, and the plan made with
+ * them. A tile of less than a row takes no 2-D window: then eye_tile runs
+ * with eye_reduce, planned with their own figures. eye_tile_2d_narrow's
+ * reduction is eye_reduce_narrow, which adds the records its 8-bit tiles
+ * leave (eye_reduce.cl). */
 static int tile_kernel(struct eye_state *s, const struct strategy_env *env)
 {
     int status = HISTO_OK;
     for (;;) {
-        s->plan.narrow_possible = s->levers.narrow_min != 0 && s->plan.two_d
-                               && env->input->nvalues
-                                      >= s->levers.narrow_min;
+        s->plan.narrow_possible = narrow_possible(s, env->input);
+        CL_CREATE(s->kernel[K_REDUCE],
+                  clCreateKernel(env->program,
+                                 s->plan.narrow_possible
+                                     ? "eye_reduce_narrow"
+                                     : kernel_names[K_REDUCE],
+                                 &cl_err_));
         CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
                                                     tile_name(s), &cl_err_));
         if ((status = plan(s, env)) != HISTO_OK)
             return status;
         if (!s->plan.two_d || env->input->histo_width <= s->plan.tile_bins)
             break;
-        clReleaseKernel(s->kernel[K_TILE]);
-        s->kernel[K_TILE] = NULL;
+        for (size_t k = 0; k < K_COUNT; ++k) {
+            clReleaseKernel(s->kernel[k]);
+            s->kernel[k] = NULL;
+        }
         s->plan.two_d = false;
     }
 fail:
@@ -666,20 +733,10 @@ static int setup(const struct strategy_env *env, bool replicated,
     s->env = *env;
     s->replicated = replicated;
     s->fused = fused;
-    /* the levers, and whether the tile kernel may be eye_tile_2d_narrow
-     * (tile_kernel()): then the reduction is eye_reduce_narrow, which
-     * adds the records its 8-bit tiles leave (eye_reduce.cl) */
     if ((status = input_may_use_2d(env->input, &s->plan.two_d)) != HISTO_OK
         || (status = eye_levers(s->replicated, !s->fused, &s->levers))
                != HISTO_OK)
         goto fail;
-    s->narrow_reduce = s->levers.narrow_min != 0 && s->plan.two_d
-                    && env->input->nvalues >= s->levers.narrow_min;
-    CL_CREATE(s->kernel[K_REDUCE],
-              clCreateKernel(env->program,
-                             s->narrow_reduce ? "eye_reduce_narrow"
-                                              : kernel_names[K_REDUCE],
-                             &cl_err_));
     if ((status = tile_kernel(s, env)) != HISTO_OK
         || (status = create_buffers(s, env)) != HISTO_OK
         || (status = fill_buffers(s, env)) != HISTO_OK
@@ -921,6 +978,10 @@ static void report_plan(const struct eye_state *s, FILE *f)
     const struct eye_plan *p = &s->plan;
     fprintf(f, "config.groups = %u\n", p->groups);
     fprintf(f, "config.tile_kernel = %s\n", tile_name(s));
+    fprintf(f, "config.reduce_kernel = %s\n",
+            s->fused                ? "none (in the tile kernel)"
+            : p->narrow_possible    ? "eye_reduce_narrow"
+                                    : kernel_names[K_REDUCE]);
     if (s->fused)
         fprintf(f, "config.fence = %s\n",
                 device_fence_name(s->env.device->fence));
@@ -929,6 +990,8 @@ static void report_plan(const struct eye_state *s, FILE *f)
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
     fprintf(f, "config.tile_counter_bits = %u\n", p->counter_bits);
     fprintf(f, "config.runs_of_four = %s\n", s->levers.rle ? "yes" : "no");
+    fprintf(f, "config.outer_cache_slots = %u\n",
+            cache_words(&s->levers) / 2);
     fprintf(f, "config.narrow_counters = %s\n",
             p->narrow_possible
                 ? "8 bits where the window takes 2 tiles or more"

@@ -281,28 +281,40 @@ fi
 # inputs whose 2-D window takes two 16-bit tiles or more run
 # eye_tile_2d_narrow, 8-bit tiles of twice the rows:
 # HISTO_TEST_NARROW_MIN_VALUES=1 (test-only) takes it for a dense 2-D eye
-# in tiles of one row, in one batch and in the default batches. A width
-# the switch does not know is a usage error.
+# in tiles of one row, in one batch and in the default batches.
+# HISTO_EYE_OUTER_CACHE=slots sends the values outside the window through
+# a group's cache in local memory: tiles of one row ("1r") send nearly
+# every value there, 64 slots make most of them collide, and the cache
+# runs in the eye and fused strategies and with 8-bit tiles. A width the switch does
+# not know is a usage error.
 if echo "$STRATEGIES" | grep -qw eye; then
     make_input narrow_eye --image 400x400 --histo 256x64 --row-mean 32 \
         --row-sigma 3 --col-mean 127 --col-sigma 5 --outliers 20000
     for spec in carry:eye:4:1 carry:fused:4:1 carry:eye:8:1 gauss:fused:8:16 \
                 carry:eye:32:1 gauss:fused:32:16 one_bin:eye:rle:16 \
                 gauss:fused:rle:1 narrow_eye:eye2d:narrow:1 \
-                narrow_eye:eye2d:narrow:default; do
+                narrow_eye:eye2d:narrow:default gauss:eye1r:cache64:1 \
+                gauss:eye1r:cache256:16 gauss:fused1r:cache1024:default \
+                narrow_eye:eye2d:narrowcache128:1; do
         IFS=: read -r name how bits batches <<EOT
 $spec
 EOT
         id=counters.$name.$how.$bits.b$batches
         wanted "eye.$id" || continue
-        set -- --strategy "${how%2d}"
+        strategy=${how%2d}
+        set -- --strategy "${strategy%1r}"
         [ "$batches" = default ] || set -- "$@" --batches "$batches"
-        [ "$how" = eye2d ] && set -- "$@" --tile-rows 1
+        case $how in *2d | *1r) set -- "$@" --tile-rows 1 ;; esac
+        slots=${bits##*cache}
         (case $bits in
              rle) HISTO_EYE_RLE=1; export HISTO_EYE_RLE ;;
-             narrow) HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_NARROW_MIN_VALUES=1
-                     export HISTO_TEST_2D_MIN_VALUES HISTO_TEST_NARROW_MIN_VALUES ;;
+             narrow*) HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_NARROW_MIN_VALUES=1
+                      export HISTO_TEST_2D_MIN_VALUES HISTO_TEST_NARROW_MIN_VALUES ;;
+             cache*) ;;
              *) HISTO_EYE_COUNTER_BITS=$bits; export HISTO_EYE_COUNTER_BITS ;;
+         esac
+         case $bits in
+             *cache*) HISTO_EYE_OUTER_CACHE=$slots; export HISTO_EYE_OUTER_CACHE ;;
          esac
          run_histo "$@" -i "$INPUTS/$name.bin" -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 \
              >"$W/$id.log" 2>&1)
@@ -312,6 +324,9 @@ EOT
             rle) what="$(key config.runs_of_four)"; want=yes ;;
             narrow) what="$(key config.tile_kernel) $(key eye.counter_bits)"
                      want="eye_tile_2d_narrow 8" ;;
+            narrowcache*) what="$(key config.tile_kernel) $(key eye.counter_bits) $(key config.outer_cache_slots)"
+                          want="eye_tile_2d_narrow 8 $slots" ;;
+            cache*) what="$(key config.outer_cache_slots)"; want=$slots ;;
             *) what="$(key config.tile_counter_bits) $(key eye.counter_bits)"
                want="$bits $bits" ;;
         esac
@@ -325,6 +340,16 @@ EOT
             ok "$id"
         fi
     done
+    id=counters.cache_not_power_of_two
+    HISTO_EYE_OUTER_CACHE=100 run_histo --strategy eye -i "$INPUTS/gauss.bin" \
+        -o "$W/$id.bmp" --timing "$W/$id.out" -- 1 >"$W/$id.log" 2>&1
+    st=$?
+    if [ "$st" -eq 2 ] && grep -q "HISTO_EYE_OUTER_CACHE must be a power of two from 64 to 4096, not '100'" "$W/$id.log" \
+       && [ ! -e "$W/$id.bmp" ]; then
+        ok "$id"
+    else
+        bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+    fi
     id=counters.unknown_width
     HISTO_EYE_COUNTER_BITS=12 run_histo --strategy eye -i "$INPUTS/gauss.bin" \
         -o "$W/$id.bmp" --timing "$W/$id.out" -- 1 >"$W/$id.log" 2>&1
@@ -334,6 +359,62 @@ EOT
         ok "$id"
     else
         bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+    fi
+    # The replicated strategy's copies keep 16-bit counters and no outer
+    # cache: a width or a cache asked of it is said to be ignored, and the
+    # counts are exact.
+    id=counters.replicated_ignores_bits
+    if wanted "eye.$id"; then
+        HISTO_EYE_COUNTER_BITS=8 HISTO_EYE_OUTER_CACHE=256 run_histo --strategy replicated \
+            -i "$INPUTS/gauss.bin" -o "$W/$id.bmp" --timing "$W/$id.out" -- 1 \
+            >"$W/$id.log" 2>&1
+        st=$?
+        bits=$(sed -n 's/^config.tile_counter_bits = //p' "$W/$id.out" 2>/dev/null)
+        slots=$(sed -n 's/^config.outer_cache_slots = //p' "$W/$id.out" 2>/dev/null)
+        if [ "$st" -ne 0 ]; then
+            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+        elif ! grep -q "warning: strategy replicated counts in 16-bit tiles; HISTO_EYE_COUNTER_BITS=8 ignored" "$W/$id.log" \
+             || ! grep -q "warning: strategy replicated has no outer cache; HISTO_EYE_OUTER_CACHE=256 ignored" "$W/$id.log"; then
+            bad "$id" "no warning: $(head -n 3 "$W/$id.log")"
+        elif [ "$bits $slots" != "16 0" ]; then
+            bad "$id" "histo.out says tile_counter_bits, outer_cache_slots '$bits $slots', want '16 0'"
+        elif ! same_counts "$W/$id.bmp" "$INPUTS/gauss.ref.bmp"; then
+            bad "$id" "$(cat "$W/last.diff")"
+        else
+            ok "$id"
+        fi
+    fi
+    # A row wider than a 16-bit tile takes no 2-D window: eye_tile runs,
+    # and with it eye_reduce, not eye_reduce_narrow, though the input is
+    # large enough for 8-bit tiles. Intel's CPU runtime (make platforms)
+    # has 256 KiB of local memory, a tile of about 130,000 bins: a
+    # 200000x2 histogram falls back there (PoCL's 2 MiB would take a tile
+    # of a million bins, minutes an iteration).
+    id=counters.narrow_fallback
+    icd=${HISTO_OCL_DIR:-${HOME:-/nonexistent}/.cache/histo/ocl}/vendors/intel-cpu.icd
+    if ! wanted "eye.$id"; then
+        :
+    elif [ ! -f "$icd" ]; then
+        echo "SKIP eye.$id: Intel's CPU runtime not installed (make platforms)"
+    else
+        mkdir -p "$W/icd.intel" && cp "$icd" "$W/icd.intel/"
+        make_input narrow_row --image 200x200 --histo 200000x2 --row-mean 1 \
+            --row-sigma 1 --col-mean 100000 --col-sigma 30 --outliers 100
+        HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_NARROW_MIN_VALUES=1 \
+        OCL_ICD_VENDORS=$W/icd.intel $HISTO --platform 0 --strategy eye \
+            -i "$INPUTS/narrow_row.bin" -o "$W/$id.bmp" --raw "$W/$id.raw" \
+            --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1
+        st=$?
+        what="$(sed -n 's/^config.tile_kernel = //p; s/^config.reduce_kernel = //p' "$W/$id.out" 2>/dev/null | tr '\n' ' ')"
+        if [ "$st" -ne 0 ]; then
+            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+        elif ! same_counts "$W/$id.bmp" "$INPUTS/narrow_row.ref.bmp"; then
+            bad "$id" "$(cat "$W/last.diff")"
+        elif [ "$what" != "eye_tile eye_reduce " ]; then
+            bad "$id" "histo.out says '$what', want 'eye_tile eye_reduce '"
+        else
+            ok "$id"
+        fi
     fi
 fi
 # The tile kernels are built with reqd_work_group_size for the size they
