@@ -287,6 +287,19 @@ fi
 # every value there, 64 slots make most of them collide, and the cache
 # runs in the eye and fused strategies and with 8-bit tiles. A width the switch does
 # not know is a usage error.
+# counted ID STATUS REF.bmp WHAT WANT: run ID ($W/ID.*) ended with STATUS
+# 0, REF's counters, and histo.out saying WHAT where WANT is wanted.
+counted() {
+    if [ "$2" -ne 0 ]; then
+        bad "$1" "exit status $2: $(tail -n 2 "$W/$1.log")"
+    elif ! same_counts "$W/$1.bmp" "$3"; then
+        bad "$1" "$(cat "$W/last.diff")"
+    elif [ "$4" != "$5" ]; then
+        bad "$1" "histo.out says '$4', want '$5'"
+    else
+        ok "$1"
+    fi
+}
 if echo "$STRATEGIES" | grep -qw eye; then
     make_input narrow_eye --image 400x400 --histo 256x64 --row-mean 32 \
         --row-sigma 3 --col-mean 127 --col-sigma 5 --outliers 20000
@@ -330,36 +343,26 @@ EOT
             *) what="$(key config.tile_counter_bits) $(key eye.counter_bits)"
                want="$bits $bits" ;;
         esac
-        if [ "$st" -ne 0 ]; then
-            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
-        elif ! same_counts "$W/$id.bmp" "$INPUTS/$name.ref.bmp"; then
-            bad "$id" "$(cat "$W/last.diff")"
-        elif [ "$what" != "$want" ]; then
-            bad "$id" "histo.out says '$what', want '$want'"
-        else
+        counted "$id" "$st" "$INPUTS/$name.ref.bmp" "$what" "$want"
+    done
+    # a value either switch does not take: a usage error, nothing written
+    for spec in "unknown_width:HISTO_EYE_COUNTER_BITS=12:must be 4, 8, 16 or 32, not '12'" \
+                "cache_not_power_of_two:HISTO_EYE_OUTER_CACHE=100:must be a power of two from 64 to 4096, not '100'"; do
+        id=counters.${spec%%:*}
+        rest=${spec#*:}
+        setting=${rest%%:*}
+        wanted "eye.$id" || continue
+        (export "${setting?}"
+         run_histo --strategy eye -i "$INPUTS/gauss.bin" -o "$W/$id.bmp" \
+             --timing "$W/$id.out" -- 1 >"$W/$id.log" 2>&1)
+        st=$?
+        if [ "$st" -eq 2 ] && grep -qF "${setting%%=*} ${rest#*:}" "$W/$id.log" \
+           && [ ! -e "$W/$id.bmp" ]; then
             ok "$id"
+        else
+            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
         fi
     done
-    id=counters.cache_not_power_of_two
-    HISTO_EYE_OUTER_CACHE=100 run_histo --strategy eye -i "$INPUTS/gauss.bin" \
-        -o "$W/$id.bmp" --timing "$W/$id.out" -- 1 >"$W/$id.log" 2>&1
-    st=$?
-    if [ "$st" -eq 2 ] && grep -q "HISTO_EYE_OUTER_CACHE must be a power of two from 64 to 4096, not '100'" "$W/$id.log" \
-       && [ ! -e "$W/$id.bmp" ]; then
-        ok "$id"
-    else
-        bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
-    fi
-    id=counters.unknown_width
-    HISTO_EYE_COUNTER_BITS=12 run_histo --strategy eye -i "$INPUTS/gauss.bin" \
-        -o "$W/$id.bmp" --timing "$W/$id.out" -- 1 >"$W/$id.log" 2>&1
-    st=$?
-    if [ "$st" -eq 2 ] && grep -q "HISTO_EYE_COUNTER_BITS must be 4, 8, 16 or 32, not '12'" "$W/$id.log" \
-       && [ ! -e "$W/$id.bmp" ]; then
-        ok "$id"
-    else
-        bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
-    fi
     # The replicated strategy's copies keep 16-bit counters and no outer
     # cache: a width or a cache asked of it is said to be ignored, and the
     # counts are exact.
@@ -406,15 +409,7 @@ EOT
             --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1
         st=$?
         what="$(sed -n 's/^config.tile_kernel = //p; s/^config.reduce_kernel = //p' "$W/$id.out" 2>/dev/null | tr '\n' ' ')"
-        if [ "$st" -ne 0 ]; then
-            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
-        elif ! same_counts "$W/$id.bmp" "$INPUTS/narrow_row.ref.bmp"; then
-            bad "$id" "$(cat "$W/last.diff")"
-        elif [ "$what" != "eye_tile eye_reduce " ]; then
-            bad "$id" "histo.out says '$what', want 'eye_tile eye_reduce '"
-        else
-            ok "$id"
-        fi
+        counted "$id" "$st" "$INPUTS/narrow_row.ref.bmp" "$what" "eye_tile eye_reduce "
     fi
 fi
 # The tile kernels are built with reqd_work_group_size for the size they
