@@ -100,6 +100,14 @@ static const char *tile_name(const struct eye_state *s)
     return s->plan.narrow_possible ? "eye_tile_2d_narrow" : "eye_tile_2d";
 }
 
+/* The reduction kernel created with the tile kernel (the fused strategy
+ * launches neither: the reduction is eye_fused's own). */
+static const char *reduce_name(const struct eye_state *s)
+{
+    return s->plan.narrow_possible ? "eye_reduce_narrow"
+                                   : kernel_names[K_REDUCE];
+}
+
 static size_t min_size(size_t a, size_t b)
 {
     return a < b ? a : b;
@@ -153,8 +161,11 @@ static int env_switch(const char *name, bool *on)
 /* `narrow`: the program may choose 8-bit counters (the eye strategy's
  * alone: in the fused kernels, for inputs of at most
  * HISTO_FUSED_MAX_VALUES by default, their code made PoCL's build of
- * eye_fused_2d take minutes). */
-static int eye_levers(bool replicated, bool narrow, struct eye_levers *l)
+ * eye_fused_2d take minutes). The replicated tiles keep 16-bit counters
+ * and no outer cache (their copies share the group's local memory):
+ * `say` (once a build) warns that a width or a cache asked is ignored. */
+static int eye_levers(bool replicated, bool narrow, bool say,
+                      struct eye_levers *l)
 {
     const char *v = getenv("HISTO_EYE_COUNTER_BITS");
     l->counter_bits = 16;
@@ -190,9 +201,18 @@ static int eye_levers(bool replicated, bool narrow, struct eye_levers *l)
                     "to 4096, not '%lu'", slots);
         return HISTO_EXIT_USAGE;
     }
-    if (replicated) /* the cache is built for one copy of a tile */
-        l->cache_bits = 0;
-    return env_switch("HISTO_EYE_RLE", &l->rle);
+    const int rle = env_switch("HISTO_EYE_RLE", &l->rle);
+    if (rle != HISTO_OK || !replicated)
+        return rle;
+    if (say && v != NULL && v[0] != '\0')
+        histo_error("warning: strategy replicated counts in 16-bit tiles; "
+                    "HISTO_EYE_COUNTER_BITS=%s ignored", v);
+    if (say && l->cache_bits != 0)
+        histo_error("warning: strategy replicated has no outer cache; "
+                    "HISTO_EYE_OUTER_CACHE=%s ignored",
+                    getenv("HISTO_EYE_OUTER_CACHE"));
+    l->cache_bits = 0; /* the cache is built for one copy of a tile */
+    return HISTO_OK;
 }
 
 /* The words of a group's cache of outer bins: a key and a count a
@@ -231,18 +251,7 @@ static int defines(const struct device_info *dev, bool replicated,
     struct eye_levers levers;
     int status = tile_target(dev, &target);
     if (status == HISTO_OK)
-        status = eye_levers(replicated, !fused, &levers);
-    /* said once a build: the replicated tiles keep 16-bit counters and
-     * no outer cache (their copies share the group's local memory) */
-    const char *bits = getenv("HISTO_EYE_COUNTER_BITS");
-    const char *cache = getenv("HISTO_EYE_OUTER_CACHE");
-    if (status == HISTO_OK && replicated && bits != NULL && bits[0] != '\0')
-        histo_error("warning: strategy replicated counts in 16-bit tiles; "
-                    "HISTO_EYE_COUNTER_BITS=%s ignored", bits);
-    if (status == HISTO_OK && replicated && cache != NULL
-        && cache[0] != '\0')
-        histo_error("warning: strategy replicated has no outer cache; "
-                    "HISTO_EYE_OUTER_CACHE=%s ignored", cache);
+        status = eye_levers(replicated, !fused, true, &levers);
     if (status == HISTO_OK) {
         tile_defines(target, replicated, d);
         lever_defines(&levers, d);
@@ -624,12 +633,9 @@ static int tile_kernel(struct eye_state *s, const struct strategy_env *env)
     int status = HISTO_OK;
     for (;;) {
         s->plan.narrow_possible = narrow_possible(s, env->input);
-        CL_CREATE(s->kernel[K_REDUCE],
-                  clCreateKernel(env->program,
-                                 s->plan.narrow_possible
-                                     ? "eye_reduce_narrow"
-                                     : kernel_names[K_REDUCE],
-                                 &cl_err_));
+        CL_CREATE(s->kernel[K_REDUCE], clCreateKernel(env->program,
+                                                      reduce_name(s),
+                                                      &cl_err_));
         CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
                                                     tile_name(s), &cl_err_));
         if ((status = plan(s, env)) != HISTO_OK)
@@ -734,7 +740,8 @@ static int setup(const struct strategy_env *env, bool replicated,
     s->replicated = replicated;
     s->fused = fused;
     if ((status = input_may_use_2d(env->input, &s->plan.two_d)) != HISTO_OK
-        || (status = eye_levers(s->replicated, !s->fused, &s->levers))
+        || (status = eye_levers(s->replicated, !s->fused, false,
+                                &s->levers))
                != HISTO_OK)
         goto fail;
     if ((status = tile_kernel(s, env)) != HISTO_OK
@@ -979,9 +986,7 @@ static void report_plan(const struct eye_state *s, FILE *f)
     fprintf(f, "config.groups = %u\n", p->groups);
     fprintf(f, "config.tile_kernel = %s\n", tile_name(s));
     fprintf(f, "config.reduce_kernel = %s\n",
-            s->fused                ? "none (in the tile kernel)"
-            : p->narrow_possible    ? "eye_reduce_narrow"
-                                    : kernel_names[K_REDUCE]);
+            s->fused ? "none (in the tile kernel)" : reduce_name(s));
     if (s->fused)
         fprintf(f, "config.fence = %s\n",
                 device_fence_name(s->env.device->fence));
