@@ -12,7 +12,10 @@ SUBJECT=impl
 # vendors folder of its one .icd file, every strategy on the correctness
 # inputs at default batches, and with the strategy it defaults to; the
 # Oclgrind simulator, which runs every work-item in turn, on small inputs
-# only. Mesa's rusticl shows its CPU device (llvmpipe) only when
+# only. On the implementations tests/pairs/impl.pict names, make test
+# runs the cells of its covering arrays (impl.pairs, impl-queues.pairs)
+# and a slice of the rest, make test-full all of them (tests/tier.sh);
+# Oclgrind's cells, and any other implementation's, all run. Mesa's rusticl shows its CPU device (llvmpipe) only when
 # RUSTICL_ENABLE names it.
 export RUSTICL_ENABLE="${RUSTICL_ENABLE:-llvmpipe}"
 # Programs built once per implementation, options and sources, and found
@@ -78,6 +81,14 @@ verdict() {
     else
         echo "FAIL $1: $(cat "$W/last.diff")"
     fi
+}
+# ran_first STRATEGY: $W/impl.$tag.STRATEGY.CASE for the first input of
+# the list that STRATEGY ran on here (its .out exists)
+ran_first() {
+    for r_case in $(echo "$list" | awk 'NF { print $1 }'); do
+        [ -f "$W/impl.$tag.$1.$r_case.out" ] && { echo "$W/impl.$tag.$1.$r_case"; return; }
+    done
+    echo "$W/impl.$tag.$1.none"
 }
 for icd in "$vendors"/*.icd; do
     [ -f "$icd" ] || continue
@@ -150,6 +161,7 @@ $limit_cases" ;;
         case $case_name in *_16m) it=1 ;; esac
         for s in $STRATEGIES default; do
             id=impl.$tag.$s.$case_name
+            in_tier impl "$tag $s $case_name" || continue
             pick="--strategy $s"
             [ "$s" = default ] && pick=""
             # shellcheck disable=SC2086 # pick is no words or two
@@ -173,6 +185,7 @@ $limit_cases" ;;
             for how in stream:--device-budget=1M share:--device=0,0 \
                        both:--device=0,0,--device-budget=1M; do
                 id=impl.$tag.$s.${how%%:*}
+                in_tier impl-queues "$tag $s ${how%%:*}" || continue
                 # shellcheck disable=SC2046 # the options are words
                 OCL_ICD_VENDORS=$dir timeout -k 5 120 $HISTO --platform 0 \
                     --strategy $s $(echo "${how#*:}" | tr ',=' '  ') \
@@ -185,13 +198,13 @@ $limit_cases" ;;
         done | tee -a "$W/impl.$tag.log" ;;
     esac
     # the fused program built with the fence its histo.out names, and the
-    # default fused only where that fence is of device scope (device.h)
+    # default fused only where that fence is of device scope (device.h),
+    # read from the first input each ran on
     id=impl.$tag.fence
-    first=$(echo "$list" | awk 'NF { print $1; exit }')
-    f=$W/impl.$tag.fused.$first
+    f=$(ran_first fused)
     if [ -f "$f.out" ]; then
         why=$(fence_mismatch "$f")
-        dflt=$(sed -n 's/^strategy = //p' "$W/impl.$tag.default.$first.out")
+        dflt=$(sed -n 's/^strategy = //p' "$(ran_first default).out")
         case $(sed -n 's/^config\.fence = //p' "$f.out") in
             work-item*) [ "$dflt" != fused ] \
                 || why="${why:+$why; }the default is fused with mem_fence alone" ;;
@@ -207,7 +220,7 @@ $limit_cases" ;;
     # not run twice; Intel's and Oclgrind's time kernels, so they time
     # the iterations; another implementation may go either way.
     id=impl.$tag.clock
-    f=$W/impl.$tag.cpu.$first
+    f=$(ran_first cpu)
     timed=$(sed -n 's/^iteration\.timed_by = //p' "$f.out" 2>/dev/null)
     case $name:$timed in
         rusticl*:"host ("*"loop probe"*) grep -q "run again" "$f.log" \
@@ -228,8 +241,7 @@ $limit_cases" ;;
     OCL_ICD_VENDORS=$dir $B/loop-limit "$name" >"$W/$id.log" 2>&1
     repro=$(sed -n 's/^loop-limit: .*expected \([0-9]*\), got \([0-9]*\)$/\1 \2/p' "$W/$id.log" \
             | awk '{ print ($1 == $2) ? 0 : 1 }')
-    probe=$(sed -n 's/^share\.0\.loop_limit = //p' "$W/impl.$tag.default.g_one.out" \
-            "$W/impl.$tag.default.$(case_names | head -n 1).out" 2>/dev/null | head -n 1)
+    probe=$(sed -n 's/^share\.0\.loop_limit = //p' "$(ran_first default).out" 2>/dev/null)
     if [ -z "$repro" ] || [ -z "$probe" ]; then
         echo "FAIL $id: no answer: $(head -n 1 "$W/$id.log") probe '$probe'"
     elif { [ "$repro" -eq 0 ] && [ "$probe" = none ]; } \

@@ -17,7 +17,8 @@
 # The device is PoCL unless HISTO_TEST_PLATFORM / HISTO_TEST_DEVICE name
 # another, e.g. HISTO_TEST_PLATFORM="NVIDIA CUDA" HISTO_TEST_DEVICE=GPU;
 # HISTO_TEST_STRATEGIES narrows the strategies (default: every strategy
-# histo lists); HISTO_BUILD names the build (build-asan for make
+# histo lists); HISTO_TEST_TIER and HISTO_TEST_SLICE pick the cells of
+# the products that run (tests/tier.sh); HISTO_BUILD names the build (build-asan for make
 # test-asan); TEST_FILTER, an id prefix, lets a subject skip the cases
 # whose ids it cannot match (wanted).
 cd "$(dirname "$0")/.." || exit 1
@@ -37,6 +38,9 @@ HISTO=$(pwd)/histo
 PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
 DEVICE=${HISTO_TEST_DEVICE:-}
 . tests/asan-vendors.sh
+# which cells of a product run (make test, make test-full): in_tier
+. tests/tier.sh
+[ -z "$tier_error" ] || { echo "FAIL $SUBJECT.setup: $tier_error"; exit 1; }
 # every strategy histo has, by the list its error message gives
 STRATEGIES=${HISTO_TEST_STRATEGIES:-$($HISTO --strategy none-such 2>&1 \
     | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,)}

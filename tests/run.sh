@@ -35,6 +35,29 @@
 # test took, roughly), and tests/work/subjects.tsv each subject's
 # seconds; make test's summary names the slowest.
 #
+# HISTO_TEST_TIER (pairs, the default, or full: make test-full) and
+# HISTO_TEST_SLICE choose the cells of the products that run
+# (tests/tier.sh); the first lines say which.
+#
+# A subject that prints a FAIL line, ends with a status other than 0 (a
+# crash, a kill), or prints no result at all has failed. Only one suite
+# runs in a work folder at a time (a lock beside it, WORK.lock). An
+# interrupt (Ctrl-C, SIGTERM) stops every subject and its children at
+# once and ends suite.tap with "Bail out!" and the plan.
+#
+# First, the warm-up (tests/warm.sh): histo once per strategy on a small
+# input of the datasets' histogram shape, those with a 2-D window twice,
+# so that the device's kernel builds are paid there, the longest first,
+# and not by the first case that needs a kernel. It runs as two jobs,
+# warm.pole (the fused strategy's 2-D kernel) and warm.rest, their
+# seconds said apart; until both end, only the other implementations'
+# jobs (impl.*, which build nothing of PoCL's) start beside them.
+#
+# HISTO_TEST_SUBJECTS replaces the list of subjects (make test-asan
+# names the host code's); HISTO_TEST_SUBJECT_DIR (test-only) their
+# folder, with no warm-up: tests/suite.sh runs this runner on fake
+# subjects so.
+#
 # Correctness cases compare histo's raw 8-bit counters (--raw) byte for
 # byte with the sequential reference's (build/histo-ref), and its BMP with
 # the reference BMP. The device is PoCL unless HISTO_TEST_PLATFORM /
@@ -45,10 +68,31 @@ T=${1:-${T:-}}
 ROOT=${HISTO_TEST_WORK:-tests/work}
 # the longest first (docs/testing.md has their times), so that the
 # short ones fill in beside them
-SUBJECTS="impl work harness device big saturation eye tune contract
-          outputs progress energy docs self install asan unit"
+SUBJECTS=${HISTO_TEST_SUBJECTS:-"impl eye work harness device big saturation tune contract
+          outputs progress energy docs self install suite asan unit"}
+DIR=${HISTO_TEST_SUBJECT_DIR:-tests}
 JOBS=${HISTO_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 case $JOBS in '' | *[!0-9]* | 0) JOBS=1 ;; esac
+
+# one suite at a time in a work folder: the lock is held by this shell
+# and every process it starts, and dies with the last of them
+mkdir -p "$(dirname "$ROOT")"
+exec 9>"$ROOT.lock"
+if ! flock -n 9; then
+    echo "tests/run.sh: another suite is running in $ROOT (its lock: $ROOT.lock); wait for it, or set HISTO_TEST_WORK to another folder"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+# stop: the verdict of a suite that could not start, in suite.tap too
+stop() {
+    mkdir -p "$ROOT"
+    printf 'TAP version 13\nnot ok 1 - %s\n1..1\n' "$1" >"$ROOT/suite.tap"
+    echo "$1"
+    echo "0 passed, 1 failed"
+    exit 1
+}
+. tests/tier.sh
+[ -z "$tier_error" ] || stop "run.tier: $tier_error"
 
 selected=""
 if [ -z "$T" ]; then
@@ -60,12 +104,9 @@ else
     for s in $SUBJECTS; do
         [ "$s" = "$first" ] && selected=$s
     done
-    if [ -z "$selected" ]; then
-        # shellcheck disable=SC2086,SC2116 # the list on one line
-        echo "tests/run.sh: no subject is '$first' (the subjects: $(echo $SUBJECTS))"
-        echo "0 passed, 1 failed"
-        exit 1
-    fi
+    # shellcheck disable=SC2086,SC2116 # the list on one line
+    [ -n "$selected" ] \
+        || stop "run.subject: no subject is '$first' (the subjects: $(echo $SUBJECTS))"
     # the shared inputs are made again, from this build's tools
     rm -rf "$ROOT/inputs"
 fi
@@ -75,16 +116,27 @@ filter=""
 # the jobs: a subject, or SUBJECT.PART for each of its parts
 jobs=""
 for s in $selected; do
-    parts=$(sed -n 's/^# parts: //p' "tests/$s.sh")
+    parts=$(sed -n 's/^# parts: //p' "$DIR/$s.sh")
     if [ -z "$parts" ]; then
         jobs="$jobs $s"
     else
         for p in $parts; do jobs="$jobs $s.$p"; done
     fi
 done
+# the warm-up (tests/warm.sh): its slowest build first, the rest after
+# the other implementations' jobs (impl.*, which build nothing of
+# PoCL's); no other job starts until both have ended
+if [ -z "$T" ] && [ -z "${HISTO_TEST_SUBJECT_DIR:-}" ]; then
+    impls="" others=""
+    for j in $jobs; do
+        case $j in impl.*) impls="$impls $j" ;; *) others="$others $j" ;; esac
+    done
+    jobs="warm.pole$impls warm.rest$others"
+fi
 mkdir -p "$ROOT"
 ROOT=$(cd "$ROOT" && pwd)
 . tests/asan-vendors.sh
+echo "tier: $(tier_name)"
 
 # the user's results/ (make run's): every file's bytes and every link's
 # target, or "none"; the suite must leave it as it found it
@@ -134,9 +186,16 @@ start_subject() {
     eval "started_$v=$(now) read_$v=0 last_$v=\$started_$v pass_$v=0 fail_$v=0 skip_$v=0"
     part=""
     [ "$s" = "${s%%.*}" ] || part=${s#*.}
-    (TEST_FILTER=$filter HISTO_TEST_PART=$part sh "tests/${s%%.*}.sh" \
-         >"$ROOT/$s.log" 2>"$ROOT/$s.err"
-     echo $? >"$ROOT/$s.status") &
+    # in a process group of its own, so that an interrupt stops it and
+    # every process it started (a background job ignores SIGINT)
+    case $s in
+        warm.*) setsid sh -c 'sh tests/warm.sh "$1" "$2" >"$3" 2>"$4"; echo $? >"$5"' sh \
+                    "$ROOT/warm" "$part" "$ROOT/$s.log" "$ROOT/$s.err" "$ROOT/$s.status" & ;;
+        *) TEST_FILTER=$filter HISTO_TEST_PART=$part setsid sh -c \
+               'sh "$1" >"$2" 2>"$3"; echo $? >"$4"' sh "$DIR/${s%%.*}.sh" \
+               "$ROOT/$s.log" "$ROOT/$s.err" "$ROOT/$s.status" & ;;
+    esac
+    eval "pid_$v=$!"
     running="$running $s"
 }
 
@@ -175,14 +234,30 @@ take_lines() {
 # printed no result at all fails.
 finish_subject() {
     s=$1 v=$(var "$1")
+    case $s in
+        warm.*)
+            sed 's/^/  /' "$ROOT/$s.log"
+            eval "t0=\$started_$v"
+            secs=$(since "$t0")
+            printf '%s\t%s\n' "$s" "$secs" >>"$ROOT/subjects.tsv"
+            echo "== $s: $secs s (kernel builds, apart from the cases)"
+            return ;;
+    esac
     take_lines "$s"
-    st=$(cat "$ROOT/$s.status")
+    st=$(cat "$ROOT/$s.status" 2>/dev/null)
     eval "p=\$pass_$v f=\$fail_$v k=\$skip_$v t0=\$started_$v"
-    if [ $((p + f + k)) -eq 0 ] && [ -z "$filter" ]; then
-        line="FAIL $s.ran: tests/${s%%.*}.sh gave no result (exit $st): $(head -c 300 "$ROOT/$s.err")"
+    why=""
+    case $st in
+        0) [ $((p + f + k)) -ne 0 ] || [ -n "$filter" ] || why="gave no result (exit 0)" ;;
+        '') why="ended without a status (its runner was killed)" ;;
+        *) why="ended with status $st"
+           [ "$st" -le 128 ] || why="$why (killed by signal $((st - 128)))" ;;
+    esac
+    if [ -n "$why" ]; then
+        line="FAIL $s.exit: $DIR/${s%%.*}.sh $why after $p passed, $f failed: $(tail -c 300 "$ROOT/$s.err" | tr '\n' ' ')"
         echo "$line (log: $ROOT/$s.log)"
         tap FAIL "$line"
-        f=1
+        f=$((f + 1))
     fi
     grep "skipped" "$ROOT/$s.err" | sed "s/^/  /"
     secs=$(since "$t0")
@@ -194,6 +269,30 @@ finish_subject() {
     pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
 }
 
+# interrupted SIGNAL: every running subject and its children stopped at
+# once, their lines so far counted, suite.tap ended with "Bail out!" and
+# the plan
+interrupted() {
+    trap '' INT TERM HUP
+    for s in $running; do
+        eval "pid=\$pid_$(var "$s")"
+        kill -TERM "-$pid" 2>/dev/null
+        take_lines "$s"
+        eval "pass=\$((pass + pass_$(var "$s"))) fail=\$((fail + fail_$(var "$s"))) skip=\$((skip + skip_$(var "$s")))"
+    done
+    # shellcheck disable=SC2086,SC2116 # the list on one line
+    what="interrupted by $1 with $(echo $running) running"
+    echo "Bail out! $what" >>"$ROOT/suite.tap"
+    echo "1..$tap_n" >>"$ROOT/suite.tap"
+    echo "$what: stopped"
+    echo "$skip skipped"
+    echo "$pass passed, $fail failed"
+    exit 130
+}
+trap 'interrupted SIGINT' INT
+trap 'interrupted SIGTERM' TERM
+trap 'interrupted SIGHUP' HUP
+
 # the peak size of the work folder, sampled every 20 s
 peak_kb=0 sampled=0
 sample_size() {
@@ -204,15 +303,24 @@ t_all=$(now)
 # shellcheck disable=SC2086,SC2116 # the list on one line
 queue=$(echo $jobs)
 while [ -n "$queue" ] || [ -n "$running" ]; do
-    # start subjects while there are free slots
-    while [ -n "$queue" ] && [ "$(echo $running | wc -w)" -lt "$JOBS" ]; do
-        next=${queue%% *}
-        [ "$next" = "$queue" ] && queue="" || queue=${queue#* }
+    # start jobs while there are free slots: while a warm-up job is queued
+    # or running, only the warm-up's and the other implementations'
+    slots=$(echo $running | wc -w)
+    while [ -n "$queue" ] && [ "$slots" -lt "$JOBS" ]; do
+        case " $queue $running " in *" warm."*) warming=yes ;; *) warming="" ;; esac
+        next=""
+        for j in $queue; do
+            case $warming:$j in yes:warm.* | yes:impl.* | :*) next=$j; break ;; esac
+        done
+        [ -n "$next" ] || break
+        queue=$(echo " $queue " | sed "s/ $next / /; s/^ *//; s/ *$//")
         start_subject "$next"
+        slots=$((slots + 1))
     done
     still=""
     for s in $running; do
-        if [ -f "$ROOT/$s.status" ]; then
+        eval "pid=\$pid_$(var "$s")"
+        if [ -f "$ROOT/$s.status" ] || ! kill -0 "$pid" 2>/dev/null; then
             finish_subject "$s"
         else
             take_lines "$s"

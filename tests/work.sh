@@ -21,7 +21,9 @@
 # by default, each set used again: the three streamed shares over 23
 # iterations (two sending shares, a copy each in rows), and each
 # strategy that counts into the sums in place on two shares of one
-# chunk (one sending share) with 4 sets over 11.
+# chunk (one sending share) with 4 sets over 11. make test runs the
+# cells of tests/pairs/work.pairs (mode x strategy x input) and a slice of
+# the rest, make test-full all of them (tests/tier.sh).
 # ids: work
 # parts: sets streamed shares chunks
 SUBJECT=work
@@ -35,7 +37,9 @@ twice=${DEVICE:-0},${DEVICE:-0}
 for name in $(case_names); do
     any=""
     for mode in $modes; do
-        for s in $STRATEGIES; do wanted "work.$mode.$s.$name" && any=yes; done
+        for s in $STRATEGIES; do
+            wanted "work.$mode.$s.$name" && in_tier work "$mode $s $name" && any=yes
+        done
     done
     [ -n "$any" ] || continue
     need_case "$name" || continue
@@ -65,7 +69,7 @@ for name in $(case_names); do
         export HISTO_TEST_SETS HISTO_TEST_PROFILE_EVERY HISTO_TEST_LAST_PLAIN
         for s in $STRATEGIES; do
             id=work.$mode.$s.$name
-            wanted "$id" || continue
+            wanted "$id" && in_tier work "$mode $s $name" || continue
             X_ITERS=$iters exact "$id" "$W/$name.$s.$mode" "$INPUTS/$name.ref.bmp" \
                 "$want" --strategy "$s" "$@" -i "$in"
         done
