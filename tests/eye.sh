@@ -12,6 +12,13 @@ SUBJECT=eye
 # HISTO_TEST_PART (tests/run.sh): one part, each its own job, since with
 # a cold kernel cache each builds kernels for minutes; unset: all of them.
 in_part() { [ -z "${HISTO_TEST_PART:-}" ] || [ "$HISTO_TEST_PART" = "$1" ]; }
+# need_carry: $INPUTS/carry.bin, 66,000 values in bin 1000 among 80 bins
+# of 4,000 (the plain adds' and the counter widths' cases)
+need_carry() {
+    n_counts=1000:66000
+    for k in $(seq 1 80); do n_counts=$n_counts,$((1000 + 10 * k)):4000; done
+    make_input carry --dist counts --counts "$n_counts" --image 772x500
+}
 
 need_case gauss || exit 0
 # Cells cover the histogram evenly however small the tiles: with
@@ -243,9 +250,7 @@ if in_part buckets && echo "$STRATEGIES" | grep -qw eye; then
         make_input "alt$size" --dist sweep --bin 1001 --span 2 \
             --image "${size}x1"
     done
-    counts=1000:66000
-    for k in $(seq 1 80); do counts=$counts,$((1000 + 10 * k)):4000; done
-    make_input carry --dist counts --counts "$counts" --image 772x500
+    need_carry
     make_input short_last --seed 7 --image 987x332
     for spec in alt65532:1:eye:yes:no alt65536:1:eye:no:no \
                 carry:1:eye:no:no short_last:5:eye:no:no \
@@ -316,6 +321,7 @@ counted() {
     fi
 }
 if in_part counters && echo "$STRATEGIES" | grep -qw eye; then
+    need_carry && need_case one_bin
     make_input narrow_eye --image 400x400 --histo 256x64 --row-mean 32 \
         --row-sigma 3 --col-mean 127 --col-sigma 5 --outliers 20000
     for spec in carry:eye:4:1 carry:fused:4:1 carry:eye:8:1 gauss:fused:8:16 \

@@ -50,8 +50,10 @@
 # so that the device's kernel builds are paid there, the longest first,
 # and not by the first case that needs a kernel. It runs as two jobs,
 # warm.pole (the fused strategy's 2-D kernel) and warm.rest, their
-# seconds said apart; until both end, only the other implementations'
-# jobs (impl.*, which build nothing of PoCL's) start beside them.
+# seconds said apart. Until warm.rest ends, only the other
+# implementations' jobs (impl.*, which build nothing of PoCL's) start
+# beside them; until warm.pole ends, no job of the subjects that run the
+# fused strategy on inputs of 8M values or more (device, work, eye).
 #
 # HISTO_TEST_SUBJECTS replaces the list of subjects (make test-asan
 # names the host code's); HISTO_TEST_SUBJECT_DIR (test-only) their
@@ -303,14 +305,21 @@ t_all=$(now)
 # shellcheck disable=SC2086,SC2116 # the list on one line
 queue=$(echo $jobs)
 while [ -n "$queue" ] || [ -n "$running" ]; do
-    # start jobs while there are free slots: while a warm-up job is queued
-    # or running, only the warm-up's and the other implementations'
+    # start jobs while there are free slots, those the warm-up lets start
     slots=$(echo $running | wc -w)
     while [ -n "$queue" ] && [ "$slots" -lt "$JOBS" ]; do
-        case " $queue $running " in *" warm."*) warming=yes ;; *) warming="" ;; esac
+        case " $queue $running " in
+            *" warm.rest "*) warming=all ;;
+            *" warm.pole "*) warming=pole ;;
+            *) warming="" ;;
+        esac
         next=""
         for j in $queue; do
-            case $warming:$j in yes:warm.* | yes:impl.* | :*) next=$j; break ;; esac
+            case $warming:$j in
+                *:warm.* | *:impl.* | :*) next=$j; break ;;
+                pole:eye.* | pole:work.* | pole:device) ;;
+                pole:*) next=$j; break ;;
+            esac
         done
         [ -n "$next" ] || break
         queue=$(echo " $queue " | sed "s/ $next / /; s/^ *//; s/ *$//")

@@ -81,10 +81,10 @@ else
     ok saturation.planted_wrap
 fi
 # kernels/combine.cl against 64-bit sums: counts past 2^32 in one bin.
-build/combine-test "$PLATFORM" $DEVICE >"$W/combine.log" 2>&1
+$B/combine-test "$PLATFORM" $DEVICE >"$W/combine.log" 2>&1
 relay "$W/combine.log" ""
 grep -q '^PASS combine.tree_order' "$W/combine.log" \
-    || bad combine.ran "build/combine-test: $(tail -n 2 "$W/combine.log")"
+    || bad combine.ran "$B/combine-test: $(tail -n 2 "$W/combine.log")"
 
 # A planted off-by-one near saturation: cpu_merge.cl turns a merged count
 # of 253 into 254. 253 and 254 have one colour, so the BMP cannot see it;
