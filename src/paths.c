@@ -15,6 +15,7 @@ struct named_file {
     const char *path;
     bool output;
     bool cache;          /* shared with other runs              */
+    int stdio;           /* 2 for standard error, else 0        */
     bool exists;
     struct stat st;
     char *resolved;      /* when it does not exist, else NULL  */
@@ -22,7 +23,9 @@ struct named_file {
 
 static void identify(struct named_file *f)
 {
-    if (strcmp(f->path, "-") == 0 && f->output)
+    if (f->stdio != 0)
+        f->exists = fstat(f->stdio, &f->st) == 0;
+    else if (strcmp(f->path, "-") == 0 && f->output)
         f->exists = fstat(STDOUT_FILENO, &f->st) == 0;
     else
         f->exists = stat(f->path, &f->st) == 0;
@@ -50,6 +53,12 @@ int paths_check_distinct(const struct histo_options *opt,
         {.option = "--raw", .path = opt->raw, .output = true},
         {.option = "the tune cache", .path = tune_cache, .output = true,
          .cache = true},
+        /* messages and progress lines go there: an output in the same
+         * file (-o p.bmp 2>p.bmp; -o - 2>&1) would hold them too. An
+         * output in standard output's file is written through it, the
+         * summary then on stderr (outfile.h). */
+        {.option = "standard error", .path = "(descriptor 2)", .output = true,
+         .stdio = STDERR_FILENO},
     };
     /* The files this run names, in that order; -o (--no-bmp), --raw and
      * the cache are optional. */
@@ -61,20 +70,28 @@ int paths_check_distinct(const struct histo_options *opt,
         files[n++] = files[3];
     if (tune_cache != NULL)
         files[n++] = files[4];
+    files[n++] = files[5];
     int status = HISTO_OK;
     for (size_t i = 0; i < n; ++i)
         identify(&files[i]);
     for (size_t i = 0; i < n && status == HISTO_OK; ++i)
         for (size_t j = i + 1; j < n && status == HISTO_OK; ++j) {
             const struct named_file *a = &files[i], *b = &files[j];
+            if (b->stdio != 0 && (!a->output || !b->exists))
+                continue;
             if (!same_file(a, b))
                 continue;
             if (a->output && b->output && a->exists && !b->cache
                 && S_ISCHR(a->st.st_mode))
                 continue;
-            histo_error("%s '%s' and %s '%s' are the same file; writing one "
-                        "would destroy the other: give each its own",
-                        a->option, a->path, b->option, b->path);
+            if (b->stdio != 0)
+                histo_error("%s '%s' and %s are the same file; writing one "
+                            "would destroy the other: give each its own",
+                            a->option, a->path, b->option);
+            else
+                histo_error("%s '%s' and %s '%s' are the same file; writing "
+                            "one would destroy the other: give each its own",
+                            a->option, a->path, b->option, b->path);
             status = HISTO_EXIT_USAGE;
         }
     for (size_t i = 0; i < n; ++i)

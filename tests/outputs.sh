@@ -64,6 +64,34 @@ refused same.output_is_timing "-o 'same' and --timing 'sub/../same'" \
     in.bin in.copy -i in.bin -o same --timing sub/../same -- 1
 [ -e "$W/same" ] && bad same.output_is_timing_nothing_written "'same' exists"
 
+# --- an output that is also standard error (the shell opened it for
+# 2>p.bmp): exit 2 before any work, the message, and nothing else
+# written. An output that is standard output's file is written through
+# it (stdout_link below). ---
+histo -i in.bin -o p.bmp --timing p.out -- 1 2>"$W/p.bmp"
+st=$?
+if [ "$st" -ne 2 ]; then
+    bad same.output_is_stderr "exit status $st, expected 2"
+elif ! grep -q "^histo: -o 'p.bmp' and standard error are the same file" "$W/p.bmp"; then
+    bad same.output_is_stderr "p.bmp does not hold the message alone: $(head -c 200 "$W/p.bmp")"
+elif [ -e "$W/p.out" ]; then
+    bad same.output_is_stderr "histo.out was written"
+else
+    ok same.output_is_stderr
+fi
+# --raw - with stderr into the same file (2>&1): refused the same way
+histo -i in.bin --no-bmp --raw - --timing r.out -- 1 >"$W/r.raw" 2>&1
+st=$?
+if [ "$st" -ne 2 ]; then
+    bad same.raw_dash_is_stderr "exit status $st, expected 2"
+elif ! grep -q "^histo: --raw '-' and standard error are the same file" "$W/r.raw"; then
+    bad same.raw_dash_is_stderr "message: $(head -c 200 "$W/r.raw")"
+elif [ -e "$W/r.out" ]; then
+    bad same.raw_dash_is_stderr "histo.out was written"
+else
+    ok same.raw_dash_is_stderr
+fi
+
 # --- a FIFO is written in place: the reader gets the exact bytes ---
 mkfifo "$W/fifo" "$W/tfifo"
 timeout 60 cat "$W/fifo" >"$W/fifo.got" &
