@@ -76,6 +76,9 @@ for s in $(factor device strategy); do
     done
 done
 arr=0 taken=0 twice=0 rest=0 none_extra=0
+# the pairs tier's rule, whichever tier this suite runs
+saved_tier=$TIER saved_slice=$HISTO_TEST_SLICE
+TIER=pairs
 for cell in $cells; do
     row=$(echo "$cell" | tr ':' ' ')
     if grep -v '^#' tests/pairs/device.pairs | grep -qxF -- "$row"; then
@@ -85,12 +88,15 @@ for cell in $cells; do
     rest=$((rest + 1))
     n=0
     for k in 0 1 2 3 4 5 6 7; do
-        HISTO_TEST_SLICE=$k/8 in_tier device "$row" && n=$((n + 1))
+        HISTO_TEST_SLICE=$k/8
+        in_tier device "$row" && n=$((n + 1))
     done
     [ "$n" -eq 0 ] || taken=$((taken + 1))
     [ "$n" -le 1 ] || twice=$((twice + 1))
-    HISTO_TEST_SLICE=none in_tier device "$row" && none_extra=$((none_extra + 1))
+    HISTO_TEST_SLICE=none
+    in_tier device "$row" && none_extra=$((none_extra + 1))
 done
+TIER=$saved_tier HISTO_TEST_SLICE=$saved_slice
 if [ "$taken" -eq "$rest" ] && [ "$twice" -eq 0 ] && [ "$none_extra" -eq 0 ] \
    && [ $((arr + rest)) -eq 180 ]; then
     ok "$id ($arr cells in the array, $rest in 8 slices)"
