@@ -68,29 +68,26 @@ refused same.output_is_timing "-o 'same' and --timing 'sub/../same'" \
 # 2>p.bmp): exit 2 before any work, the message, and nothing else
 # written. An output that is standard output's file is written through
 # it (stdout_link below). ---
-histo -i in.bin -o p.bmp --timing p.out -- 1 2>"$W/p.bmp"
-st=$?
-if [ "$st" -ne 2 ]; then
-    bad same.output_is_stderr "exit status $st, expected 2"
-elif ! grep -q "^histo: -o 'p.bmp' and standard error are the same file" "$W/p.bmp"; then
-    bad same.output_is_stderr "p.bmp does not hold the message alone: $(head -c 200 "$W/p.bmp")"
-elif [ -e "$W/p.out" ]; then
-    bad same.output_is_stderr "histo.out was written"
-else
-    ok same.output_is_stderr
-fi
+# into_stderr NAME STATUS FILE PATTERN: a run's verdict: exit status
+# STATUS 2, FILE (standard error's) holding the message PATTERN, and no
+# histo.out (--timing NAME.out) written
+into_stderr() {
+    if [ "$2" -ne 2 ]; then
+        bad "$1" "exit status $2, expected 2"
+    elif ! grep -q "^histo: $4 and standard error are the same file" "$W/$3"; then
+        bad "$1" "$3 lacks the message: $(head -c 200 "$W/$3")"
+    elif [ -e "$W/$1.out" ]; then
+        bad "$1" "histo.out was written"
+    else
+        ok "$1"
+    fi
+}
+histo -i in.bin -o p.bmp --timing same.output_is_stderr.out -- 1 2>"$W/p.bmp"
+into_stderr same.output_is_stderr $? p.bmp "-o 'p.bmp'"
 # --raw - with stderr into the same file (2>&1): refused the same way
-histo -i in.bin --no-bmp --raw - --timing r.out -- 1 >"$W/r.raw" 2>&1
-st=$?
-if [ "$st" -ne 2 ]; then
-    bad same.raw_dash_is_stderr "exit status $st, expected 2"
-elif ! grep -q "^histo: --raw '-' and standard error are the same file" "$W/r.raw"; then
-    bad same.raw_dash_is_stderr "message: $(head -c 200 "$W/r.raw")"
-elif [ -e "$W/r.out" ]; then
-    bad same.raw_dash_is_stderr "histo.out was written"
-else
-    ok same.raw_dash_is_stderr
-fi
+histo -i in.bin --no-bmp --raw - --timing same.raw_dash_is_stderr.out -- 1 \
+    >"$W/r.raw" 2>&1
+into_stderr same.raw_dash_is_stderr $? r.raw "--raw '-'"
 
 # --- a FIFO is written in place: the reader gets the exact bytes ---
 mkfifo "$W/fifo" "$W/tfifo"
