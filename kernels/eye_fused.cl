@@ -174,16 +174,14 @@ static void window_of(const struct grid *g, struct window *w)
  * Neither the ticket's nor the close's round trip is waited for where it
  * is asked: the ticket is looked at once the eye is found, the close once
  * the group has counted its first group (participant p counts group p
- * first, whatever P; only the groups after it need P). */
-static inline void eye_fused_body(global const uint *restrict in,
-                                  const struct eye_args *a, local uint *tile,
-                                  global uchar *partial,
-                                  global uint *outer,
-                                  global uint *eye,
-                                  global uchar *hist,
-                                  global uint *control, uint launch,
-                                  local struct eye_small *sm,
-                                  local uint *shared, const bool allow_2d)
+ * first, whatever P; only the groups after it need P). Always inlined,
+ * so that allow_2d is a constant in count_group (eye_tile.cl says why). */
+static inline __attribute__((always_inline)) void
+eye_fused_body(global const uint *restrict in, const struct eye_args *a,
+               local uint *tile, global uchar *partial, global uint *outer,
+               global uint *eye, global uchar *hist, global uint *control,
+               uint launch, local struct eye_small *sm, local uint *shared,
+               const bool allow_2d)
 {
     const uint parity = launch & 1u;
     volatile global uint *ctl = control + parity * HISTO_FUSED_CTL_WORDS;

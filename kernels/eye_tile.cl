@@ -122,14 +122,16 @@ static void publish(global uint *restrict eye, const struct grid *g,
  * `outer`), the tile flushed to `partial`; without a tile, its share into
  * the buckets where the host gave them room (a->bucket_cap, eye_tile_2d
  * only), else into `outer`. The tile's memory is free again once the
- * group has passed a barrier. */
-static void count_group(global const uint *restrict in,
-                        const struct eye_args *a, local uint *tile,
-                        global uchar *restrict partial,
-                        global uint *restrict outer,
-                        global uint *restrict buckets, const struct grid *g,
-                        local const struct eye_small *sm, uint group,
-                        const bool allow_2d, const bool allow_narrow)
+ * group has passed a barrier. Always inlined, with eye_fused_body
+ * (eye_fused.cl): PoCL 5.0 with LLVM 16 aborts (Kernel.cc:129,
+ * region_entry_barrier) on eye_fused's loop over groups when this is a
+ * call whose allow_2d is not a constant. */
+static inline __attribute__((always_inline)) void
+count_group(global const uint *restrict in, const struct eye_args *a,
+            local uint *tile, global uchar *restrict partial,
+            global uint *restrict outer, global uint *restrict buckets,
+            const struct grid *g, local const struct eye_small *sm,
+            uint group, const bool allow_2d, const bool allow_narrow)
 {
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
