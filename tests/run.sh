@@ -125,15 +125,9 @@ for s in $selected; do
         for p in $parts; do jobs="$jobs $s.$p"; done
     fi
 done
-# the warm-up (tests/warm.sh): its slowest build first, the rest after
-# the other implementations' jobs (impl.*, which build nothing of
-# PoCL's); no other job starts until both have ended
+# the warm-up (tests/warm.sh): its slowest build first, then the rest
 if [ -z "$T" ] && [ -z "${HISTO_TEST_SUBJECT_DIR:-}" ]; then
-    impls="" others=""
-    for j in $jobs; do
-        case $j in impl.*) impls="$impls $j" ;; *) others="$others $j" ;; esac
-    done
-    jobs="warm.pole$impls warm.rest$others"
+    jobs="warm.pole warm.rest$jobs"
 fi
 mkdir -p "$ROOT"
 ROOT=$(cd "$ROOT" && pwd)
