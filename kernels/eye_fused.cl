@@ -165,7 +165,7 @@ static void window_of(const struct grid *g, struct window *w)
     w->cols = g->pl.cols;
     w->rows = g->win_rows;
     w->stride = (ulong)g->tiles * g->tile_stride;
-    w->records = HISTO_RECORDS || g->narrow;
+    w->records = g->narrow;
 }
 
 /* The body: tickets, the eye, the poll closed, the planned groups

@@ -33,28 +33,45 @@
 
 /* A window bin's count starts from its `outer` word: 0 with 16-bit tile
  * counters (no value inside the window goes to `outer`), the tiles'
- * records with narrower ones (`records`: eye_count.cl), which may be
- * below zero (modulo 2^32) where a neighbour's carries outnumber the
- * bin's wraps, while its partials hold the rest. There every sum is exact
- * and signed: a sum stops early only once it shows 255 as a signed
- * number, since the partials still to come add nothing below zero.
- * Outside the window `outer` holds counts, saturated first. */
+ * records with 8-bit ones (`records`: eye_count.cl, Narrow counters),
+ * while its partials hold the rest. As a number, a bin's records lie
+ * between minus its partials' sum (one partial a batch, at most 255
+ * each, and at most 65536 batches: above -2^24) and its count (at most
+ * 2^31: a launch counts at most 2^31 values, work.h); as a signed 32-bit
+ * number 2^31 would read below zero. So where there are records every
+ * sum starts from the `outer` word plus RECORDS_BIAS (2^30) and is
+ * unsigned: on its way from above 2^30 - 2^24 to the count plus the bias,
+ * at most 2^31 + 2^30, it neither wraps nor goes below zero, and it
+ * stops early only once it shows 255 past the bias, since the partials
+ * still to come add nothing below zero. Outside the window `outer` holds
+ * counts, saturated first (and biased too where the window has
+ * records). */
+#define RECORDS_BIAS 0x40000000u
+
+/* The sum's start for an `outer` quad o, in the window or not. */
+static uint4 start4(uint4 o, bool in, const bool records)
+{
+    if (!records || !in)
+        o = min(o, (uint4)(HISTO_SATURATE));
+    return records ? o + (uint4)(RECORDS_BIAS) : o;
+}
+
 static bool done(uint c, const bool records)
 {
-    return records ? (int)c >= (int)HISTO_SATURATE : c >= HISTO_SATURATE;
+    return c >= (records ? RECORDS_BIAS : 0u) + HISTO_SATURATE;
 }
 
 static bool done4(uint4 c, const bool records)
 {
-    return records ? all(as_int4(c) >= (int4)(HISTO_SATURATE))
-                   : all(c >= (uint4)(HISTO_SATURATE));
+    return all(c >= (uint4)((records ? RECORDS_BIAS : 0u) + HISTO_SATURATE));
 }
 
 static uchar4 saturated4(uint4 c, const bool records)
 {
-    return records ? convert_uchar4(as_uint4(clamp(
-                         as_int4(c), (int4)(0), (int4)(HISTO_SATURATE))))
-                   : convert_uchar4(min(c, (uint4)(HISTO_SATURATE)));
+    const uint bias = records ? RECORDS_BIAS : 0u;
+    return convert_uchar4(clamp(c, (uint4)(bias),
+                                (uint4)(bias + HISTO_SATURATE))
+                          - (uint4)(bias));
 }
 
 /* The helpers below take plain pointers, the kernel restrict ones:
@@ -70,12 +87,11 @@ static void tail_bins(global uint *outer,
 {
     /* nbins <= 2^32 - 1: bin ends at nbins without wrapping */
     for (uint bin = first; bin < nbins; ++bin) {
-        uint c = outer[bin];
-        if (c != 0)
+        const uint o = outer[bin];
+        if (o != 0)
             outer[bin] = 0;
         const bool in = bin - lo < hi - lo;
-        if (!records || !in)
-            c = min(c, (uint)HISTO_SATURATE);
+        uint c = start4((uint4)(o), in, records).x;
         if (in)
             for (uint b = 0; b < batches && !done(c, records); ++b)
                 c += partial[b * stride + (bin - lo)];
@@ -147,11 +163,7 @@ static void read_window(global const uint *eye, struct window *w,
     w->cols = eye[HISTO_EYE_COLS];
     w->rows = eye[HISTO_EYE_ROWS];
     w->stride = (ulong)tiles * eye[HISTO_EYE_STRIDE];
-#if HISTO_RECORDS
-    w->records = true;
-#else
     w->records = may_record && (eye[HISTO_EYE_ADDS] & HISTO_ADDS_NARROW) != 0;
-#endif
 }
 
 /* Part A: work-item gid of part_a clears `outer` and writes every quad
@@ -183,11 +195,10 @@ static void reduce_outer(global uint *outer,
         }
         /* window quads are part B's where there is one */
         if (!in || !has_part_b) {
-            uint4 c = vload4(q, outer);
-            if (c.x | c.y | c.z | c.w)
+            const uint4 o = vload4(q, outer);
+            if (o.x | o.y | o.z | o.w)
                 vstore4((uint4)(0), q, outer);
-            if (!records || !in)
-                c = min(c, (uint4)(HISTO_SATURATE));
+            uint4 c = start4(o, in, records);
             if (in)
                 c = add_partials(c, partial, off, w->batches, w->stride,
                                  records);
@@ -237,8 +248,10 @@ static void reduce_window(global uint *outer, global const uchar *partial,
             q = (lo + r * HISTO_WIDTH) / 4 + cq;
         }
         const bool mine = wq < win_quads && lane < HISTO_REDUCE_LANES;
-        /* every lane starts from the quad's records (see done() above) */
-        const uint4 o = records && mine ? vload4(q, outer) : (uint4)(0);
+        /* every lane starts from the quad's records, biased (see
+         * RECORDS_BIAS above) */
+        const uint4 o = records && mine ? start4(vload4(q, outer), true, true)
+                                        : (uint4)(0);
         vstore4(mine ? lane_sum(o, partial + off, lane, w->batches,
                                 w->stride, records)
                      : (uint4)(0),
@@ -252,7 +265,7 @@ static void reduce_window(global uint *outer, global const uchar *partial,
                  * records again */
                 c += records ? l - o : min(l, (uint4)(HISTO_SATURATE));
             }
-            if (records && (o.x | o.y | o.z | o.w))
+            if (records && any(o != (uint4)(RECORDS_BIAS)))
                 vstore4((uint4)(0), q, outer);
             vstore4(saturated4(c, records), q, hist);
         }

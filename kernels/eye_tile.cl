@@ -84,8 +84,7 @@ static void find_grid(global const uint *restrict in,
  * values), so no counter can pass 65535. One answer for every group. */
 static bool plain_adds(local const struct eye_small *sm, uint slice_q)
 {
-    /* only 16-bit counters read before they add */
-    return HISTO_COUNTER_BITS == 16 && sm->hot == HOT_NO
+    return sm->hot == HOT_NO
         && slice_q <= HISTO_PLAIN_MAX_VALUES / 4;
 }
 
@@ -145,13 +144,6 @@ count_group(global const uint *restrict in, const struct eye_args *a,
     place_tile(&pl, t, tiles, g->tile_bins, g->cell_rows, g->win_rows);
     const uint copy_words = a->tile_bins / BINS_PER_WORD;
     const bool narrow = HISTO_NARROW_AUTO && allow_narrow && g->narrow;
-#if HISTO_OUTER_CACHE_BITS
-    /* the cache, then the tile's words (eye_count.cl, Outer cache);
-     * zero_tile's barrier orders this before the counting */
-    local uint *const cache = tile;
-    tile += CACHE_WORDS;
-    empty_cache(cache, lid, size);
-#endif
     zero_tile(tile, pl.tile_len, copy_words, replicas,
               narrow ? 4u : BINS_PER_WORD, lid, size);
     local uint *my_copy = tile + (lid % COPIES) * copy_words;
@@ -200,15 +192,12 @@ count_group(global const uint *restrict in, const struct eye_args *a,
                     duty_hi, false, false, false);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-#if HISTO_OUTER_CACHE_BITS
-    flush_cache(cache, outer, lid, size);
-#endif
 
     global uchar *restrict dst =
         partial + ((ulong)batch * per_batch + t) * g->tile_stride;
 #if HISTO_NARROW_AUTO
     if (narrow) {
-        flush_narrow(tile, pl.tile_len, dst, lid, size, 8u);
+        flush_narrow(tile, pl.tile_len, dst, lid, size);
         return;
     }
 #endif

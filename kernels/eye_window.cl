@@ -18,12 +18,6 @@
  * each on an H200, a tree took nine); the growth is a short serial walk.
  */
 
-/* log2 of the slots of a group's cache of outer bins (eye_count.cl,
- * Outer cache; the host's HISTO_EYE_OUTER_CACHE); 0: none. */
-#ifndef HISTO_OUTER_CACHE_BITS
-#define HISTO_OUTER_CACHE_BITS 0
-#endif
-
 /* Where this group counts. Whole rows (cols == 0): the window is bins
  * [lo, lo + len) of the flat histogram, the tile [tile_lo, tile_lo +
  * tile_len). 2-D (cols > 0): the window is `cols` columns from bin lo

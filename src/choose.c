@@ -90,7 +90,7 @@ int choose_devices(struct work *w, bool all, choose_own_fn own, void *ctx,
     /* Tests: a count other than the fastest, so that every split after a
      * measured one is checked where one device is always fastest. */
     unsigned long forced = 0;
-    if ((status = strategy_env_number("HISTO_TEST_DEVICES_USED", c->named,
+    if ((status = strategy_env_number(ENV_HISTO_TEST_DEVICES_USED, c->named,
                                       &forced)) != HISTO_OK)
         return status;
     if (forced != 0) {

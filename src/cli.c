@@ -1,6 +1,7 @@
 /* cli.c - command line parsing (see cli.h). */
 #include "cli.h"
 
+#include "env.h"
 #include "error.h"
 #include "strategy.h"
 
@@ -30,7 +31,8 @@ static const struct histo_options defaults = {
 };
 
 /* The text is written in pieces: C11 promises string literals of 4095
- * characters only; the knobs' entries (knobs.c) follow piece KNOBS_AFTER.
+ * characters only; the knobs' entries (knobs.c) follow piece KNOBS_AFTER,
+ * the environment's (env.c) piece ENVIRONMENT_AFTER.
  * Its layout is what tools/man.sh turns into the man page: a one-line
  * summary, the usage lines, untitled paragraphs (the description), then
  * titled sections whose entries start two spaces in with the term, the
@@ -122,26 +124,7 @@ static const char *const usage_text[] = {
 "  6                   the device's counters differ from the sequential\n"
 "                      histogram\n"
 "  128+N               ended by signal N\n"
-"\n"
-"Environment:\n"
-"  HISTO_PLATFORM      the default --platform\n"
-"  HISTO_DEVICE        the default --device\n"
-"  HISTO_KERNEL_DIR    the default --kernels\n"
-"  HISTO_NO_TUNE_CACHE\n"
-"                      anything but empty or 0: as --no-tune-cache\n"
-"  HISTO_TUNE_FILE     the tune cache file\n"
-"  XDG_CACHE_HOME      the tune cache is $XDG_CACHE_HOME/histo/tune.conf\n"
-"                      when HISTO_TUNE_FILE is unset and this is an\n"
-"                      absolute path\n"
-"  HISTO_CL_OPTIONS    more options for the kernels' compiler, after\n"
-"                      histo's own; the build log is then printed too\n"
-"  HISTO_PROGRAM_CACHE a folder where built programs are kept and found\n"
-"                      again (for implementations without a cache of\n"
-"                      their own; default: none)\n"
-"  HISTO_NVML_LIB      the NVML library read for a GPU's energy (default\n"
-"                      libnvidia-ml.so.1)\n"
-"  HISTO_POWERCAP_DIR  where a CPU's RAPL energy counters are (default\n"
-"                      /sys/class/powercap)\n"
+"\n",
 "\n"
 "Files:\n"
 "  histo.out           the configuration and timing report (--timing),\n"
@@ -164,6 +147,7 @@ static const char *const usage_text[] = {
 };
 
 #define KNOBS_AFTER 1
+#define ENVIRONMENT_AFTER 3
 
 int cli_usage(FILE *f)
 {
@@ -173,6 +157,8 @@ int cli_usage(FILE *f)
             break;
         for (size_t k = 0; i == KNOBS_AFTER && k < KNOB_COUNT; ++k)
             fputs(knob_table[k].help, f);
+        if (i == ENVIRONMENT_AFTER)
+            env_usage(f);
     }
     if (ferror(f) || fflush(f) != 0) {
         histo_error("cannot write the usage text: %s",
@@ -317,17 +303,15 @@ static const struct field_option *find_option(const struct field_option *table,
 /* The defaults the environment gives (cli.h). */
 static void from_environment(struct histo_options *opt)
 {
-    const char *env = getenv("HISTO_PLATFORM");
-    if (env != NULL && *env != '\0')
+    const char *env = env_value(ENV_HISTO_PLATFORM);
+    if (env != NULL)
         opt->platform = env;
-    env = getenv("HISTO_DEVICE");
-    if (env != NULL && *env != '\0')
+    if ((env = env_value(ENV_HISTO_DEVICE)) != NULL)
         opt->device = env;
-    env = getenv("HISTO_KERNEL_DIR");
-    opt->kernel_dir = env != NULL && *env != '\0' ? env
-                                                   : default_kernel_dir();
-    env = getenv("HISTO_NO_TUNE_CACHE");
-    if (env != NULL && *env != '\0' && strcmp(env, "0") != 0)
+    env = env_value(ENV_HISTO_KERNEL_DIR);
+    opt->kernel_dir = env != NULL ? env : default_kernel_dir();
+    env = env_value(ENV_HISTO_NO_TUNE_CACHE);
+    if (env != NULL && strcmp(env, "0") != 0)
         opt->no_tune_cache = true;
 }
 

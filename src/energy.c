@@ -1,6 +1,7 @@
 /* energy.c - the devices' energy counters (see energy.h). */
 #include "energy.h"
 
+#include "env.h"
 #include "timer.h"
 
 #include <dirent.h>
@@ -48,8 +49,8 @@ static bool nvml_load(char *reason, size_t len)
         ++nvml.users;
         return true;
     }
-    const char *path = getenv("HISTO_NVML_LIB");
-    if (path == NULL || *path == '\0')
+    const char *path = env_value(ENV_HISTO_NVML_LIB);
+    if (path == NULL)
         path = "libnvidia-ml.so.1";
     if ((nvml.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL) {
         snprintf(reason, len, "NVML (%s) cannot be loaded: %s", path,
@@ -233,8 +234,8 @@ static bool joules_since(const struct energy_device *d,
 /* A CPU device: the host's package counters. */
 static void open_rapl(struct energy_device *d)
 {
-    const char *dir = getenv("HISTO_POWERCAP_DIR");
-    if (dir == NULL || *dir == '\0')
+    const char *dir = env_value(ENV_HISTO_POWERCAP_DIR);
+    if (dir == NULL)
         dir = "/sys/class/powercap";
     d->ndomains = rapl_domains(dir, d->domain, ENERGY_MAX_DOMAINS);
     if (d->ndomains == 0) {
@@ -313,8 +314,8 @@ void energy_open(struct energy *e, const struct device_info *const *devices,
             snprintf(d->reason, sizeof d->reason, "the OpenCL device "
                      "reports no PCI address (cl_khr_pci_bus_info) and is "
                      "not a CPU: no counter of its own is known");
-        const char *min = getenv("HISTO_ENERGY_MIN_S");
-        if (d->source != ENERGY_NONE && min != NULL && *min != '\0')
+        const char *min = env_value(ENV_HISTO_ENERGY_MIN_S);
+        if (d->source != ENERGY_NONE && min != NULL)
             d->min_s = strtod(min, NULL);
     }
 }

@@ -37,24 +37,12 @@ static const char *const fused_sources[] = {EYE_TILE_SOURCES,
 static const char *const kernel_names[] = {"eye_tile", "eye_reduce"};
 static const char *const fused_names[] = {"eye_fused"};
 
-/* Ways of counting that change speed, never a count (eye_count.cl),
- * each from the environment: HISTO_EYE_COUNTER_BITS a width, unset or
- * empty for the default; HISTO_EYE_RLE a switch, unset, empty or 0 off,
- * 1 on; HISTO_EYE_OUTER_CACHE slots, unset or empty none. Anything else
- * is a usage error. */
-struct eye_levers {
-    cl_uint counter_bits; /* $HISTO_EYE_COUNTER_BITS: 4, 8, 16 or 32
-                             (eye and fused strategies), else 16      */
-    unsigned long narrow_min; /* unset: eye_tile_2d takes 8-bit
-                             counters where it finds a window of two
-                             16-bit tiles or more, from this many values
-                             (HISTO_NARROW_MIN_VALUES, or
-                             $HISTO_TEST_NARROW_MIN_VALUES); 0: never */
-    bool rle;             /* $HISTO_EYE_RLE=1: a run of four equal values
-                             one add */
-    cl_uint cache_bits;   /* $HISTO_EYE_OUTER_CACHE: a power of two from
-                             64 to 4096, the slots of a group's cache of
-                             outer bins (eye_count.cl) as log2; unset 0 */
+/* Whether the tile kernel may take 8-bit counters (eye_count.cl, Narrow
+ * counters): from narrow_min values, 0 never. */
+struct eye_narrow {
+    unsigned long narrow_min; /* HISTO_NARROW_MIN_VALUES, or
+                             $HISTO_TEST_NARROW_MIN_VALUES, for the eye
+                             strategy; 0 for the others */
 };
 
 struct eye_state {
@@ -68,8 +56,10 @@ struct eye_state {
     cl_mem buckets;          /* eye_bucket.cl's: cursors, areas         */
     cl_mem control;          /* fused: eye_fused.cl's two control blocks */
     cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
+    cl_uint launch_arg;      /* fused: the tile kernel's argument `launch` */
+    cl_uint hist_arg;        /* the reduction's argument `hist`          */
     struct eye_plan plan;
-    struct eye_levers levers; /* what the program was built with       */
+    struct eye_narrow narrow; /* what the program was built with       */
     struct strategy_env env;
     bool replicated;         /* the replicated strategy (R from env)    */
     bool fused;              /* one launch an iteration (eye_fused.cl)  */
@@ -122,7 +112,7 @@ static int tile_target(const struct device_info *dev, size_t *target)
     unsigned long forced = 0;
     int status = strategy_device_group_limit(dev, target);
     if (status == HISTO_OK)
-        status = strategy_env_number("HISTO_TEST_TILE_GROUP",
+        status = strategy_env_number(ENV_HISTO_TEST_TILE_GROUP,
                                      HISTO_TILE_GROUP_BOUND, &forced);
     *target = forced != 0 ? (size_t)forced
                           : min_size(*target, HISTO_TILE_GROUP);
@@ -148,99 +138,36 @@ static void tile_defines(size_t size, bool replicated,
     d->std[0] = '\0';
 }
 
-static int env_switch(const char *name, bool *on)
-{
-    const char *v = getenv(name);
-    *on = v != NULL && strcmp(v, "1") == 0;
-    if (v == NULL || v[0] == '\0' || strcmp(v, "0") == 0 || *on)
-        return HISTO_OK;
-    histo_error("%s must be 0 or 1, not '%s'", name, v);
-    return HISTO_EXIT_USAGE;
-}
-
 /* `narrow`: the program may choose 8-bit counters (the eye strategy's
  * alone: in the fused kernels, for inputs of at most
  * HISTO_FUSED_MAX_VALUES by default, their code made PoCL's build of
- * eye_fused_2d take minutes). The replicated tiles keep 16-bit counters
- * and no outer cache (their copies share the group's local memory):
- * `say` (once a build) warns that a width or a cache asked is ignored. */
-static int eye_levers(bool replicated, bool narrow, bool say,
-                      struct eye_levers *l)
+ * eye_fused_2d take minutes; the replicated tiles keep 16-bit counters,
+ * their copies sharing the group's local memory). */
+static int eye_narrow(bool narrow, struct eye_narrow *l)
 {
-    const char *v = getenv("HISTO_EYE_COUNTER_BITS");
-    l->counter_bits = 16;
-    const int status = strategy_env_number("HISTO_TEST_NARROW_MIN_VALUES",
+    const int status = strategy_env_number(ENV_HISTO_TEST_NARROW_MIN_VALUES,
                                            UINT32_MAX, &l->narrow_min);
     if (status != HISTO_OK)
         return status;
     if (l->narrow_min == 0)
         l->narrow_min = HISTO_NARROW_MIN_VALUES;
-    if (replicated || !narrow)
+    if (!narrow)
         l->narrow_min = 0;
-    if (v != NULL && v[0] != '\0') {
-        l->narrow_min = 0;
-        if (strcmp(v, "4") != 0 && strcmp(v, "8") != 0
-            && strcmp(v, "16") != 0 && strcmp(v, "32") != 0) {
-            histo_error("HISTO_EYE_COUNTER_BITS must be 4, 8, 16 or 32, "
-                        "not '%s'", v);
-            return HISTO_EXIT_USAGE;
-        }
-        if (!replicated)
-            l->counter_bits = (cl_uint)atoi(v);
-    }
-    unsigned long slots;
-    const int cache = strategy_env_number("HISTO_EYE_OUTER_CACHE", 4096,
-                                          &slots);
-    if (cache != HISTO_OK)
-        return cache;
-    l->cache_bits = 0;
-    while (slots > 1u << l->cache_bits)
-        ++l->cache_bits;
-    if (slots != 0 && (slots < 64 || slots != 1u << l->cache_bits)) {
-        histo_error("HISTO_EYE_OUTER_CACHE must be a power of two from 64 "
-                    "to 4096, not '%lu'", slots);
-        return HISTO_EXIT_USAGE;
-    }
-    const int rle = env_switch("HISTO_EYE_RLE", &l->rle);
-    if (rle != HISTO_OK || !replicated)
-        return rle;
-    if (say && v != NULL && v[0] != '\0')
-        histo_error("warning: strategy replicated counts in 16-bit tiles; "
-                    "HISTO_EYE_COUNTER_BITS=%s ignored", v);
-    if (say && l->cache_bits != 0)
-        histo_error("warning: strategy replicated has no outer cache; "
-                    "HISTO_EYE_OUTER_CACHE=%s ignored",
-                    getenv("HISTO_EYE_OUTER_CACHE"));
-    l->cache_bits = 0; /* the cache is built for one copy of a tile */
     return HISTO_OK;
 }
 
-/* The words of a group's cache of outer bins: a key and a count a
- * slot. */
-static cl_uint cache_words(const struct eye_levers *l)
-{
-    return l->cache_bits != 0 ? 2u << l->cache_bits : 0;
-}
-
-/* The levers' -D options after each alternative's; none where all are
- * off, so that the default builds as without them. */
-static void lever_defines(const struct eye_levers *l,
+/* The -D option after each alternative's; none where 8-bit
+ * counters are off, so that the other strategies build as without
+ * them. */
+static void narrow_defines(const struct eye_narrow *l,
                           struct program_defines *d)
 {
+    if (l->narrow_min == 0)
+        return;
     for (size_t i = 0; i < d->count; ++i) {
         const size_t len = strlen(d->text[i]);
-        char bits[32] = "", narrow[48] = "", cache[40] = "";
-        if (l->counter_bits != 16)
-            snprintf(bits, sizeof bits, " -DHISTO_COUNTER_BITS=%u",
-                     l->counter_bits);
-        if (l->narrow_min != 0)
-            snprintf(narrow, sizeof narrow, " -DHISTO_NARROW_AUTO=%luu",
-                     l->narrow_min);
-        if (l->cache_bits != 0)
-            snprintf(cache, sizeof cache, " -DHISTO_OUTER_CACHE_BITS=%u",
-                     l->cache_bits);
-        snprintf(d->text[i] + len, sizeof d->text[i] - len, "%s%s%s%s",
-                 bits, narrow, l->rle ? " -DHISTO_RLE=1" : "", cache);
+        snprintf(d->text[i] + len, sizeof d->text[i] - len,
+                 " -DHISTO_NARROW_AUTO=%luu", l->narrow_min);
     }
 }
 
@@ -248,13 +175,13 @@ static int defines(const struct device_info *dev, bool replicated,
                    bool fused, struct program_defines *d)
 {
     size_t target;
-    struct eye_levers levers;
+    struct eye_narrow narrow;
     int status = tile_target(dev, &target);
     if (status == HISTO_OK)
-        status = eye_levers(replicated, !fused, true, &levers);
+        status = eye_narrow(!replicated && !fused, &narrow);
     if (status == HISTO_OK) {
         tile_defines(target, replicated, d);
-        lever_defines(&levers, d);
+        narrow_defines(&narrow, d);
     }
     return status;
 }
@@ -393,7 +320,7 @@ static int reduce_group(struct eye_state *s)
 static int share_inverse(cl_uint *inv)
 {
     unsigned long v;
-    const int status = strategy_env_number("HISTO_EYE_SHARE_INV",
+    const int status = strategy_env_number(ENV_HISTO_EYE_SHARE_INV,
                                            HISTO_EYE_SAMPLES, &v);
     *inv = v != 0 ? (cl_uint)v : HISTO_EYE_SHARE_INV;
     return status;
@@ -403,11 +330,11 @@ static int share_inverse(cl_uint *inv)
  * entries an area holds. */
 static int bucket_ask(struct eye_bucket_ask *ask)
 {
-    const char *forced = getenv("HISTO_EYE_BUCKET_CAP");
+    const char *forced = env_value(ENV_HISTO_EYE_BUCKET_CAP);
     ask->off = forced != NULL && strcmp(forced, "0") == 0;
     ask->cap = 0;
     if (!ask->off
-        && strategy_env_number("HISTO_EYE_BUCKET_CAP", 1ul << 28, &ask->cap)
+        && strategy_env_number(ENV_HISTO_EYE_BUCKET_CAP, 1ul << 28, &ask->cap)
                != HISTO_OK) {
         histo_error("HISTO_EYE_BUCKET_CAP may also be 0: no buckets");
         return HISTO_EXIT_USAGE;
@@ -443,7 +370,7 @@ _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX
 static int input_may_use_2d(const struct histo_input *in, bool *may)
 {
     unsigned long min_values;
-    const int status = strategy_env_number("HISTO_TEST_2D_MIN_VALUES",
+    const int status = strategy_env_number(ENV_HISTO_TEST_2D_MIN_VALUES,
                                            UINT32_MAX, &min_values);
     if (min_values == 0)
         min_values = HISTO_EYE_2D_MIN_VALUES;
@@ -509,21 +436,10 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         || (status = reduce_group(s)) != HISTO_OK
         || (status = local_words(s, dev, &words_avail)) != HISTO_OK)
         return status;
-    /* the outer cache's words come before the tile's (eye_count.cl) */
-    const cl_uint cache = cache_words(&s->levers);
-    if (words_avail <= cache) {
-        histo_error("device '%s' has %llu bytes of local memory, too few "
-                    "for an outer cache of %u slots", dev->name,
-                    (unsigned long long)dev->local_mem, cache / 2);
-        return HISTO_EXIT_DEVICE;
-    }
-    words_avail -= cache;
-    p->counter_bits = s->levers.counter_bits;
     if ((status = eye_plan_tiles(p, env, s->replicated, words_avail))
         != HISTO_OK)
         return status;
     eye_plan_cells(p, env->input, words_avail);
-    p->local_bytes += (size_t)cache * sizeof(cl_uint);
     eye_plan_groups(p, env);
     if ((status = share_inverse(&share_inv)) != HISTO_OK)
         return status;
@@ -570,6 +486,7 @@ static int set_tile_args(struct eye_state *s)
     } else {
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->control));
+        s->launch_arg = a;
         CL_CALL(clSetKernelArg(k, a++, sizeof s->launch, &s->launch));
     }
 fail:
@@ -586,6 +503,7 @@ static int set_reduce_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    s->hist_arg = a;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_uint),
                            &s->plan.reduce_groups[0]));
@@ -615,12 +533,12 @@ static int fused_refused(const struct strategy_env *env)
 }
 
 /* Whether the tile kernel may be eye_tile_2d_narrow: a 2-D window of a
- * large enough input, where the levers allow 8-bit counters. */
+ * large enough input, where the build allows 8-bit counters. */
 static bool narrow_possible(const struct eye_state *s,
                             const struct histo_input *in)
 {
-    return s->levers.narrow_min != 0 && s->plan.two_d
-        && in->nvalues >= s->levers.narrow_min;
+    return s->narrow.narrow_min != 0 && s->plan.two_d
+        && in->nvalues >= s->narrow.narrow_min;
 }
 
 /* The tile kernel that will run, its reduction, and the plan made with
@@ -740,8 +658,7 @@ static int setup(const struct strategy_env *env, bool replicated,
     s->replicated = replicated;
     s->fused = fused;
     if ((status = input_may_use_2d(env->input, &s->plan.two_d)) != HISTO_OK
-        || (status = eye_levers(s->replicated, !s->fused, false,
-                                &s->levers))
+        || (status = eye_narrow(!s->replicated && !s->fused, &s->narrow))
                != HISTO_OK)
         goto fail;
     if ((status = tile_kernel(s, env)) != HISTO_OK
@@ -795,7 +712,7 @@ static int tile_rebuild(struct eye_state *s, size_t size)
     struct program_defines defines;
     cl_program program = NULL;
     tile_defines(size, s->replicated, &defines);
-    lever_defines(&s->levers, &defines);
+    narrow_defines(&s->narrow, &defines);
     if (s->fused)
         fence_defines(s->env.device->fence, &defines);
     if ((status = program_build(s->env.context, s->env.device,
@@ -888,8 +805,8 @@ static int fused_enqueue(void *opaque, cl_command_queue queue, cl_event *ev)
 {
     int status = HISTO_OK;
     struct eye_state *s = opaque;
-    CL_CALL(clSetKernelArg(s->kernel[K_TILE], 18, sizeof s->launch,
-                           &s->launch));
+    CL_CALL(clSetKernelArg(s->kernel[K_TILE], s->launch_arg,
+                           sizeof s->launch, &s->launch));
     if ((status = launch(s, queue, K_TILE, tile_items, &ev[0])) != HISTO_OK)
         return status;
     ++s->launch;
@@ -920,7 +837,8 @@ static int eye_bind_output(void *opaque, cl_mem out)
     if (s->out == out)
         return HISTO_OK;
     const cl_mem hist = out != NULL ? out : s->histo;
-    CL_CALL(clSetKernelArg(s->kernel[K_REDUCE], 4, sizeof hist, &hist));
+    CL_CALL(clSetKernelArg(s->kernel[K_REDUCE], s->hist_arg, sizeof hist,
+                           &hist));
     s->out = out;
 fail:
     return status;
@@ -993,10 +911,6 @@ static void report_plan(const struct eye_state *s, FILE *f)
     fprintf(f, "config.batches_forced = %u\n", p->forced_batches);
     fprintf(f, "config.tile_rows = %u\n", p->tile_rows);
     fprintf(f, "config.tile_bins = %u\n", p->tile_bins);
-    fprintf(f, "config.tile_counter_bits = %u\n", p->counter_bits);
-    fprintf(f, "config.runs_of_four = %s\n", s->levers.rle ? "yes" : "no");
-    fprintf(f, "config.outer_cache_slots = %u\n",
-            cache_words(&s->levers) / 2);
     fprintf(f, "config.narrow_counters = %s\n",
             p->narrow_possible
                 ? "8 bits where the window takes 2 tiles or more"
@@ -1054,7 +968,7 @@ static void report_eye(const struct eye_state *s, FILE *f)
     fprintf(f, "eye.plain_adds = %s\n",
             adds & HISTO_ADDS_PLAIN ? "yes" : "no");
     fprintf(f, "eye.counter_bits = %u\n",
-            adds & HISTO_ADDS_NARROW ? 8u : s->plan.counter_bits);
+            adds & HISTO_ADDS_NARROW ? 8u : 16u);
     fprintf(f, "eye.first_bin = %u\n", s->eye_words[HISTO_EYE_LO]);
     fprintf(f, "eye.end_bin = %u\n", s->eye_words[HISTO_EYE_HI]);
     fprintf(f, "eye.first_row = %u\n", first);

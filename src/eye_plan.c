@@ -49,12 +49,8 @@ bool eye_plan_may_use_2d(const struct histo_input *in, uint64_t min_values)
 static const uint64_t eye_scratch = 2 + HISTO_EYE_COL_BUCKETS
                                   + 2 * HISTO_EYE_ROW_BUCKETS;
 
-/* Counters a word holds: two of 16 bits (the default, also where
- * counter_bits is unset), else 32 / counter_bits. */
-static uint64_t bins_per_word(const struct eye_plan *p)
-{
-    return p->counter_bits == 0 ? 2 : 32 / p->counter_bits;
-}
+/* 16-bit tile counters, two a word (eye_count.cl). */
+#define BINS_PER_WORD 2
 
 /* Tiles as large as local memory allows (R copies share it, each
  * holding 1/R of the bins), whole rows when a row fits, at most
@@ -67,7 +63,7 @@ int eye_plan_tiles(struct eye_plan *p, const struct strategy_env *env,
     p->replicas = !replicated ? 1
                 : env->knobs.v[KNOB_REPLICAS] != 0 ? env->knobs.v[KNOB_REPLICAS]
                                                    : HISTO_REPLICAS;
-    uint64_t bins = words_avail * bins_per_word(p) / p->replicas;
+    uint64_t bins = words_avail * BINS_PER_WORD / p->replicas;
     if (bins < 64 || words_avail < eye_scratch + 32) {
         histo_error("device '%s' has %llu bytes of local memory, too few for "
                     "%u %s of counters", dev->name,
@@ -112,7 +108,7 @@ void eye_plan_cells(struct eye_plan *p, const struct histo_input *in,
     p->ncells = (cl_uint)((tiles + cell_tiles - 1) / cell_tiles);
     p->max_tiles = (cl_uint)(tiles < HISTO_MAX_TILES ? tiles
                                                      : HISTO_MAX_TILES);
-    uint64_t words = bins / bins_per_word(p) * p->replicas;
+    uint64_t words = bins / BINS_PER_WORD * p->replicas;
     if (words < p->ncells + eye_scratch)
         words = p->ncells + eye_scratch;
     p->tile_words = (cl_uint)words;

@@ -25,7 +25,6 @@ struct eye_plan {
     cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
     cl_uint tile_words;      /* local words: counters, or eye scratch   */
     cl_uint replicas;        /* R: copies of the tile per group         */
-    cl_uint counter_bits;    /* a tile counter's bits: 16, 4, 8 or 32   */
     bool narrow_possible;    /* eye_tile_2d may take 8-bit counters     */
     cl_uint ncells;          /* cells the eye is sampled in ...         */
     cl_uint cell_tiles;      /* ... of this many tiles each             */
@@ -70,8 +69,8 @@ uint64_t eye_plan_local_words(uint64_t local_mem, uint64_t static_local);
 bool eye_plan_may_use_2d(const struct histo_input *in, uint64_t min_values);
 
 /* Tiles from `words_avail` local words: replicas (1, --replicas or
- * HISTO_REPLICAS where `replicated`), tile_bins and tile_rows, for
- * counters of counter_bits (set before). Returns 0,
+ * HISTO_REPLICAS where `replicated`), tile_bins and tile_rows, two
+ * 16-bit counters a word. Returns 0,
  * or HISTO_EXIT_DEVICE (a message) where the words hold too few. */
 int eye_plan_tiles(struct eye_plan *p, const struct strategy_env *env,
                    bool replicated, uint64_t words_avail);

@@ -1,6 +1,7 @@
 /* progcache.c - built programs kept in a folder (see progcache.h). */
 #include "progcache.h"
 
+#include "env.h"
 #include "error.h"
 
 #include <errno.h>
@@ -49,8 +50,7 @@ const char *progcache_state(void)
 
 const char *progcache_dir(void)
 {
-    const char *dir = getenv("HISTO_PROGRAM_CACHE");
-    return dir != NULL && dir[0] != '\0' ? dir : NULL;
+    return env_value(ENV_HISTO_PROGRAM_CACHE);
 }
 
 char *progcache_key(const struct device_info *dev, const char *options,

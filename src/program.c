@@ -1,6 +1,7 @@
 /* program.c - kernel source loading and building (see program.h). */
 #include "program.h"
 
+#include "env.h"
 #include "params.h"
 #include "progcache.h"
 
@@ -115,8 +116,7 @@ static void simulator_options(const struct device_info *dev, char *out,
 
 static const char *extra_options(void)
 {
-    const char *extra = getenv("HISTO_CL_OPTIONS");
-    return extra != NULL && extra[0] != '\0' ? extra : NULL;
+    return env_value(ENV_HISTO_CL_OPTIONS);
 }
 
 /* The path of a kernel file as the user finds it: the kernels folder

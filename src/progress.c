@@ -1,6 +1,7 @@
 /* progress.c - progress of long phases on stderr (see progress.h). */
 #include "progress.h"
 
+#include "env.h"
 #include "error.h"
 #include "timer.h"
 
@@ -30,8 +31,8 @@ int progress_init(struct progress *p)
         .what = "",
         .note = "",
     };
-    const char *env = getenv("HISTO_PROGRESS_INTERVAL");
-    if (env != NULL && *env != '\0') {
+    const char *env = env_value(ENV_HISTO_PROGRESS_INTERVAL);
+    if (env != NULL) {
         char *end = NULL;
         errno = 0;
         const double v = strtod(env, &end);

@@ -1,6 +1,7 @@
 /* report.c - histo.out and the console summary (see report.h). */
 #include "report.h"
 
+#include "env.h"
 #include "outfile.h"
 #include "program.h"
 #include "progcache.h"
@@ -279,6 +280,7 @@ static void print_strategy(const struct report *r, FILE *f)
     fprintf(f, "build.options = %s\n", program_options());
     fprintf(f, "build.kernels = %s\n", r->options->kernel_dir);
     fprintf(f, "build.program_cache = %s\n", progcache_state());
+    env_report(f);
     r->strategy->report(r->state, f);
     print_knobs(f, r->knobs, r->tuning);
 }

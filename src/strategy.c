@@ -136,11 +136,13 @@ void strategy_buffers_release(void *state)
     free(state);
 }
 
-int strategy_env_number(const char *name, unsigned long max, unsigned long *v)
+int strategy_env_number(enum env_var var, unsigned long max,
+                        unsigned long *v)
 {
     *v = 0;
-    const char *env = getenv(name);
-    if (env == NULL || *env == '\0')
+    const char *env = env_value(var);
+    const char *name = env_table[var].name;
+    if (env == NULL)
         return HISTO_OK;
     char *end = NULL;
     const unsigned long n = strtoul(env, &end, 10);
@@ -161,7 +163,7 @@ static size_t smaller(size_t a, size_t b)
 int strategy_device_group_limit(const struct device_info *dev, size_t *limit)
 {
     unsigned long cap;
-    const int status = strategy_env_number("HISTO_TEST_MAX_GROUP", 65536,
+    const int status = strategy_env_number(ENV_HISTO_TEST_MAX_GROUP, 65536,
                                            &cap);
     *limit = smaller(dev->max_work_group, dev->max_work_items);
     if (cap != 0)

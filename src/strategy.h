@@ -24,6 +24,7 @@
 #define HISTO_STRATEGY_H
 
 #include "device.h"
+#include "env.h"
 #include "input.h"
 #include "knobs.h"
 #include "program.h"
@@ -175,9 +176,9 @@ void strategy_buffers_release(void *state);
     .output = strategy_buffers_output, .bind = strategy_buffers_bind,      \
     .release = strategy_buffers_release
 
-/* $name as a whole number from 1 to max in *v, 0 when unset or empty;
- * anything else is an error (a message, HISTO_EXIT_USAGE). */
-int strategy_env_number(const char *name, unsigned long max,
+/* The variable as a whole number from 1 to max in *v, 0 when unset or
+ * empty; anything else is an error (a message, HISTO_EXIT_USAGE). */
+int strategy_env_number(enum env_var var, unsigned long max,
                         unsigned long *v);
 
 /* The largest one-dimensional work-group the device runs of any kernel:

@@ -8,6 +8,7 @@
  */
 #include "tune_cache.h"
 
+#include "env.h"
 #include "error.h"
 #include "outfile.h"
 
@@ -84,9 +85,9 @@ static bool key_equal(const struct tune_key *a, const struct tune_key *b)
 
 int tune_cache_path(char *buf, size_t len)
 {
-    const char *file = getenv("HISTO_TUNE_FILE");
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    const char *home = getenv("HOME");
+    const char *file = env_value(ENV_HISTO_TUNE_FILE);
+    const char *xdg = env_value(ENV_XDG_CACHE_HOME);
+    const char *home = env_value(ENV_HOME);
     int n;
     if (file != NULL && *file != '\0')
         n = snprintf(buf, len, "%s", file);

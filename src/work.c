@@ -780,25 +780,22 @@ fail:
     return status;
 }
 
-/* The sets and batches in use: HISTO_TEST_SETS and
- * HISTO_TEST_GATHER_SETS, else WORK_SETS (fewer where WORK_SETS_BYTES
- * holds fewer of the histogram) and WORK_GATHER_SETS (cut by
- * fit_batches); and how the iterations are profiled. */
+/* The sets and batches in use: HISTO_TEST_SETS, else WORK_SETS (fewer
+ * where WORK_SETS_BYTES holds fewer of the histogram), and
+ * WORK_GATHER_SETS (cut by fit_batches); and how the iterations are
+ * profiled. */
 static int read_knobs(struct work *w)
 {
     int status = HISTO_OK;
-    unsigned long nsets = 0, gather = 0, every = 0, last_plain = 0;
-    if ((status = strategy_env_number("HISTO_TEST_SETS", WORK_SETS, &nsets))
+    unsigned long nsets = 0, every = 0, last_plain = 0;
+    if ((status = strategy_env_number(ENV_HISTO_TEST_SETS, WORK_SETS, &nsets))
             != HISTO_OK
-        || (status = strategy_env_number("HISTO_TEST_GATHER_SETS",
-                                         WORK_GATHER_SETS, &gather))
-               != HISTO_OK
-        || (status = strategy_env_number("HISTO_TEST_PROFILE_EVERY", 1 << 20,
+        || (status = strategy_env_number(ENV_HISTO_TEST_PROFILE_EVERY, 1 << 20,
                                          &every)) != HISTO_OK
-        || (status = strategy_env_number("HISTO_TEST_LAST_PLAIN", 1,
+        || (status = strategy_env_number(ENV_HISTO_TEST_LAST_PLAIN, 1,
                                          &last_plain)) != HISTO_OK)
         return status;
-    w->gather_sets = gather != 0 ? gather : WORK_GATHER_SETS;
+    w->gather_sets = WORK_GATHER_SETS;
     if (nsets == 0) {
         const uint64_t fit = WORK_SETS_BYTES / w->input->nbins;
         nsets = fit >= WORK_SETS ? WORK_SETS : fit >= 2 ? fit : 2;

@@ -99,9 +99,7 @@
  * one copy and adds them in one launch; a copy cost NVIDIA's OpenCL
  * 9.4-10.8 us of host time, a kernel on a queue without profiling
  * 6.2-9.8 (transfer-probe on four and on two H200s). A divisor of
- * WORK_SETS: batches never wrap from the last set to the first.
- * HISTO_TEST_GATHER_SETS=N sets it (the largest divisor of the sets in
- * use up to N). */
+ * WORK_SETS: batches never wrap from the last set to the first. */
 #define WORK_GATHER_SETS 4
 /* Iterations whose events are remembered for their gather, enqueued an
  * iteration later (run.c keeps two batches of 32 in flight). */
@@ -220,8 +218,7 @@ struct work {
                                   every set used again in few
                                   iterations)                           */
     size_t gather_sets;        /* sets a batch at most: WORK_GATHER_SETS,
-                                  or HISTO_TEST_GATHER_SETS, cut to a
-                                  divisor of nsets                      */
+                                  cut to a divisor of nsets             */
     unsigned long gathered_n;
     /* The batch being made: iterations counted, not profiled, whose
      * sums have not been copied to host memory yet (open_n of them from

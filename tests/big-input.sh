@@ -1,7 +1,9 @@
 #!/bin/sh
-# tests/big-input.sh WORK PLATFORM [DEVICE] - a 4 GiB input, 2^30 values,
-# counted resident and streamed, each time generated into a FIFO in WORK
-# as histo reads it, so that it never takes disk space.
+# tests/big-input.sh WORK PLATFORM [DEVICE [STRATEGIES]] - a 4 GiB input,
+# 2^30 values, counted resident and streamed, each time generated into a
+# FIFO in WORK as histo reads it, so that it never takes disk space; with
+# STRATEGIES (make test-full), also 2^31 + 1 values in one bin, resident,
+# by each strategy named.
 #
 # The values sweep a 1024x8192 histogram: every bin gets exactly 128, so
 # a chunk counted twice or left out shows in every bin it covers. Each
@@ -11,7 +13,7 @@
 # memory, never copied whole. Prints PASS/FAIL lines for tests/run.sh,
 # or one "SKIP" line where memory is short.
 set -u
-W=$1 PLATFORM=$2 DEVICE=${3:-}
+W=$1 PLATFORM=$2 DEVICE=${3:-} STRATEGIES=${4:-}
 B=${HISTO_BUILD:-build}
 HISTO=./histo
 [ "$B" = build ] || HISTO=$B/histo
@@ -25,35 +27,42 @@ if [ "${avail_kb:-0}" -lt $((need_kb + 2097152)) ]; then
 fi
 gen_pid=""
 trap 'rm -f "$in"; [ -z "$gen_pid" ] || kill "$gen_pid" 2>/dev/null' EXIT INT TERM
-set -- --platform "$PLATFORM"
-[ -z "$DEVICE" ] || set -- "$@" --device "$DEVICE"
+# fed ID ITERATIONS EXTRA GEN-ARGS...: histo (on PLATFORM and DEVICE, with
+# EXTRA) counts what histo-gen writes into the FIFO; false, with a FAIL
+# line, where either failed
+fed() {
+    f_id=$1 f_iters=$2 f_extra=$3
+    shift 3
+    rm -f "$in"
+    mkfifo "$in" || { echo "FAIL $f_id: cannot make the FIFO $in"; return 1; }
+    $B/histo-gen -o "$in" "$@" >/dev/null 2>"$W/$f_id.gen.err" &
+    gen_pid=$!
+    # shellcheck disable=SC2086
+    $HISTO --platform "$PLATFORM" ${DEVICE:+--device "$DEVICE"} $f_extra \
+        -i "$in" -o "$W/$f_id.bmp" --raw "$W/$f_id.raw" \
+        --timing "$W/$f_id.out" -- "$f_iters" >"$W/$f_id.log" 2>&1
+    f_st=$?
+    # a histo that stopped before opening the FIFO leaves the generator
+    # waiting for a reader
+    [ "$f_st" -eq 0 ] || kill "$gen_pid" 2>/dev/null
+    wait "$gen_pid"
+    f_gen=$?
+    gen_pid=""
+    if [ "$f_st" -eq 0 ] && [ "$f_gen" -ne 0 ]; then
+        echo "FAIL $f_id: the generator failed (exit $f_gen): $(head -c 300 "$W/$f_id.gen.err")"
+        return 1
+    elif [ "$f_st" -ne 0 ]; then
+        echo "FAIL $f_id: histo failed: $(tail -n 2 "$W/$f_id.log" | tr '\n' ' ')"
+        return 1
+    fi
+}
 for mode in device streamed; do
     id=big_input.$mode
     extra=""
     # a budget of 1 GiB: two chunks of 2^25 values, 31 chunks in host memory
     [ $mode = device ] || extra="--device-budget 1G"
-    rm -f "$in"
-    mkfifo "$in" || { echo "FAIL $id: cannot make the FIFO $in"; continue; }
-    $B/histo-gen -o "$in" --seed 1 --dist sweep --image 32768x32768 \
-        --histo 1024x8192 >/dev/null 2>"$W/$id.gen.err" &
-    gen_pid=$!
-    # shellcheck disable=SC2086
-    $HISTO "$@" $extra -i "$in" -o "$W/$id.bmp" --raw "$W/$id.raw" \
-        --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1
-    st=$?
-    # a histo that stopped before opening the FIFO leaves the generator
-    # waiting for a reader
-    [ "$st" -eq 0 ] || kill "$gen_pid" 2>/dev/null
-    wait "$gen_pid"
-    gen_st=$?
-    gen_pid=""
-    if [ "$st" -eq 0 ] && [ "$gen_st" -ne 0 ]; then
-        echo "FAIL $id: the generator failed (exit $gen_st): $(head -c 300 "$W/$id.gen.err")"
-        continue
-    elif [ "$st" -ne 0 ]; then
-        echo "FAIL $id: histo failed: $(tail -n 2 "$W/$id.log" | tr '\n' ' ')"
-        continue
-    fi
+    fed "$id" 2 "$extra" --seed 1 --dist sweep --image 32768x32768 \
+        --histo 1024x8192 || continue
     rss=$(sed -n 's/^memory.peak_rss_bytes = //p' "$W/$id.out")
     where=$(sed -n 's/^input.residency = //p' "$W/$id.out")
     # bins other than 128, counted without holding 8 MiB in a variable
@@ -69,6 +78,32 @@ for mode in device streamed; do
     else
         echo "$id: peak RSS $rss bytes for $bytes bytes of input"
         echo "PASS $id"
+    fi
+    rm -f "$W/$id.bmp" "$W/$id.raw"
+done
+
+# 2^31 + 1 values in bin 1,048,704 of 256x8192 (the eye's centre), resident
+# (make test-full): a chunk of 2^31 values, the most one launch counts,
+# then a chunk of 1. Every strategy must give 255 there and 0 elsewhere.
+[ -n "$STRATEGIES" ] || exit 0
+bytes=$((16 + 4 * 2147483649))
+need_kb=$((bytes / 1024 + 1048576))
+if [ "${avail_kb:-0}" -lt $((need_kb + 2097152)) ]; then
+    echo "SKIP big_input.one_bin_2g: ${avail_kb:-?} KiB of memory available, $((need_kb + 2097152)) needed"
+    exit 0
+fi
+hot=1048704
+for strategy in $STRATEGIES; do
+    id=big_input.one_bin_2g.$strategy
+    fed "$id" 1 "--strategy $strategy" --dist onebin --bin $hot \
+        --image 3x715827883 --histo 256x8192 || continue
+    # the raw counters' bins other than 0, as "bin:count"
+    got=$(od -An -v -tu1 "$W/$id.raw" | tr -s ' ' '\n' | grep -v '^$' \
+          | awk '$1 != 0 { printf "%s%d:%d", sep, NR - 1, $1; sep = " " }')
+    if [ "$got" = "$hot:255" ]; then
+        echo "PASS $id"
+    else
+        echo "FAIL $id: non-zero bins '$(echo "$got" | cut -c1-200)', want '$hot:255'"
     fi
     rm -f "$W/$id.bmp" "$W/$id.raw"
 done

@@ -299,6 +299,36 @@ fi
 expect cl_options.bad_option 4 "clBuildProgram" \
     env HISTO_CL_OPTIONS="-cl-no-such-option" $HISTO --platform "$PLATFORM" \
     -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+# histo.out names each variable of histo's table that is set, and the
+# lists the harness judges a run by: HISTO_CL_OPTIONS makes it peak, a
+# test variable peak and not reportable, a user's variable neither; a
+# value's line break cannot start a key of its own.
+nl='
+'
+if HISTO_CL_OPTIONS="-DHISTO_TEST_EXTRA=1" HISTO_TEST_MAX_GROUP=64 \
+   HISTO_PROGRESS_INTERVAL=60 HISTO_TUNE_FILE="$W/no${nl}key = 1" \
+        run_histo -i "$IN" --no-bmp --timing "$W/env.out" -- 1 >"$W/env.log" 2>&1 \
+   && grep -qx "environment.HISTO_CL_OPTIONS = -DHISTO_TEST_EXTRA=1" "$W/env.out" \
+   && grep -qx "environment.HISTO_TEST_MAX_GROUP = 64" "$W/env.out" \
+   && grep -qx "environment.HISTO_PROGRESS_INTERVAL = 60" "$W/env.out" \
+   && grep -qx "environment.HISTO_TUNE_FILE = $W/no key = 1" "$W/env.out" \
+   && ! grep -q "^key = " "$W/env.out" \
+   && grep -qx "environment.peak = HISTO_CL_OPTIONS HISTO_TEST_MAX_GROUP" "$W/env.out" \
+   && grep -qx "environment.not_reportable = HISTO_TEST_MAX_GROUP" "$W/env.out" \
+   && grep -qx "environment.peak = none" "$W/auto.out" \
+   && grep -qx "environment.not_reportable = none" "$W/auto.out"; then
+    ok report.environment
+else
+    bad report.environment "$(grep '^environment' "$W/env.out" 2>/dev/null | head -c 400) $(tail -n 2 "$W/env.log")"
+fi
+# Code reads the environment through env.c's table alone, so that
+# --help and histo.out list every variable that can change a run.
+stray=$(grep -n 'getenv(' src/*.c src/*.h | grep -v '^src/env\.c:')
+if [ -z "$stray" ]; then
+    ok report.environment_table_complete
+else
+    bad report.environment_table_complete "read outside the table: $stray"
+fi
 # --tune checks every candidate against the first: a count kernel that
 # drops the last value when there is a single slice (B=1) must be caught,
 # with nothing written, not even the tune cache. Only where B=1 is among

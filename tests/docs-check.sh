@@ -55,6 +55,9 @@ produce() {
     grep -E '^(format|input\.(histogram|values)|histogram\.digest|iterations|selected\.name|strategy|config\.batches|iteration\.device\.median_us|kernel\.[a-z_]+\.median_us) = ' \
         "$W/histo.out" >"$W/ex/histo-out"
     sed -n 's/^selected\.name = //p' "$W/histo.out" >"$W/device"
+    # its environment table, as --help prints it
+    $HISTO --help | awk '/^Environment:$/ { on = 1 } /^Files:$/ { on = 0 } on' \
+        | sed '$d' >"$W/ex/environment"
     # what histo says it is
     $HISTO --version >"$W/ex/version" 2>"$W/version.err" \
         || { echo "FAIL docs.produce: histo --version failed: $(cat "$W/version.err")"; return 1; }

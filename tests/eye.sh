@@ -292,21 +292,15 @@ EOT
         fi
     done
 fi
-# Counters of other widths (eye_count.cl): HISTO_EYE_COUNTER_BITS=4 or 8
-# record every wrap of a narrow counter in `outer` (a bin of 66,000
-# values in one batch wraps a 4-bit counter 4,125 times and carries into
-# its neighbours), 32 counts a word a bin; HISTO_EYE_RLE=1 adds a run of
-# four equal values at once (one bin: every quad a run). Each exact, in
-# the eye and fused strategies, histo.out saying what counted. Large
-# inputs whose 2-D window takes two 16-bit tiles or more run
-# eye_tile_2d_narrow, 8-bit tiles of twice the rows:
-# HISTO_TEST_NARROW_MIN_VALUES=1 (test-only) takes it for a dense 2-D eye
-# in tiles of one row, in one batch and in the default batches.
-# HISTO_EYE_OUTER_CACHE=slots sends the values outside the window through
-# a group's cache in local memory: tiles of one row ("1r") send nearly
-# every value there, 64 slots make most of them collide, and the cache
-# runs in the eye and fused strategies and with 8-bit tiles. A width the switch does
-# not know is a usage error.
+# 8-bit counters (eye_count.cl, Narrow counters): large inputs whose 2-D
+# window takes two 16-bit tiles or more run eye_tile_2d_narrow, 8-bit
+# tiles of twice the rows that record every wrap in `outer`.
+# HISTO_TEST_NARROW_MIN_VALUES=1 (test-only) takes it, in tiles of one
+# row, for a dense 2-D eye, in one batch and in the default batches, and
+# for a bin of 66,000 values in one batch (257 wraps of its counter, each
+# carrying into its neighbours). Each exact, histo.out saying what
+# counted. (build/records-test checks the reduction's sums of records up
+# to a bin of 2^31 values: tests/saturation.sh.)
 # counted ID STATUS REF.bmp WHAT WANT: run ID ($W/ID.*) ended with STATUS
 # 0, REF's counters, and histo.out saying WHAT where WANT is wanted.
 counted() {
@@ -321,93 +315,22 @@ counted() {
     fi
 }
 if in_part counters && echo "$STRATEGIES" | grep -qw eye; then
-    need_carry && need_case one_bin
+    need_carry
     make_input narrow_eye --image 400x400 --histo 256x64 --row-mean 32 \
         --row-sigma 3 --col-mean 127 --col-sigma 5 --outliers 20000
-    for spec in carry:eye:4:1 carry:fused:4:1 carry:eye:8:1 gauss:fused:8:16 \
-                carry:eye:32:1 gauss:fused:32:16 one_bin:eye:rle:16 \
-                gauss:fused:rle:1 narrow_eye:eye2d:narrow:1 \
-                narrow_eye:eye2d:narrow:default gauss:eye1r:cache64:1 \
-                gauss:eye1r:cache256:16 gauss:fused1r:cache1024:default \
-                narrow_eye:eye2d:narrowcache128:1; do
-        IFS=: read -r name how bits batches <<EOT
-$spec
-EOT
-        id=counters.$name.$how.$bits.b$batches
+    for spec in narrow_eye:1 narrow_eye:default carry:1; do
+        name=${spec%%:*} batches=${spec#*:}
+        id=counters.$name.eye2d.narrow.b$batches
         wanted "eye.$id" || continue
-        strategy=${how%2d}
-        set -- --strategy "${strategy%1r}"
+        set -- --strategy eye --tile-rows 1
         [ "$batches" = default ] || set -- "$@" --batches "$batches"
-        case $how in *2d | *1r) set -- "$@" --tile-rows 1 ;; esac
-        slots=${bits##*cache}
-        (case $bits in
-             rle) HISTO_EYE_RLE=1; export HISTO_EYE_RLE ;;
-             narrow*) HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_NARROW_MIN_VALUES=1
-                      export HISTO_TEST_2D_MIN_VALUES HISTO_TEST_NARROW_MIN_VALUES ;;
-             cache*) ;;
-             *) HISTO_EYE_COUNTER_BITS=$bits; export HISTO_EYE_COUNTER_BITS ;;
-         esac
-         case $bits in
-             *cache*) HISTO_EYE_OUTER_CACHE=$slots; export HISTO_EYE_OUTER_CACHE ;;
-         esac
-         run_histo "$@" -i "$INPUTS/$name.bin" -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 \
-             >"$W/$id.log" 2>&1)
+        HISTO_TEST_2D_MIN_VALUES=1 HISTO_TEST_NARROW_MIN_VALUES=1 \
+            run_histo "$@" -i "$INPUTS/$name.bin" -o "$W/$id.bmp" \
+            --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1
         st=$?
-        key() { sed -n "s/^$1 = //p" "$W/$id.out" 2>/dev/null; }
-        case $bits in
-            rle) what="$(key config.runs_of_four)"; want=yes ;;
-            narrow) what="$(key config.tile_kernel) $(key eye.counter_bits)"
-                     want="eye_tile_2d_narrow 8" ;;
-            narrowcache*) what="$(key config.tile_kernel) $(key eye.counter_bits) $(key config.outer_cache_slots)"
-                          want="eye_tile_2d_narrow 8 $slots" ;;
-            cache*) what="$(key config.outer_cache_slots)"; want=$slots ;;
-            *) what="$(key config.tile_counter_bits) $(key eye.counter_bits)"
-               want="$bits $bits" ;;
-        esac
-        counted "$id" "$st" "$INPUTS/$name.ref.bmp" "$what" "$want"
+        what="$(sed -n 's/^config.tile_kernel = //p; s/^eye.counter_bits = //p' "$W/$id.out" 2>/dev/null | tr '\n' ' ')"
+        counted "$id" "$st" "$INPUTS/$name.ref.bmp" "$what" "eye_tile_2d_narrow 8 "
     done
-    # a value either switch does not take: a usage error, nothing written
-    for spec in "unknown_width:HISTO_EYE_COUNTER_BITS=12:must be 4, 8, 16 or 32, not '12'" \
-                "cache_not_power_of_two:HISTO_EYE_OUTER_CACHE=100:must be a power of two from 64 to 4096, not '100'"; do
-        id=counters.${spec%%:*}
-        rest=${spec#*:}
-        setting=${rest%%:*}
-        wanted "eye.$id" || continue
-        (export "${setting?}"
-         run_histo --strategy eye -i "$INPUTS/gauss.bin" -o "$W/$id.bmp" \
-             --timing "$W/$id.out" -- 1 >"$W/$id.log" 2>&1)
-        st=$?
-        if [ "$st" -eq 2 ] && grep -qF "${setting%%=*} ${rest#*:}" "$W/$id.log" \
-           && [ ! -e "$W/$id.bmp" ]; then
-            ok "$id"
-        else
-            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
-        fi
-    done
-    # The replicated strategy's copies keep 16-bit counters and no outer
-    # cache: a width or a cache asked of it is said to be ignored, and the
-    # counts are exact.
-    id=counters.replicated_ignores_bits
-    if wanted "eye.$id"; then
-        HISTO_EYE_COUNTER_BITS=8 HISTO_EYE_OUTER_CACHE=256 run_histo --strategy replicated \
-            -i "$INPUTS/gauss.bin" -o "$W/$id.bmp" --timing "$W/$id.out" -- 1 \
-            >"$W/$id.log" 2>&1
-        st=$?
-        bits=$(sed -n 's/^config.tile_counter_bits = //p' "$W/$id.out" 2>/dev/null)
-        slots=$(sed -n 's/^config.outer_cache_slots = //p' "$W/$id.out" 2>/dev/null)
-        if [ "$st" -ne 0 ]; then
-            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
-        elif ! grep -q "warning: strategy replicated counts in 16-bit tiles; HISTO_EYE_COUNTER_BITS=8 ignored" "$W/$id.log" \
-             || ! grep -q "warning: strategy replicated has no outer cache; HISTO_EYE_OUTER_CACHE=256 ignored" "$W/$id.log"; then
-            bad "$id" "no warning: $(head -n 3 "$W/$id.log")"
-        elif [ "$bits $slots" != "16 0" ]; then
-            bad "$id" "histo.out says tile_counter_bits, outer_cache_slots '$bits $slots', want '16 0'"
-        elif ! same_counts "$W/$id.bmp" "$INPUTS/gauss.ref.bmp"; then
-            bad "$id" "$(cat "$W/last.diff")"
-        else
-            ok "$id"
-        fi
-    fi
     # A row wider than a 16-bit tile takes no 2-D window: eye_tile runs,
     # and with it eye_reduce, not eye_reduce_narrow, though the input is
     # large enough for 8-bit tiles. Intel's CPU runtime (make platforms)

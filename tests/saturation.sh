@@ -2,8 +2,9 @@
 # tests/saturation.sh - counts around saturation, checked bin by bin, on
 # every strategy, whole and in chunks; a combine that wraps and a merge
 # off by one, planted, must be caught (the second by histo's own check);
-# kernels/combine.cl against 64-bit sums (build/combine-test).
-# ids: saturation combine
+# kernels/combine.cl against 64-bit sums (build/combine-test), and the
+# 8-bit tiles' records in eye_reduce_narrow (build/records-test).
+# ids: saturation combine records
 SUBJECT=saturation
 . "$(dirname "$0")/lib.sh"
 
@@ -85,6 +86,12 @@ $B/combine-test "$PLATFORM" $DEVICE >"$W/combine.log" 2>&1
 relay "$W/combine.log" ""
 grep -q '^PASS combine.tree_order' "$W/combine.log" \
     || bad combine.ran "$B/combine-test: $(tail -n 2 "$W/combine.log")"
+# eye_reduce_narrow's sums of 8-bit tiles' records against 64-bit
+# arithmetic: a bin of 2^31 values, records down to -255 x 65536.
+$B/records-test "$PLATFORM" $DEVICE >"$W/records.log" 2>&1
+relay "$W/records.log" ""
+grep -q '^PASS records.two_d.parts_ab' "$W/records.log" \
+    || bad records.ran "$B/records-test: $(tail -n 2 "$W/records.log")"
 
 # A planted off-by-one near saturation: cpu_merge.cl turns a merged count
 # of 253 into 254. 253 and 254 have one colour, so the BMP cannot see it;

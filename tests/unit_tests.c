@@ -2225,22 +2225,7 @@ static void test_eye_plan_tiles(void)
               && c.p.tile_rows == 31,
           "eye_plan.tiles_replicas", "R %u, %u bins, %u rows", c.p.replicas,
           c.p.tile_bins, c.p.tile_rows);
-    /* 4-, 8- and 32-bit counters: eight, four and one a word (96256,
-     * 48128, 12032 bins: 376, 188, 47 rows) */
     c.env.knobs.v[KNOB_REPLICAS] = 0;
-    const cl_uint bits[3] = {4, 8, 32}, want_bins[3] = {96256, 48128, 12032};
-    bool widths = true;
-    for (int i = 0; i < 3; ++i) {
-        eye_case(&c, 256, 8192, 1 << 20);
-        c.p.counter_bits = bits[i];
-        st = eye_plan_tiles(&c.p, &c.env, false, 12032);
-        eye_plan_cells(&c.p, &c.in, 12032);
-        widths = widths && st == 0 && c.p.tile_bins == want_bins[i]
-              && c.p.tile_rows == want_bins[i] / 256
-              && c.p.tile_words == 12032;
-    }
-    check(widths, "eye_plan.tiles_counter_bits", "%u bins, %u rows, %u words",
-          c.p.tile_bins, c.p.tile_rows, c.p.tile_words);
     /* 5x3: the 15 bins in whole quads, 16 */
     eye_case(&c, 5, 3, 21);
     st = eye_plan_tiles(&c.p, &c.env, false, 12032);

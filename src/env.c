@@ -1,0 +1,95 @@
+/*
+ * env.c - the environment table (env.h), --help's sections and
+ * histo.out's lines from it.
+ */
+#include "env.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct env_entry env_table[ENV_COUNT] = {
+#define ENV_ROW(id, u, text) [ENV_##id] = {#id, u, text},
+    HISTO_ENV_VARS(ENV_ROW)
+#undef ENV_ROW
+};
+
+const char *env_value(enum env_var v)
+{
+    const char *s = getenv(env_table[v].name);
+    return s != NULL && s[0] != '\0' ? s : NULL;
+}
+
+/* The help text, words wrapped at 72 columns from column 22 (after the
+ * name, or on the next line where the name is too long). */
+static void help_entry(FILE *f, const struct env_entry *e)
+{
+    const int col = 22, width = 72;
+    int at = fprintf(f, "  %s", e->name);
+    if (at >= col - 1) {
+        fputc('\n', f);
+        at = 0;
+    }
+    fprintf(f, "%*s", col - at, "");
+    at = col;
+    for (const char *w = e->help; *w != '\0';) {
+        size_t len = strcspn(w, " ");
+        if (at > col && at + 1 + (int)len > width) {
+            fprintf(f, "\n%*s", col, "");
+            at = col;
+        } else if (at > col) {
+            fputc(' ', f);
+            ++at;
+        }
+        fprintf(f, "%.*s", (int)len, w);
+        at += (int)len;
+        w += len;
+        while (*w == ' ')
+            ++w;
+    }
+    fputc('\n', f);
+}
+
+void env_usage(FILE *f)
+{
+    fputs("Environment:\n", f);
+    for (int i = 0; i < ENV_COUNT; ++i)
+        if (env_table[i].use == ENV_USER || env_table[i].use == ENV_PEAK)
+            help_entry(f, &env_table[i]);
+    fputs("\nFor measuring and tests only (a run with any of these set is "
+          "peak and not\nreportable; histo.out names them):\n", f);
+    for (int i = 0; i < ENV_COUNT; ++i)
+        if (env_table[i].use == ENV_MEASURE || env_table[i].use == ENV_TEST)
+            help_entry(f, &env_table[i]);
+}
+
+/* The set variables whose use is at least `least`, space-separated, or
+ * "none". */
+static void names_from(FILE *f, enum env_use least)
+{
+    bool any = false;
+    for (int i = 0; i < ENV_COUNT; ++i)
+        if (env_table[i].use >= least && env_value(i) != NULL) {
+            fprintf(f, " %s", env_table[i].name);
+            any = true;
+        }
+    fputs(any ? "\n" : " none\n", f);
+}
+
+void env_report(FILE *f)
+{
+    for (int i = 0; i < ENV_COUNT; ++i) {
+        const char *v = env_value(i);
+        if (v == NULL)
+            continue;
+        /* one line a key: a value's line breaks would start another */
+        fprintf(f, "environment.%s = ", env_table[i].name);
+        for (; *v != '\0'; ++v)
+            fputc(*v == '\n' || *v == '\r' ? ' ' : *v, f);
+        fputc('\n', f);
+    }
+    fputs("environment.peak =", f);
+    names_from(f, ENV_PEAK);
+    fputs("environment.not_reportable =", f);
+    names_from(f, ENV_MEASURE);
+}

@@ -1,0 +1,99 @@
+/*
+ * env.h - every environment variable histo reads, as one table: its
+ * name, what it is for and its --help entry.
+ *
+ * The use decides what a run with the variable set is worth: a user's
+ * variable picks defaults, files and folders and leaves the computation
+ * and its timing as they are; a peak variable changes the kernels, so
+ * the run is peak, not base; a measuring or test variable changes a
+ * plan or a hook for an experiment or a test, so the run is also not
+ * reportable. histo.out names each set variable (environment.NAME) and
+ * the two lists the harness judges a run by (environment.peak,
+ * environment.not_reportable); --help prints the table. Code reads a
+ * variable through env_value, by its id, so none is read without a row
+ * here.
+ */
+#ifndef HISTO_ENV_H
+#define HISTO_ENV_H
+
+#include <stdio.h>
+
+enum env_use { ENV_USER, ENV_PEAK, ENV_MEASURE, ENV_TEST };
+
+/* X(NAME, use, help); NAME's id is ENV_NAME. */
+#define HISTO_ENV_VARS(X)                                                   \
+    X(HISTO_PLATFORM, ENV_USER, "the default --platform")                   \
+    X(HISTO_DEVICE, ENV_USER, "the default --device")                       \
+    X(HISTO_KERNEL_DIR, ENV_USER, "the default --kernels")                  \
+    X(HISTO_NO_TUNE_CACHE, ENV_USER,                                        \
+      "anything but empty or 0: as --no-tune-cache")                        \
+    X(HISTO_TUNE_FILE, ENV_USER, "the tune cache file")                     \
+    X(HOME, ENV_USER,                                                       \
+      "the tune cache is $HOME/.cache/histo/tune.conf when neither "        \
+      "HISTO_TUNE_FILE nor XDG_CACHE_HOME names another")                   \
+    X(XDG_CACHE_HOME, ENV_USER,                                             \
+      "the tune cache is $XDG_CACHE_HOME/histo/tune.conf when "             \
+      "HISTO_TUNE_FILE is unset and this is an absolute path")              \
+    X(HISTO_PROGRAM_CACHE, ENV_USER,                                        \
+      "a folder where built programs are kept and found again (for "        \
+      "implementations without a cache of their own; default: none)")       \
+    X(HISTO_PROGRESS_INTERVAL, ENV_USER,                                    \
+      "seconds between progress lines on stderr, from 0 (none) to 86400 "   \
+      "(default 10)")                                                       \
+    X(HISTO_NVML_LIB, ENV_USER,                                             \
+      "the NVML library read for a GPU's energy (default "                  \
+      "libnvidia-ml.so.1)")                                                 \
+    X(HISTO_POWERCAP_DIR, ENV_USER,                                         \
+      "where a CPU's RAPL energy counters are (default "                    \
+      "/sys/class/powercap)")                                               \
+    X(HISTO_ENERGY_MIN_S, ENV_USER,                                         \
+      "seconds of iterations an energy figure needs, instead of NVML's "    \
+      "1 and RAPL's 0.1")                                                   \
+    X(HISTO_CL_OPTIONS, ENV_PEAK,                                           \
+      "more options for the kernels' compiler, after histo's own; the "     \
+      "build log is then printed too")                                      \
+    X(HISTO_EYE_SHARE_INV, ENV_MEASURE,                                     \
+      "N: a cell joins the eye window with 1/N of the samples (eye "        \
+      "strategies)")                                                        \
+    X(HISTO_EYE_BUCKET_CAP, ENV_MEASURE,                                    \
+      "entries a bucket's area holds (eye_tile_2d); 0: no buckets")         \
+    X(HISTO_TEST_2D_MIN_VALUES, ENV_TEST,                                   \
+      "values from which eye_tile_2d runs")                                 \
+    X(HISTO_TEST_NARROW_MIN_VALUES, ENV_TEST,                               \
+      "values from which 8-bit tiles may be chosen")                        \
+    X(HISTO_TEST_TILE_GROUP, ENV_TEST,                                      \
+      "the tile kernels' work-group size, unchecked")                       \
+    X(HISTO_TEST_MAX_GROUP, ENV_TEST, "the largest work-group size used")   \
+    X(HISTO_TEST_DEVICES_USED, ENV_TEST,                                    \
+      "the devices --device all uses, after measuring each count")          \
+    X(HISTO_TEST_SETS, ENV_TEST, "buffer sets of the streamed pipeline")    \
+    X(HISTO_TEST_PROFILE_EVERY, ENV_TEST,                                   \
+      "iterations between profiled ones")                                   \
+    X(HISTO_TEST_LAST_PLAIN, ENV_TEST,                                      \
+      "1: the last iteration unprofiled")
+
+enum env_var {
+#define ENV_ID(id, use, help) ENV_##id,
+    HISTO_ENV_VARS(ENV_ID)
+#undef ENV_ID
+        ENV_COUNT
+};
+
+struct env_entry {
+    const char *name;
+    enum env_use use;
+    const char *help;
+};
+
+extern const struct env_entry env_table[ENV_COUNT];
+
+/* The variable's value, or NULL where it is unset or empty. */
+const char *env_value(enum env_var v);
+
+/* --help's environment sections, from the table. */
+void env_usage(FILE *f);
+
+/* histo.out's environment.* lines. */
+void env_report(FILE *f);
+
+#endif
