@@ -610,6 +610,23 @@ if [ "$(jget "$W/last.json" .commit)" = unknown ] \
 else
     bad harness.unknown_commit_not_reportable "$(tail -n 2 "$W/nogit.log") $(head -c 300 "$W/last.json")"
 fi
+# a tree copied into another repository's work tree takes no commit
+# from it (tools/commit-id.sh: unknown), while a repository's own top
+# level names its commit
+O=$W/enclosing
+rm -rf "$O" && mkdir -p "$O/copy/tools" "$O/tools" \
+    && cp tools/commit-id.sh "$O/copy/tools/" && cp tools/commit-id.sh "$O/tools/" \
+    && git -C "$O" init -q && git -C "$O" add -A \
+    && git -C "$O" -c user.name=histo -c user.email=histo@example.invalid \
+           commit -qm enclosing
+own=$(git -C "$O" rev-parse --short HEAD 2>/dev/null)
+inner=$(sh "$O/copy/tools/commit-id.sh")
+top=$(sh "$O/tools/commit-id.sh")
+if [ "$inner" = unknown ] && [ -n "$own" ] && [ "$top" = "$own" ]; then
+    ok harness.enclosing_repository_commit_unknown
+else
+    bad harness.enclosing_repository_commit_unknown "copy inside: '$inner', want unknown; top level: '$top', want '$own'"
+fi
 for v in 0 x 101; do
     if REPEAT=$v sh validate/harness.sh run test >"$W/repeat.$v.log" 2>&1; then
         bad "harness.bad_repeat_$v" "REPEAT=$v accepted"
@@ -639,6 +656,22 @@ if grep -q "^116.histo test: run 1 of 1: ./histo --strategy $other -i " "$W/stra
     ok harness.strategy_peak
 else
     bad harness.strategy_peak "$(tail -n 2 "$W/strategy.log") $(jget "$W/last.json" .knobs_why)"
+fi
+# a variable for tests changes a plan: the run is peak and not
+# reportable, the variable named in the line and the record
+HISTO_TEST_MAX_GROUP=64 $MAKE_CMD --no-print-directory run ITERATIONS=3 REPEAT=1 \
+    RESULTS_LOG="$W/peak.jsonl" >"$W/env-test.log" 2>&1
+last_record "$W/peak.jsonl"
+env_why="environment: HISTO_TEST_MAX_GROUP set (for measuring and tests only)"
+if [ "$(jget "$W/last.json" .tuning)" = peak ] \
+   && [ "$(jget "$W/last.json" .knobs_why)" = "HISTO_TEST_MAX_GROUP=64" ] \
+   && [ "$(jget "$W/last.json" .env.HISTO_TEST_MAX_GROUP)" = 64 ] \
+   && jget "$W/last.json" '.not_reportable | join("|")' | grep -qF "$env_why" \
+   && grep '^116.histo test | ' "$W/env-test.log" | grep -qF "| peak | PASS | not reportable: " \
+   && grep '^116.histo test | ' "$W/env-test.log" | grep -qF "$env_why"; then
+    ok harness.test_variable_not_reportable
+else
+    bad harness.test_variable_not_reportable "$(tail -n 2 "$W/env-test.log"); knobs_why $(jget "$W/last.json" .knobs_why)"
 fi
 $MAKE_CMD --no-print-directory run STRATEGY="$dflt" ITERATIONS=3 REPEAT=1 \
     RESULTS_LOG="$W/peak.jsonl" >"$W/default-named.log" 2>&1
@@ -886,6 +919,20 @@ if report_matches report-odd; then
     ok harness.report_odd_values
 else
     bad harness.report_odd_values "$(head -c 600 "$W/report-odd.out")"
+fi
+# a line that is not JSON (a record cut short) is left out and named, on
+# stderr and under the table; control characters a record's strings
+# spell (\n, \t, \r) show as \xNN in the table and the CSV
+if sh validate/report.sh -o "$W/report-notjson" device tests/data/report-notjson.jsonl \
+        >"$W/report-notjson.out" 2>"$W/report-notjson.err" \
+   && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report-notjson.out" \
+      | cmp -s - tests/data/report-notjson.txt \
+   && cmp -s "$W/report-notjson.csv" tests/data/report-notjson.csv \
+   && grep -qx "report: tests/data/report-notjson.jsonl line 2 is not JSON (offset 187: ',' or '}' expected): left out" "$W/report-notjson.err" \
+   && grep -q "<p>Left out, not JSON: tests/data/report-notjson.jsonl line 2.</p>" "$W/report-notjson.html"; then
+    ok harness.report_not_json
+else
+    bad harness.report_not_json "$(head -c 400 "$W/report-notjson.out") $(head -c 200 "$W/report-notjson.err")"
 fi
 if sh validate/report.sh -o "$W/report-bad" nosuch.jsonl >/dev/null 2>&1; then
     bad harness.report_missing_log "a missing log was accepted"

@@ -444,8 +444,11 @@ knobs() {
         && knobs_why="strategy $req requested (the device's default: $(timing strategy.default))"
     [ -n "$from" ] && [ "$from" != default ] \
         && knobs_why="${knobs_why:+$knobs_why, }knobs from $from (batches $(timing config.knobs.batches), tile_rows $(timing config.knobs.tile_rows), replicas $(timing config.knobs.replicas))"
-    [ -n "${HISTO_CL_OPTIONS:-}" ] \
-        && knobs_why="${knobs_why:+$knobs_why, }HISTO_CL_OPTIONS=$HISTO_CL_OPTIONS"
+    # the environment variables that change the kernels, a plan or a
+    # hook (histo's table: histo --help, "Environment"), with their values
+    for v in $(timing environment.peak); do
+        [ "$v" = none ] || knobs_why="${knobs_why:+$knobs_why, }$v=$(timing "environment.$v")"
+    done
     tuning=base
     [ -z "$knobs_why" ] || tuning=peak
 }
@@ -543,7 +546,7 @@ json_strn() {
 json_env() {
     env | LC_ALL=C sort | awk -F= '
         /^(OCL_ICD_|OPENCL_|POCL_|RUSTICL_|MESA_|GALLIUM_|LP_|CUDA_|NVIDIA_|__GL_|INTEL_|SYCL_|ZE_|OCLGRIND_|CL_|HISTO_)[A-Za-z0-9_]*=/ {
-            if ($1 ~ /^HISTO_(MAKE_VARS|EXTRA_VENDORS|OCL_DIR|TEST_.*)$/) next
+            if ($1 ~ /^HISTO_(MAKE_VARS|EXTRA_VENDORS|OCL_DIR)$/) next
             v = substr($0, length($1) + 2)
             gsub(/\\/, "\\\\", v); gsub(/"/, "\\\"", v); gsub(/[\001-\037]/, "", v)
             printf "%s\"%s\":\"%s\"", n++ ? "," : "", $1, v
@@ -671,14 +674,18 @@ run() {
         knobs
     fi
 
-    # which source ran: outside a git checkout (a copy, an archive) that
+    # which source ran, as the build names it (tools/commit-id.sh; the
+    # make variable HISTO_COMMIT where given): outside a checkout of its
+    # own (a copy, an archive, a tree inside another repository) that
     # cannot be checked, and the record says so with null
-    commit=unknown modified=null
-    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-        modified=false
-        [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && modified=true
-    fi
+    cid=${HISTO_COMMIT:-$(sh tools/commit-id.sh)}
+    case $cid in
+        unknown) commit=unknown modified=null ;;
+        *-modified) commit=${cid%-modified} modified=true ;;
+        *) commit=$cid modified=false ;;
+    esac
+    [ -z "${HISTO_COMMIT:-}" ] || modified=null
+    env_not_reportable=$(timing environment.not_reportable)
     # Reportable, as runspec means it: every condition holds.
     nr=$(reportable_reasons)
     reportable=true

@@ -1,7 +1,7 @@
 # validate/jsonl.awk - field(line, key): the value of "key" in one flat
 # JSON line as the harness and make bench write them (strings, numbers,
 # true/false/null), quotes removed and a string's escapes \" \\ \/ \n \t
-# undone (\uXXXX stays as written); "" when absent.
+# \r \b \f undone (\uXXXX stays as written); "" when absent.
 # Prepended to the awk programs of validate/report.sh, bench/bench-plot.sh,
 # bench/results-table.sh and bench/scaling-table.sh.
 function field(line, key,    m, out, c, i) {
@@ -20,6 +20,9 @@ function field(line, key,    m, out, c, i) {
             c = substr(m, ++i, 1)
             if (c == "n") c = "\n"
             else if (c == "t") c = "\t"
+            else if (c == "r") c = "\r"
+            else if (c == "b") c = "\b"
+            else if (c == "f") c = "\f"
             else if (c == "u") c = "\\u"
         }
         out = out c

@@ -22,7 +22,9 @@
 # PREFIX.csv (default results/report) holds the same, one column per
 # field, PREFIX.html the table as a page; PREFIX.png, where gnuplot is
 # installed, draws the times as bars, one cluster per row, one bar per
-# column.
+# column. A line of a log that is not JSON is left out and named (on
+# stderr, under the table and on the page); control characters in a
+# record's text show as \xNN.
 set -u
 prefix=results/report
 if [ "${1:-}" = -o ]; then
@@ -43,7 +45,24 @@ for f in "$@"; do
     [ -r "$f" ] || { echo "report: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$(dirname "$prefix")" || exit 1
-awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" -v dat="$prefix.dat" "$(cat "$(dirname "$0")/jsonl.awk")"'
+# the lines that are not JSON (a run killed while it wrote, an edit by
+# hand): "FILE<TAB>LINE<TAB>WHY" each, left out of the table and named
+notjson=$(for f in "$@"; do
+    awk -v check=1 -f "$(dirname "$0")/json.awk" "$f" \
+        | while IFS= read -r l; do printf '%s\t%s\t%s\n' "$f" "${l%%:*}" "${l#*: }"; done
+done)
+NOTJSON=$notjson awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" -v dat="$prefix.dat" "$(cat "$(dirname "$0")/jsonl.awk")"'
+BEGIN {
+    nskip = split(ENVIRON["NOTJSON"], skipped, "\n")
+    for (i = 1; i <= nskip; i++) {
+        split(skipped[i], part, "\t")
+        skip[part[1], part[2]] = 1
+    }
+    # control characters (a record'"'"'s \n, \t, \r) shown as \xNN
+    for (i = 1; i < 32; i++) ctl[sprintf("%c", i)] = sprintf("\\x%02x", i)
+    ctl["\177"] = "\\x7f"
+}
+(FILENAME, FNR) in skip { next }
 /^\{/ {
     row = field($0, "dataset")
     if (row != "") {                      # make run
@@ -85,6 +104,7 @@ awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" 
     # a record whose figures cannot be (not a number, not above zero, not
     # finite) is INVALID, whatever its result says
     if (bad != "" && result == "PASS") result = "INVALID (" bad ")"
+    row = clean(row); result = clean(result)
     # a failed record has no time and no ratio
     if (result != "PASS") { us = ""; ratio = "" }
     # a passing record without a figure in this metric has no cell
@@ -104,7 +124,16 @@ awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" 
     cell_us[row, col] = us; cell_ratio[row, col] = ratio == "" ? "" : (host ? "host x" : "x") ratio
     cell_result[row, col] = result; has[row, col] = 1
 }
-function named(x) { return x == "" || x == "null" ? "(none)" : x }
+function named(x) { return x == "" || x == "null" ? "(none)" : clean(x) }
+function clean(x,    out, i, c) {
+    if (x !~ /[\001-\037\177]/) return x
+    out = ""
+    for (i = 1; i <= length(x); i++) {
+        c = substr(x, i, 1)
+        out = out (c in ctl ? ctl[c] : c)
+    }
+    return out
+}
 # checked(VALUE, NAME, SCALE): VALUE times SCALE where VALUE is a plain
 # positive finite number; "" where absent (null); else "" and NAME noted
 # in bad, the record then INVALID.
@@ -127,6 +156,13 @@ function hline(label, h,    line, c) {
 }
 function esc(x) { gsub(/&/, "\\&amp;", x); gsub(/</, "\\&lt;", x); gsub(/>/, "\\&gt;", x); return x }
 END {
+    left = ""
+    for (i = 1; i <= nskip; i++) {
+        if (skipped[i] == "") continue
+        split(skipped[i], part, "\t")
+        printf "report: %s line %s is not JSON (%s): left out\n", part[1], part[2], part[3] > "/dev/stderr"
+        left = left (left != "" ? "; " : "") clean(part[1]) " line " part[2]
+    }
     if (nr == 0) { print "report: no record has a figure for METRIC=" metric > "/dev/stderr"; exit 1 }
     w = 27
     for (c = 1; c <= nc; c++) {
@@ -178,7 +214,10 @@ END {
         printf "\n" > dat
         print "</tr>" > html
     }
-    print "</table>\n<p>wall: make run, the median over its runs of the host clock over the timed iterations; device: the median device time of one iteration (OpenCL profiling events); energy: millijoules per iteration from the device\047s own counter (NVML, RAPL). x: the ratio to the Spec reference machine; host x: to sequential C on the same host. A failed record shows no time.</p>\n</body>\n</html>" > html
+    if (left != "") print "(left out, not JSON: " left ")"
+    print "</table>" > html
+    if (left != "") print "<p>Left out, not JSON: " esc(left) ".</p>" > html
+    print "<p>wall: make run, the median over its runs of the host clock over the timed iterations; device: the median device time of one iteration (OpenCL profiling events); energy: millijoules per iteration from the device\047s own counter (NVML, RAPL). x: the ratio to the Spec reference machine; host x: to sequential C on the same host. A failed record shows no time.</p>\n</body>\n</html>" > html
 }' "$@" || exit 1
 echo "CSV: $prefix.csv"
 echo "HTML: $prefix.html"

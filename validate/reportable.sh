@@ -6,8 +6,8 @@
 # Reads: size (the dataset), n and d_iterations (the iterations run and
 # the Spec's), repeat (validated runs), all_result (PASS or FAIL),
 # ref_kind (spec or host), kind and kind_why (the device's kind), info
-# (empty when no device opened), modified (true, false or null) and
-# commit. Base and peak (tuning) are both reportable: peak's knobs are
+# (empty when no device opened), modified (true, false or null),
+# commit and env_not_reportable (histo.out's environment.not_reportable). Base and peak (tuning) are both reportable: peak's knobs are
 # in the record.
 reportable_reasons() {
     [ "$size" = ref ] || echo "workload: $size, not ref (SPEC reports the ref workload only)"
@@ -19,4 +19,5 @@ reportable_reasons() {
     [ -n "$info" ] || echo "device: none opened"
     [ "$modified" != true ] || echo "source: the tree has uncommitted changes to tracked files"
     [ "$commit" != unknown ] || echo "source: not a git checkout, so the commit that built it is unknown"
+    [ "${env_not_reportable:-none}" = none ] || echo "environment: $env_not_reportable set (for measuring and tests only)"
 }
