@@ -6,14 +6,15 @@
 #   sh bench/cpu-plan.sh OUTDIR LABEL=HISTO [LABEL=HISTO...]
 #   RUNS=3 SIZES="1M 4M 16M" THREADS="16 32 default" sh bench/cpu-plan.sh ...
 #
-# Inputs (build/histo-gen, made once in OUTDIR): 1M = the test dataset
-# (Spec/test.conf's generator_args), 4M = histo-gen's default eye on
-# 2048x2048, 16M = on 4096x4096; 256x8192 bins. For each input,
+# Inputs (build/histo-gen, made once in OUTDIR): 256K = histo-gen's
+# default eye on 512x512, 1M = the test dataset (Spec/test.conf's
+# generator_args), 4M = the default eye on 2048x2048, 16M = on 4096x4096;
+# 256x8192 bins. For each input,
 # build/ref-bench INPUT 0.5 runs once per pass (RUNS passes); then each
 # HISTO binary (say before and after a change) runs with --strategy cpu
 # at each thread count: POCL_CPU_MAX_CU_COUNT and POCL_MAX_PTHREAD_COUNT
-# set to T, both unset for "default". Iterations: 100 at 1M, 40 at 4M,
-# 20 at 16M, after one 3-iteration warm-up per binary and input. Every
+# set to T, both unset for "default". Iterations: 200 at 256K, 100 at 1M,
+# 40 at 4M, 20 at 16M, after one 3-iteration warm-up per binary and input. Every
 # run's own check must pass (else the row says FAIL and the exit status
 # is 1). Prints one tab-separated row a run:
 #   label threads input values pass wall_us device_us count_us merge_us
@@ -51,10 +52,11 @@ printf 'label\tthreads\tinput\tvalues\tpass\twall_us\tdevice_us\tcount_us\tmerge
 for size in $SIZES; do
     in="$W/$size.bin"
     case $size in
+        256K) args="--image 512x512"; iters=200 ;;
         1M) args=$(sed -n 's/^generator_args = //p' Spec/test.conf); iters=100 ;;
         4M) args="--image 2048x2048"; iters=40 ;;
         16M) args="--image 4096x4096"; iters=20 ;;
-        *) echo "unknown size '$size' (1M, 4M, 16M)" >&2; exit 2 ;;
+        *) echo "unknown size '$size' (256K, 1M, 4M, 16M)" >&2; exit 2 ;;
     esac
     # shellcheck disable=SC2086
     [ -s "$in" ] || build/histo-gen -o "$in" $args >/dev/null || exit 1

@@ -27,7 +27,11 @@ double cpu_plan_cost_us(uint64_t n, uint64_t bytes, uint64_t units,
     const uint64_t turns = (batches + units - 1) / units;
     const double command = HISTO_CPU_COMMAND_US
                            + HISTO_CPU_COMMAND_US_PER_UNIT * (double)units;
-    const double count = HISTO_CPU_COUNT_NS_PER_VALUE * 1e-3 * (double)n
+    /* batch 0 also zeroes the output, worth bytes /
+     * HISTO_CPU_ZERO_BYTES_PER_VALUE values, which the batches share */
+    const double values = (double)n
+                          + (double)(bytes / HISTO_CPU_ZERO_BYTES_PER_VALUE);
+    const double count = HISTO_CPU_COUNT_NS_PER_VALUE * 1e-3 * values
                          * (double)turns / (double)batches;
     double merge = 0;
     if (batches > 1) {

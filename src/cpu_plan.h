@@ -8,7 +8,8 @@
  * The model (docs/bench/cpu-model-fbe22be.md, params.h's constants): an
  * iteration costs one command a kernel (two with a merge, one for a
  * single batch, which counts straight into the output), the count of
- * n / B values on each of B cores, and the merge of B - 1 private
+ * n / B values on each of B cores (and the output's zeroing, shared
+ * out by shortening batch 0), and the merge of B - 1 private
  * histograms spread over its work-groups' cores. More batches shorten
  * the count and lengthen the merge; a small input on many cores gets
  * few, down to one batch and one command.
