@@ -50,6 +50,7 @@ struct cpu_state {
     struct strategy_buffers b;
     struct cpu_plan plan;
     bool pocl;               /* the platform is PoCL (the report's hint)    */
+    uint64_t values;         /* the chunk's values (the report's hint)      */
 };
 
 /* Loop iterations one work-item of the cpu kernels makes, counted as a
@@ -274,6 +275,7 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
     if ((status = strategy_buffers_create(&s->b, env, kernel_names, K_NUM,
                                           partial_bytes)) != HISTO_OK)
         goto fail;
+    s->values = env->input->nvalues;
     s->pocl = env->device->platform_name != NULL
               && strstr(env->device->platform_name,
                         "Portable Computing Language") != NULL;
@@ -367,15 +369,21 @@ static void cpu_report(const void *opaque, FILE *f)
      * those a plan of fewer work-groups leaves idle, and that costs most
      * on many cores; neither fewer groups nor a sub-device avoided it on
      * PoCL 5.0 (docs/design.md). Its own variable does, and only the user
-     * may set it. */
-    if (s->pocl && p->units >= 16 && units_used * 2 <= p->units)
-        fprintf(f, "cpu.hint = the plan keeps %llu of %llu compute units "
-                   "busy; PoCL wakes all %llu threads for every command: "
-                   "POCL_CPU_MAX_CU_COUNT=%llu may make each command "
-                   "cheaper\n",
-                (unsigned long long)units_used, (unsigned long long)p->units,
-                (unsigned long long)p->units,
-                (unsigned long long)units_used);
+     * may set it: named where the model puts the input at under 3/4 of
+     * this plan's cost on fewer threads. */
+    double fewer_us = 0;
+    const uint64_t fewer = cpu_plan_units(s->values, p->stride, p->units,
+                                          &fewer_us);
+    const double plan_us = cpu_plan_cost_us(s->values, p->stride, p->units,
+                                            p->batches);
+    if (s->pocl && fewer < p->units && fewer_us < 0.75 * plan_us)
+        fprintf(f, "cpu.hint = PoCL wakes all %llu of its threads for every "
+                   "command; the cost model (docs/design.md) puts an "
+                   "iteration at %.0f us on %llu threads against %.0f on "
+                   "%llu: POCL_CPU_MAX_CU_COUNT=%llu may make it faster\n",
+                (unsigned long long)p->units, fewer_us,
+                (unsigned long long)fewer, plan_us,
+                (unsigned long long)p->units, (unsigned long long)fewer);
 }
 
 static void cpu_summary(const void *opaque, FILE *f)

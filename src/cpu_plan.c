@@ -59,3 +59,19 @@ uint64_t cpu_plan_batches(uint64_t n, uint64_t bytes, uint64_t units)
     }
     return best;
 }
+
+uint64_t cpu_plan_units(uint64_t n, uint64_t bytes, uint64_t units,
+                        double *us)
+{
+    uint64_t best = 1;
+    *us = cpu_plan_cost_us(n, bytes, 1, 1);
+    for (uint64_t u = 2; u <= units; u *= 2) {
+        const double t = cpu_plan_cost_us(n, bytes, u,
+                                          cpu_plan_batches(n, bytes, u));
+        if (t < *us) {
+            best = u;
+            *us = t;
+        }
+    }
+    return best;
+}

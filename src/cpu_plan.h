@@ -38,4 +38,11 @@ double cpu_plan_cost_us(uint64_t n, uint64_t bytes, uint64_t units,
  * `units` (at least 1), the fewer on a tie. */
 uint64_t cpu_plan_batches(uint64_t n, uint64_t bytes, uint64_t units);
 
+/* The compute units, a power of two from 1 to `units`, on which the
+ * model finds n values cheapest with their best batches, and that cost
+ * in *us: what the device would cost with its runtime held to fewer
+ * threads (PoCL wakes all of its threads for every command). */
+uint64_t cpu_plan_units(uint64_t n, uint64_t bytes, uint64_t units,
+                        double *us);
+
 #endif

@@ -1251,6 +1251,14 @@ static void test_cpu_plan(void)
         ok = b >= 1 && b <= u && (b & (b - 1)) == 0;
     }
     check(ok, "cpu_plan.batches_bounds", "a count out of bounds");
+    /* the threads the model would rather have on many cores (the hint
+     * of histo.out): 16 of 64 for the test dataset, all 16 of 16 */
+    double us64 = 0, us16 = 0;
+    check(cpu_plan_units(test, mib2, 64, &us64) == 16
+              && cpu_plan_units(test, mib2, 16, &us16) == 16
+              && us64 == us16
+              && us64 < cpu_plan_cost_us(test, mib2, 64, 16),
+          "cpu_plan.units", "%.1f, %.1f us", us64, us16);
     /* the cost it minimises: a merge only with batches, the count shared */
     check(cpu_plan_cost_us(test, mib2, 2, 2) < cpu_plan_cost_us(test, mib2, 2, 1)
               && cpu_plan_cost_us(0, mib2, 64, 1)
