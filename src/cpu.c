@@ -1,13 +1,15 @@
 /*
  * cpu.c - host side of the cpu strategy: plan the batches and merge ranges
- * from the device's compute units, own the buffers, enqueue count -> merge.
+ * (cpu_plan.h: from the input's size, the histogram's size and the
+ * device's compute units), own the buffers, enqueue count -> merge.
  *
  * The 116.histo description lets architectures with an implicit cache skip
  * the eye analysis; on them local memory is just cached memory and local
  * atomics and barriers are expensive (PoCL's pthread device). So each
- * compute unit counts a batch of the input into a byte histogram of its
- * own with plain increments, batch 0 straight into the output, and the
- * merge adds the touched lines of the others to it. One work-item per
+ * batch of the input is counted into a byte histogram of its own with
+ * plain increments, batch 0 straight into the output, and the merge adds
+ * the touched lines of the others to it; one batch is one command, with
+ * no merge. One work-item per
  * work-group throughout: on PoCL a work-group runs on one core as a plain
  * loop. docs/design.md has the designs measured against this one.
  *
@@ -18,10 +20,12 @@
  */
 #include "cpu.h"
 
+#include "cpu_plan.h"
 #include "params.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const sources[] = {"cpu_count.cl", "cpu_merge.cl"};
 static const char *const kernel_names[] = {"cpu_count", "cpu_merge"};
@@ -34,9 +38,10 @@ struct cpu_plan {
     cl_uint privates;        /* B - 1 private histograms                    */
     cl_ulong stride;         /* bytes per private histogram: whole lines    */
     cl_uint nlines;          /* lines of 2^HISTO_CPU_LINE_LOG2 bins         */
-    cl_uint merge_groups;    /* work-groups of the merge                    */
+    cl_uint merge_groups;    /* work-groups of the merge, 0: none (B = 1)   */
     cl_uint lines_per_group; /* lines each merge work-group owns            */
     uint64_t partial_bytes;  /* privates * stride                           */
+    uint64_t units;          /* the device's compute units                  */
 };
 
 /* b first, so that the strategy_buffers_ functions take the state as
@@ -44,6 +49,8 @@ struct cpu_plan {
 struct cpu_state {
     struct strategy_buffers b;
     struct cpu_plan plan;
+    bool pocl;               /* the platform is PoCL (the report's hint)    */
+    uint64_t values;         /* the chunk's values (the report's hint)      */
 };
 
 /* Loop iterations one work-item of the cpu kernels makes, counted as a
@@ -110,8 +117,9 @@ static void split_batches(uint64_t n, uint64_t nbins, uint64_t batches,
     }
 }
 
-/* B one batch per compute unit (--batches overrides), never more batches
- * than values and, unless asked for, never more private histograms than
+/* B as the cost model chooses (cpu_plan_batches; --batches overrides),
+ * never more batches than values and, unless asked for, never more
+ * private histograms than
  * one allocation below HISTO_CPU_PRIVATE_BYTES holds. On a device that
  * ends loops early (loop_limit), more batches, as many as keep every
  * work-item's loops within it. Fills the plan's batches, first, slice,
@@ -130,7 +138,7 @@ static int plan_batches(struct cpu_plan *p, const struct strategy_env *env,
     const uint64_t most = room / stride + 1;
     uint64_t batches = env->knobs.v[KNOB_BATCHES];
     if (batches == 0) {
-        batches = device_units(dev);
+        batches = cpu_plan_batches(n, stride, device_units(dev));
         if (batches > n)
             batches = n;
         if (batches > most)
@@ -176,15 +184,21 @@ static int plan_batches(struct cpu_plan *p, const struct strategy_env *env,
     return HISTO_OK;
 }
 
-/* The merge: HISTO_CPU_MERGE_SPLIT ranges of lines per compute unit, more
- * (of fewer lines) where a work-item's loops must stay within budget. */
+/* The merge: HISTO_CPU_MERGE_SPLIT ranges of lines per batch
+ * (cpu_plan_merge_groups), more (of fewer lines) where a work-item's loops
+ * must stay within budget; none for one batch. */
 static int plan_merge(struct cpu_plan *p, const struct strategy_env *env,
                       uint64_t budget)
 {
     const uint64_t nlines = p->nlines;
-    uint64_t groups = device_units(env->device) * HISTO_CPU_MERGE_SPLIT;
-    if (groups > nlines)
-        groups = nlines;
+    p->units = device_units(env->device);
+    p->partial_bytes = p->privates * p->stride;
+    uint64_t groups = cpu_plan_merge_groups(p->batches, nlines);
+    if (groups == 0) {
+        p->merge_groups = 0;
+        p->lines_per_group = 0;
+        return HISTO_OK;
+    }
     uint64_t per_group = (nlines + groups - 1) / groups;
     while (per_group > 1 && merge_trips(p->privates, per_group) > budget)
         per_group = (per_group + 1) / 2;
@@ -201,7 +215,6 @@ static int plan_merge(struct cpu_plan *p, const struct strategy_env *env,
     groups = (nlines + per_group - 1) / per_group;
     p->merge_groups = (cl_uint)groups;
     p->lines_per_group = (cl_uint)per_group;
-    p->partial_bytes = p->privates * p->stride;
     return HISTO_OK;
 }
 
@@ -262,10 +275,15 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
     if ((status = strategy_buffers_create(&s->b, env, kernel_names, K_NUM,
                                           partial_bytes)) != HISTO_OK)
         goto fail;
+    s->values = env->input->nvalues;
+    s->pocl = env->device->platform_name != NULL
+              && strstr(env->device->platform_name,
+                        "Portable Computing Language") != NULL;
     /* one work-item a group: on PoCL a group runs on one core as a plain
-     * loop (the top of this file) */
+     * loop (the top of this file); one batch launches the count alone */
+    s->b.nkernels = cpu_plan_commands(p->batches);
     s->b.global[K_COUNT] = p->batches;
-    s->b.global[K_MERGE] = p->merge_groups;
+    s->b.global[K_MERGE] = p->merge_groups > 0 ? p->merge_groups : 1;
     s->b.local[K_COUNT] = s->b.local[K_MERGE] = 1;
 
     /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
@@ -298,6 +316,24 @@ fail:
     return status;
 }
 
+/* An iteration; with one batch the merge is not launched, and its event
+ * slot holds the count's event again (strategy.h: a repeated event is a
+ * kernel the plan did not launch). */
+static int cpu_enqueue(void *opaque, cl_command_queue queue,
+                       cl_event *events)
+{
+    int status = HISTO_OK;
+    struct cpu_state *s = opaque;
+    if ((status = strategy_buffers_enqueue(s, queue, events)) != HISTO_OK)
+        return status;
+    if (s->b.nkernels < K_NUM) {
+        CL_CALL(clRetainEvent(events[K_COUNT]));
+        events[K_MERGE] = events[K_COUNT];
+    }
+fail:
+    return status;
+}
+
 static void cpu_used(const void *opaque, struct knob_used *u)
 {
     const struct cpu_state *s = opaque;
@@ -321,11 +357,43 @@ static void cpu_report(const void *opaque, FILE *f)
     fprintf(f, "config.work_group.cpu_merge = 1\n");
     fprintf(f, "config.partial_bytes = %llu\n",
             (unsigned long long)p->partial_bytes);
+    const uint64_t used = p->merge_groups > p->batches ? p->merge_groups
+                                                        : p->batches;
+    const uint64_t units_used = used < p->units ? used : p->units;
+    fprintf(f, "cpu.commands_per_iteration = %u\n",
+            cpu_plan_commands(p->batches));
+    fprintf(f, "cpu.compute_units = %llu\n", (unsigned long long)p->units);
+    fprintf(f, "cpu.compute_units_used = %llu\n",
+            (unsigned long long)units_used);
+    /* PoCL's CPU device wakes every worker thread for each command, also
+     * those a plan of fewer work-groups leaves idle, and that costs most
+     * on many cores; neither fewer groups nor a sub-device avoided it on
+     * PoCL 5.0 (docs/design.md). Its own variable does, and only the user
+     * may set it: named where the model puts the input at under 3/4 of
+     * this plan's cost on fewer threads. */
+    double fewer_us = 0;
+    const uint64_t fewer = cpu_plan_units(s->values, p->stride, p->units,
+                                          &fewer_us);
+    const double plan_us = cpu_plan_cost_us(s->values, p->stride, p->units,
+                                            p->batches);
+    if (s->pocl && fewer < p->units && fewer_us < 0.75 * plan_us)
+        fprintf(f, "cpu.hint = PoCL wakes all %llu of its threads for every "
+                   "command; the cost model (docs/design.md) puts an "
+                   "iteration at %.0f us on %llu threads against %.0f on "
+                   "%llu: POCL_CPU_MAX_CU_COUNT=%llu may make it faster\n",
+                (unsigned long long)p->units, fewer_us,
+                (unsigned long long)fewer, plan_us,
+                (unsigned long long)p->units, (unsigned long long)fewer);
 }
 
 static void cpu_summary(const void *opaque, FILE *f)
 {
     const struct cpu_state *s = opaque;
+    if (s->plan.batches == 1) {
+        fputs("B=1 batch counted straight into the output, one command "
+              "an iteration", f);
+        return;
+    }
     fprintf(f, "B=%u batches (batch 0 into the output, %u private 8-bit "
                "histograms), merged in %u ranges of %u lines",
             s->plan.batches, s->plan.privates, s->plan.merge_groups,
@@ -342,7 +410,12 @@ const struct strategy cpu_strategy = {
     .defines = cpu_defines,
     .fits = cpu_fits,
     .setup = cpu_setup,
-    STRATEGY_BUFFERS_METHODS,
+    .enqueue = cpu_enqueue,
+    .enqueue_last = strategy_buffers_enqueue_last,
+    .download = strategy_buffers_download,
+    .output = strategy_buffers_output,
+    .bind = strategy_buffers_bind,
+    .release = strategy_buffers_release,
     .report = cpu_report,
     .used = cpu_used,
     .summary = cpu_summary,

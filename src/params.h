@@ -199,10 +199,21 @@
  * hung), though its largest allocation is 20 GiB. */
 #define HISTO_CPU_PRIVATE_BYTES (UINT64_C(1) << 31)
 
-/* cpu strategy: merge work-groups per compute unit. More than one lets the
+/* cpu strategy: merge work-groups per batch. More than one lets the
  * runtime balance ranges that hold more counts than others (an eye
  * off-centre); each extra group costs a few microseconds on PoCL. */
 #define HISTO_CPU_MERGE_SPLIT 4u
+
+/* cpu strategy: the cost model the plan chooses its batches by
+ * (cpu_plan.h), fitted on PoCL 5.0 hosts of 16, 32 and 64 cores and PoCL
+ * 3.1 on 2 (docs/bench/cpu-model-fbe22be.md): counting takes about 1 ns
+ * a value on one core, the merge about 100 us a MiB of private
+ * histograms a core, and a command about 50 us plus 5 us a compute unit
+ * (the runtime wakes every worker thread for each). */
+#define HISTO_CPU_COUNT_NS_PER_VALUE 1.0
+#define HISTO_CPU_MERGE_US_PER_MIB 100.0
+#define HISTO_CPU_COMMAND_US 50.0
+#define HISTO_CPU_COMMAND_US_PER_UNIT 5.0
 
 /* cpu strategy: batch 0 zeroes the output before counting into it, so it
  * gets fewer values: zeroing this many bytes took about as long as

@@ -315,6 +315,8 @@ static void print_iterations(const struct report *r, FILE *f,
      * HISTO_TEST_LAST_PLAIN with one iteration), there are none to give. */
     const bool profiled = t->host_reason == NULL && t->samples > 0;
     for (size_t k = 0; k < t->nkernels && profiled; ++k) {
+        if (!(t->kernels_launched & (1u << k)))
+            continue;
         char key[128];
         snprintf(key, sizeof key, "kernel.%s", r->strategy->kernels[k]);
         print_stats(f, key, kernel_stats(t, k, scratch));

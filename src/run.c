@@ -49,6 +49,10 @@ static int harvest(const struct run_plan *p, cl_event *events,
         for (size_t e = 0; e < p->nevents; ++e) {
             cl_ulong start = 0, end = 0;
             cl_event ev = events[i * p->nevents + e];
+            /* the event of the slot before again: a kernel the plan did
+             * not launch (strategy.h), timed once */
+            if (e > 0 && ev == events[i * p->nevents + e - 1])
+                continue;
             CL_CALL(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
                                             sizeof start, &start, NULL));
             CL_CALL(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END,
@@ -62,8 +66,10 @@ static int harvest(const struct run_plan *p, cl_event *events,
                 t->combine_us[it] += us;
             else if (tag.kind == RUN_TAG_MOVE)
                 t->move_us[it] += us;
-            else
+            else {
                 t->kernel_us[it * t->nkernels + tag.kind] += us;
+                t->kernels_launched |= 1u << tag.kind;
+            }
             /* a share is busy counting; its partial's copies and the
              * additions on the first device run on queues beside that
              * (and a kernel's span there includes waiting for the

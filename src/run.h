@@ -91,6 +91,9 @@ struct run_times {
                             moves and gathers, which run beside it)   */
     double *span_us;     /* [sample]: first start to last end on the
                             device, or host time when synced          */
+    unsigned kernels_launched; /* bit k: kernel k ran in a profiled
+                                  iteration (a plan may launch fewer
+                                  than the strategy has)              */
     bool has_transfer, has_combine, has_move, synced;
     double wall_s;       /* host clock: first enqueue to the last event's
                             completion                                */

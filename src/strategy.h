@@ -77,7 +77,10 @@ struct strategy {
      * retains env->values for as long as the state lives; may enqueue
      * fills on env->queue (strategy_setup waits for them). */
     int (*setup)(const struct strategy_env *env, void **state);
-    /* Enqueues one whole iteration; events[k] belongs to kernels[k]. */
+    /* Enqueues one whole iteration; events[k] belongs to kernels[k]. A
+     * kernel the plan does not launch (cpu's merge of one batch) gets the
+     * event of the kernel before it again, retained: every slot holds an
+     * event to wait on and release, and the times count it once. */
     int (*enqueue)(void *state, cl_command_queue queue, cl_event *events);
     /* Optional (NULL where not offered): the same iteration with an event
      * for its last kernel alone (*last), for an iteration that is not

@@ -11,6 +11,7 @@
 #include "choose.h"
 #include "cli.h"
 #include "counts.h"
+#include "cpu_plan.h"
 #include "device.h"
 #include "energy.h"
 #include "error.h"
@@ -1210,6 +1211,62 @@ static void test_reference(void)
 /* --device all's count from wall means given here, worked out by hand:
  * the least; a count within CHOOSE_MARGIN of it with fewer devices
  * instead; ties to the fewer. */
+/* The cpu strategy's plan (cpu_plan.h): batches by the cost model, the
+ * merge's groups, the commands an iteration. */
+static void test_cpu_plan(void)
+{
+    const uint64_t mib2 = 2097152; /* 256x8192 bins */
+    check(cpu_plan_merge_groups(1, 32768) == 0
+              && cpu_plan_merge_groups(2, 32768) == 8
+              && cpu_plan_merge_groups(16, 32768) == 64
+              && cpu_plan_merge_groups(16, 3) == 3,
+          "cpu_plan.merge_groups", "a count differs");
+    check(cpu_plan_commands(1) == 1 && cpu_plan_commands(2) == 2
+              && cpu_plan_commands(64) == 2,
+          "cpu_plan.commands", "a count differs");
+    /* the test dataset: a batch a core on 2 to 8 cores, fewer beyond */
+    const uint64_t test = 996 * 1040;
+    check(cpu_plan_batches(test, mib2, 1) == 1
+              && cpu_plan_batches(test, mib2, 2) == 2
+              && cpu_plan_batches(test, mib2, 8) == 8
+              && cpu_plan_batches(test, mib2, 16) == 8
+              && cpu_plan_batches(test, mib2, 64) == 16,
+          "cpu_plan.batches_test_input", "%llu at 64 units",
+          (unsigned long long)cpu_plan_batches(test, mib2, 64));
+    /* 16.7M values: every core */
+    check(cpu_plan_batches(16777216, mib2, 16) == 16
+              && cpu_plan_batches(16777216, mib2, 64) == 64,
+          "cpu_plan.batches_large_input", "%llu at 64 units",
+          (unsigned long long)cpu_plan_batches(16777216, mib2, 64));
+    /* a small input: one batch, one command; and a small histogram with
+     * many values: every core */
+    check(cpu_plan_batches(1000, mib2, 64) == 1
+              && cpu_plan_batches(100000, mib2, 2) == 1
+              && cpu_plan_batches(1000000, 4096, 64) == 64,
+          "cpu_plan.batches_small", "a count differs");
+    /* never beyond the units, a power of two, never 0 */
+    bool ok = cpu_plan_batches(test, mib2, 0) == 1;
+    for (uint64_t u = 1; u <= 200 && ok; ++u) {
+        const uint64_t b = cpu_plan_batches(test, mib2, u);
+        ok = b >= 1 && b <= u && (b & (b - 1)) == 0;
+    }
+    check(ok, "cpu_plan.batches_bounds", "a count out of bounds");
+    /* the threads the model would rather have on many cores (the hint
+     * of histo.out): 16 of 64 for the test dataset, all 16 of 16 */
+    double us64 = 0, us16 = 0;
+    check(cpu_plan_units(test, mib2, 64, &us64) == 16
+              && cpu_plan_units(test, mib2, 16, &us16) == 16
+              && us64 == us16
+              && us64 < cpu_plan_cost_us(test, mib2, 64, 16),
+          "cpu_plan.units", "%.1f, %.1f us", us64, us16);
+    /* the cost it minimises: a merge only with batches, the count shared */
+    check(cpu_plan_cost_us(test, mib2, 2, 2) < cpu_plan_cost_us(test, mib2, 2, 1)
+              && cpu_plan_cost_us(0, mib2, 64, 1)
+                     < cpu_plan_cost_us(0, mib2, 64, 2),
+          "cpu_plan.cost", "%.1f, %.1f us", cpu_plan_cost_us(test, mib2, 2, 2),
+          cpu_plan_cost_us(test, mib2, 2, 1));
+}
+
 static void test_choose_fastest(void)
 {
     const double small[] = {67.3, 169.6, 250.0, 313.8};
@@ -2487,6 +2544,7 @@ static const struct {
     {"tune_cache_concurrent", test_tune_cache_concurrent},
     {"counts_digest", test_counts_digest},
     {"reference", test_reference},
+    {"cpu_plan", test_cpu_plan},
     {"choose_fastest", test_choose_fastest},
     {"progress_line", test_progress_line},
     {"strategy_table", test_strategy_table},
