@@ -7,10 +7,13 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* NVML's counter is in millijoules but follows the driver's power
  * sampling, so a figure needs about a second of iterations; RAPL's is in
@@ -127,22 +130,51 @@ static void open_nvml(struct energy_device *d)
     nvml_release();
 }
 
-/* A whole file's first line as a number; false when unreadable. */
-static bool read_number(const char *path, uint64_t *v)
+/* A counter file's first line as a number. False, with why the file
+ * failed in why (after its path), where it cannot be opened or read, is
+ * not a regular file (sysfs's counters are: a FIFO in its place would
+ * block the read forever, so it is opened without blocking and looked
+ * at first) or holds no number. */
+static bool read_number(const char *path, uint64_t *v, char *why,
+                        size_t len)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const int e = errno;
+        snprintf(why, len, "%s cannot be opened: %s%s", path, strerror(e),
+                 e == EACCES || e == EPERM ? " (root only on many kernels)"
+                                           : "");
         return false;
+    }
+    struct stat st;
     char buf[64];
-    const bool got = fgets(buf, sizeof buf, f) != NULL;
-    fclose(f);
-    if (!got)
+    ssize_t got = -1;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, len, "%s cannot be read: %s", path, strerror(errno));
+    } else if (!S_ISREG(st.st_mode)) {
+        snprintf(why, len, "%s is not a regular file (a folder, FIFO or "
+                 "device)", path);
+    } else if ((got = read(fd, buf, sizeof buf - 1)) < 0) {
+        snprintf(why, len, "%s cannot be read: %s%s", path, strerror(errno),
+                 errno == EACCES || errno == EPERM
+                     ? " (root only on many kernels)" : "");
+    }
+    close(fd);
+    if (got < 0)
         return false;
+    buf[got] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
     char *end;
     errno = 0;
     const unsigned long long n = strtoull(buf, &end, 10);
-    if (end == buf || errno != 0 || (*end != '\n' && *end != '\0'))
+    if (end == buf || errno != 0 || *end != '\0' || buf[0] == '-') {
+        /* the text as printable characters, at most 20 */
+        for (char *c = buf; *c != '\0'; ++c)
+            if ((unsigned char)*c < 32 || (unsigned char)*c > 126)
+                *c = '?';
+        snprintf(why, len, "%s holds no number: '%.20s'", path, buf);
         return false;
+    }
     *v = n;
     return true;
 }
@@ -173,12 +205,13 @@ static size_t rapl_domains(const char *dir, char names[][ENERGY_PATH_MAX],
     return n;
 }
 
-/* Reads domain k's counter of d into *uj. */
-static bool rapl_read(const struct energy_device *d, size_t k, uint64_t *uj)
+/* Reads domain k's counter of d into *uj; why it failed in why. */
+static bool rapl_read(const struct energy_device *d, size_t k, uint64_t *uj,
+                      char *why, size_t len)
 {
     char path[ENERGY_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/energy_uj", d->domain[k]);
-    return read_number(path, uj);
+    return read_number(path, uj, why, len);
 }
 
 /* d's counters now, one a domain, in the counter's unit (resolution_j). */
@@ -191,8 +224,9 @@ static bool read_counter(const struct energy_device *d, uint64_t *v)
         v[0] = mj;
         return true;
     }
+    char why[256];
     for (size_t k = 0; k < d->ndomains; ++k)
-        if (!rapl_read(d, k, &v[k]))
+        if (!rapl_read(d, k, &v[k], why, sizeof why))
             return false;
     return true;
 }
@@ -248,10 +282,9 @@ static void open_rapl(struct energy_device *d)
     for (size_t k = 0; k < d->ndomains; ++k) {
         char path[ENERGY_PATH_MAX + 32];
         snprintf(path, sizeof path, "%s/max_energy_range_uj", d->domain[k]);
-        if (!rapl_read(d, k, &start[k]) || !read_number(path, &d->max_range[k])) {
-            snprintf(d->reason, sizeof d->reason, "%s/energy_uj or "
-                     "max_energy_range_uj cannot be read (root only on "
-                     "many kernels)", d->domain[k]);
+        if (!rapl_read(d, k, &start[k], d->reason, sizeof d->reason)
+            || !read_number(path, &d->max_range[k], d->reason,
+                            sizeof d->reason)) {
             d->ndomains = 0;
             return;
         }

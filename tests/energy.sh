@@ -83,18 +83,37 @@ if HISTO_POWERCAP_DIR=$W/short energy_run energy.short 1; then
     fi
 fi
 
-# a counter that cannot be read
+# counters that cannot be read, each with its own reason: a folder and a
+# FIFO in a counter's place (not regular files: a FIFO would block a
+# plain open forever, so histo must finish, within 60 s here), and a
+# counter holding no number
 fake_rapl unreadable
 rm "$W/unreadable/intel-rapl:0/energy_uj"
 mkdir "$W/unreadable/intel-rapl:0/energy_uj"
-if HISTO_POWERCAP_DIR=$W/unreadable energy_run energy.unreadable 3; then
-    if [ "$(key "$W/energy.unreadable.out" energy.source)" = none ] \
-       && key "$W/energy.unreadable.out" energy.reason | grep -q "cannot be read"; then
-        ok energy.unreadable
+fake_rapl fifo
+rm "$W/fifo/intel-rapl:0/energy_uj"
+mkfifo "$W/fifo/intel-rapl:0/energy_uj"
+fake_rapl garbage
+printf 'twelve\n' >"$W/garbage/intel-rapl:0/energy_uj"
+for spec in unreadable:"intel-rapl:0/energy_uj is not a regular file" \
+            fifo:"intel-rapl:0/energy_uj is not a regular file" \
+            garbage:"intel-rapl:0/energy_uj holds no number: 'twelve'"; do
+    name=${spec%%:*} want=${spec#*:}
+    HISTO_POWERCAP_DIR=$W/$name timeout 60 $HISTO --platform "$PLATFORM" \
+        ${DEVICE:+--device "$DEVICE"} -i "$in" --no-bmp --raw "$W/energy.$name.raw" \
+        --timing "$W/energy.$name.out" -- 3 >"$W/energy.$name.log" 2>&1
+    st=$?
+    if [ "$st" -ne 0 ]; then
+        bad "energy.$name" "histo did not finish within 60 s, or failed (status $st): $(tail -n 2 "$W/energy.$name.log")"
+    elif ! cmp -s "$W/energy.$name.raw" "$ref"; then
+        bad "energy.$name" "the counters differ from the reference"
+    elif [ "$(key "$W/energy.$name.out" energy.source)" = none ] \
+       && key "$W/energy.$name.out" energy.reason | grep -qF "$want"; then
+        ok "energy.$name"
     else
-        bad energy.unreadable "$(key "$W/energy.unreadable.out" energy.reason)"
+        bad "energy.$name" "$(key "$W/energy.$name.out" energy.reason)"
     fi
-fi
+done
 
 # a counter that moves 5 mJ every 10 ms while histo runs for more than
 # 0.05 s: a figure, its keys and the console line
