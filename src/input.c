@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -80,6 +81,7 @@ struct reader {
     bool in_member;             /* a member's trailer is still to come     */
     unsigned members;           /* gzip members begun                      */
     int failed;                 /* status of the failure reported, or 0    */
+    long long size_at_open;     /* a regular file's size when opened, or -1 */
     z_stream z;                 /* inflate's state, when gzip              */
 };
 
@@ -294,6 +296,9 @@ static int reader_open(struct reader *r, FILE *file, const char *name)
     memset(r, 0, sizeof *r);
     r->file = file;
     r->name = name;
+    struct stat st;
+    r->size_at_open = fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode)
+                    ? (long long)st.st_size : -1;
     r->chunk = malloc(READ_CHUNK);
     if (r->chunk == NULL) {
         histo_error("out of host memory reading '%s'", name);
@@ -338,11 +343,20 @@ static int read_values(struct reader *r, const struct histo_input *in,
     if (got < 0)
         return r->failed;
     if ((size_t)got < n * sizeof *dst) {
+        /* what was read is what the data held when it ended; a regular
+         * file whose size moved since it was opened changed meanwhile */
+        char changed[128] = "";
+        struct stat st;
+        if (r->size_at_open >= 0 && fstat(fileno(r->file), &st) == 0
+            && (long long)st.st_size != r->size_at_open)
+            snprintf(changed, sizeof changed, "; the file changed while it "
+                     "was read: %lld bytes when opened, %lld now",
+                     r->size_at_open, (long long)st.st_size);
         histo_error("input '%s': header promises %zu values (%" PRIu32 "x%"
-                    PRIu32 ") but the file holds %zu bytes of data, %zu"
-                    " needed", r->name, in->nvalues, in->img_width,
+                    PRIu32 ") but its data ended after %zu bytes, %zu"
+                    " needed%s", r->name, in->nvalues, in->img_width,
                     in->img_height, first * sizeof *dst + (size_t)got,
-                    in->nvalues * sizeof *dst);
+                    in->nvalues * sizeof *dst, changed);
         return HISTO_EXIT_INPUT;
     }
     const unsigned char *raw = (const unsigned char *)dst;
@@ -425,6 +439,8 @@ int input_open(const char *path, struct input_stream **stream,
 {
     memset(in, 0, sizeof *in);
     *stream = NULL;
+    if (strcmp(path, "-") == 0)
+        return stream_open(stdin, false, "standard input", stream, in);
     errno = 0;
     FILE *file = fopen(path, "rb");
     if (file == NULL) {

@@ -116,7 +116,8 @@ static int plan_work(struct histo_run *r)
 
     t = timer_now();
     const struct work_options wopt = work_options_of(opt);
-    r->input_stat_ok = stat(opt->input, &r->input_stat) == 0;
+    r->input_stat_ok = strcmp(opt->input, "-") != 0
+                    && stat(opt->input, &r->input_stat) == 0;
     if ((status = input_open(opt->input, &r->stream, &r->input)) != HISTO_OK
         || (opt->output != NULL
             && (status = bmp_check_size(r->input.histo_width,
@@ -308,7 +309,7 @@ static int own_context(void *ctx, size_t m)
 
 /* How many devices count: those named, or with --device all the count
  * measured fastest, each count in a context of its own devices where the
- * input can be read again (a regular file). */
+ * input can be read again (a regular file named, not standard input). */
 static int choose(struct histo_run *r)
 {
     const double t = timer_now();

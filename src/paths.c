@@ -25,8 +25,9 @@ static void identify(struct named_file *f)
 {
     if (f->stdio != 0)
         f->exists = fstat(f->stdio, &f->st) == 0;
-    else if (strcmp(f->path, "-") == 0 && f->output)
-        f->exists = fstat(STDOUT_FILENO, &f->st) == 0;
+    else if (strcmp(f->path, "-") == 0)
+        f->exists = fstat(f->output ? STDOUT_FILENO : STDIN_FILENO,
+                          &f->st) == 0;
     else
         f->exists = stat(f->path, &f->st) == 0;
     if (!f->exists)

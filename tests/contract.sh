@@ -183,6 +183,31 @@ expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, f
     $HISTO --strategy gpu -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 expect input.missing_file 3 "cannot open input" \
     run_histo -i "$W/nope.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+# -i - reads standard input: raw through a pipe, gzip redirected from a
+# file, and with --device all, which reads it once (not a file it can
+# open again); each exact, histo.out naming "-"
+for how in pipe redirect; do
+    id=input.stdin_$how
+    if [ $how = pipe ]; then
+        cat "$INPUTS/gz.bin" | run_histo --device all -i - -o "$W/$id.bmp" \
+            --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1
+    else
+        run_histo -i - -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 \
+            <"$INPUTS/gz.bin.gz" >"$W/$id.log" 2>&1
+    fi
+    st=$?
+    if [ "$st" -eq 0 ] && same_counts "$W/$id.bmp" "$INPUTS/gz.ref.bmp" \
+       && grep -qx "input.path = -" "$W/$id.out"; then
+        ok "$id"
+    else
+        bad "$id" "status $st: $(tail -n 2 "$W/$id.log")"
+    fi
+done
+# a header that promises 10,000 values before 10: the bytes the data held
+printf '\144\0\0\0\144\0\0\0\20\0\0\0\20\0\0\0' >"$W/ends_early.bin"
+for _ in 1 2 3 4 5 6 7 8 9 10; do printf '\0\0\0\0'; done >>"$W/ends_early.bin"
+expect input.data_ends_early 3 "header promises 10000 values (100x100) but its data ended after 40 bytes, 40000 needed" \
+    run_histo -i "$W/ends_early.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 printf 'short' >"$W/short.bin"
 expect input.short_header 3 "header is 5 bytes" \
     run_histo -i "$W/short.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
