@@ -264,8 +264,11 @@ static bool same_input(const struct histo_run *r)
 
 /* choose_devices' `own`: the work made again over the first m devices,
  * in a context of their own, the input read again (the same file,
- * unchanged, and the same header); the strategy, its knobs and the
- * check's host histogram stay. */
+ * unchanged, and the same header), its values counted again and checked
+ * against the first read's histogram, so that a file edited in place
+ * (size and time kept) is named as changed rather than failing the
+ * device's check; the strategy, its knobs and the check's host
+ * histogram stay. */
 static int own_context(void *ctx, size_t m)
 {
     struct histo_run *r = ctx;
@@ -293,13 +296,27 @@ static int own_context(void *ctx, size_t m)
                     "differs the second time", r->opt.input);
         status = HISTO_EXIT_INPUT;
     }
+    uint8_t *again = NULL;
     if (status == HISTO_OK
         && (status = work_plan(&r->work, r->devs, m, &r->input, &wopt,
                                false)) == HISTO_OK
+        && (again = histo_calloc(r->input.nbins, 1, "the input's second "
+                                 "histogram")) == NULL)
+        status = HISTO_EXIT_INTERNAL;
+    r->work.expect = again;
+    if (status == HISTO_OK
         && (status = open_work(r)) == HISTO_OK
         && (status = probe_and_build(r, true)) == HISTO_OK
-        && (status = work_fill(&r->work, r->stream)) == HISTO_OK)
+        && (status = work_fill(&r->work, r->stream)) == HISTO_OK
+        && memcmp(again, expect, r->input.nbins) != 0) {
+        histo_error("input '%s' changed after it was read: its values "
+                    "differ the second time (--device all reads it again "
+                    "for each count of devices)", r->opt.input);
+        status = HISTO_EXIT_INPUT;
+    }
+    if (status == HISTO_OK)
         status = work_setup(&r->work, &r->env);
+    free(again);
     input_close(r->stream);
     r->stream = NULL;
     r->work.expect = expect;

@@ -152,7 +152,7 @@ forced_one() {
     esac
 }
 if ! wanted work.all_chooses && ! wanted work.all_forced \
-        && ! wanted work.all_forced_fifo; then
+        && ! wanted work.all_forced_fifo && ! wanted work.all_input_edited; then
     :
 elif [ -n "${HISTO_TEST_PART:-}" ] && [ "$HISTO_TEST_PART" != shares ]; then
     :
@@ -206,6 +206,49 @@ elif need_case gauss; then
             rm -f "$fifo"
         else
             bad work.all_forced_fifo "cannot make the FIFO $fifo"
+        fi
+    fi
+    # the file edited in place, its size and time kept, once histo has
+    # read it (its descriptor closed, seen in /proc) and before it reads
+    # it again for a count of its own: named as changed, exit 3, not a
+    # check that blames the counters
+    if wanted work.all_input_edited && [ -d /proc/self/fd ]; then
+        cp "$in" "$W/edited.bin"
+        (POCL_DEVICES="pthread pthread pthread"
+         export POCL_DEVICES
+         HISTO_TEST_DEVICES_USED=1 $HISTO --platform "$PLATFORM" --device all \
+             -i "$W/edited.bin" --no-bmp --raw "$W/edited.raw" \
+             --timing "$W/edited.out" -- 3 >"$W/edited.log" 2>&1
+         echo $? >"$W/edited.status") &
+        runner=$!
+        hpid=""
+        for _ in $(seq 1 200); do
+            hpid=$(pgrep -n -f -- "-i $W/edited.bin") && break
+            sleep 0.01
+        done
+        # until the first read has begun, then until it is over
+        for _ in $(seq 1 1000); do
+            ls -l "/proc/$hpid/fd" 2>/dev/null | grep -q "$W/edited.bin" && break
+            sleep 0.01
+        done
+        for _ in $(seq 1 1000); do
+            ls -l "/proc/$hpid/fd" 2>/dev/null | grep -q "$W/edited.bin" || break
+            sleep 0.01
+        done
+        # the first value's bin moved by one, size and times kept
+        size=$(wc -c <"$W/edited.bin")
+        first=$(od -An -tu4 -j16 -N4 "$W/edited.bin" | tr -d ' ')
+        touch -r "$W/edited.bin" "$W/edited.time"
+        printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(( (first + 1) % 256 )) $(( (first + 1) / 256 % 256 )) $(( (first + 1) / 65536 % 256 )) 0)" \
+            | dd of="$W/edited.bin" bs=1 seek=16 conv=notrunc 2>/dev/null
+        touch -r "$W/edited.time" "$W/edited.bin"
+        wait "$runner"
+        st=$(cat "$W/edited.status")
+        if [ "$st" = 3 ] && [ "$(wc -c <"$W/edited.bin")" = "$size" ] \
+           && grep -q "input '$W/edited.bin' changed after it was read: its values differ the second time" "$W/edited.log"; then
+            ok work.all_input_edited
+        else
+            bad work.all_input_edited "status $st: $(tail -n 2 "$W/edited.log")"
         fi
     fi
 fi
