@@ -973,8 +973,8 @@ static void test_energy(void)
     setenv("HISTO_POWERCAP_DIR", dir, 1);
     snprintf(path, sizeof path, "%s/intel-rapl:1/energy_uj", dir);
     remove(path);
-    mkdir(path, 0755);                      /* unreadable as a number */
-    energy_case("energy.rapl.unreadable", &cpu, 0, "cannot be read");
+    mkdir(path, 0755);                      /* a folder: no counter */
+    energy_case("energy.rapl.unreadable", &cpu, 0, "is not a regular file");
     rmdir(path);
 
     struct device_info other = {.name = "Fake accelerator",
