@@ -643,6 +643,47 @@ fail:
     return status;
 }
 
+/* Share s's part of an iteration into `set`: its chunks counted (and
+ * combined), its sum held for the gather; its events from ev[*e] on. */
+static int enqueue_share(struct work *w, size_t s, size_t set, bool profiled,
+                         bool batched, cl_event *ev, size_t *e)
+{
+    int status = HISTO_OK;
+    struct work_share *sh = &w->shares[s];
+    /* not profiled: the counting queue without profiling, after all
+     * the iteration before enqueued on the other one */
+    cl_command_queue q = profiled || sh->plain == NULL ? sh->queue
+                                                       : sh->plain;
+    if ((status = switch_queue(sh, q)) != HISTO_OK)
+        return status;
+    for (size_t c = 0; c < sh->nchunks; ++c)
+        if ((status = enqueue_chunk(w, sh, s, c, set, profiled, q, ev, e))
+            != HISTO_OK)
+            return status;
+    if (w->nshares == 1)
+        return HISTO_OK;
+    if (s == 0 && sh->nchunks == 0) {
+        /* no values: its sum, which the others' are added into, is
+         * zeros */
+        const cl_uchar zero = 0;
+        const cl_event last_use = w->gathered[set];
+        CL_CALL(clEnqueueFillBuffer(q, sh->acc[set], &zero, sizeof zero, 0,
+                                    w->input->nbins, last_use != NULL,
+                                    last_use != NULL ? &last_use : NULL,
+                                    &ev[(*e)++]));
+    }
+    if ((s == 0 || sends(w, s))
+        && (status = hold(&sh->summed[set], ev[*e - 1])) != HISTO_OK)
+        return status;
+    /* Its sum is copied or added on another queue, after it is flushed:
+     * by its batch's copies to host memory (enqueue_sends), else now. A
+     * flush cost NVIDIA's OpenCL 1.8-2.5 us. */
+    if (!batched)
+        CL_CALL(clFlush(q));
+fail:
+    return status;
+}
+
 static int enqueue_iteration(void *ctx, cl_event *ev)
 {
     int status = HISTO_OK;
@@ -667,40 +708,10 @@ static int enqueue_iteration(void *ctx, cl_event *ev)
     if (w->nshares > 1 && i >= w->nsets
         && (status = gather_until(w, i - w->nsets + 1)) != HISTO_OK)
         goto fail;
-    for (size_t s = 0; s < w->nshares; ++s) {
-        struct work_share *sh = &w->shares[s];
-        /* not profiled: the counting queue without profiling, after all
-         * the iteration before enqueued on the other one */
-        cl_command_queue q = profiled || sh->plain == NULL ? sh->queue
-                                                           : sh->plain;
-        if ((status = switch_queue(sh, q)) != HISTO_OK)
+    for (size_t s = 0; s < w->nshares; ++s)
+        if ((status = enqueue_share(w, s, set, profiled, batched, ev, &e))
+            != HISTO_OK)
             goto fail;
-        for (size_t c = 0; c < sh->nchunks; ++c)
-            if ((status = enqueue_chunk(w, sh, s, c, set, profiled, q, ev,
-                                        &e)) != HISTO_OK)
-                goto fail;
-        if (w->nshares == 1)
-            continue;
-        if (s == 0 && sh->nchunks == 0) {
-            /* no values: its sum, which the others' are added into, is
-             * zeros */
-            const cl_uchar zero = 0;
-            const cl_event last_use = w->gathered[set];
-            CL_CALL(clEnqueueFillBuffer(q, sh->acc[set], &zero,
-                                        sizeof zero, 0, w->input->nbins,
-                                        last_use != NULL,
-                                        last_use != NULL ? &last_use : NULL,
-                                        &ev[e++]));
-        }
-        if (s == 0 || sends(w, s))
-            if ((status = hold(&sh->summed[set], ev[e - 1])) != HISTO_OK)
-                goto fail;
-        /* Its sum is copied or added on another queue, after it is
-         * flushed: by its batch's copies to host memory (enqueue_sends),
-         * else now. A flush cost NVIDIA's OpenCL 1.8-2.5 us. */
-        if (!batched)
-            CL_CALL(clFlush(q));
-    }
     if (batched) {
         if (w->open_n == 0)
             w->open_first = i;

@@ -33,6 +33,27 @@ fail:
     return status;
 }
 
+/* An event's `us` into iteration it's totals, by its tag. */
+static void charge(struct run_times *t, struct run_tag tag, unsigned long it,
+                   double us)
+{
+    if (tag.kind == RUN_TAG_TRANSFER)
+        t->transfer_us[it] += us;
+    else if (tag.kind == RUN_TAG_COMBINE || tag.kind == RUN_TAG_GATHER)
+        t->combine_us[it] += us;
+    else if (tag.kind == RUN_TAG_MOVE)
+        t->move_us[it] += us;
+    else {
+        t->kernel_us[it * t->nkernels + tag.kind] += us;
+        t->kernels_launched |= 1u << tag.kind;
+    }
+    /* a share is busy counting; its partial's copies and the additions
+     * on the first device run on queues beside that (and a kernel's span
+     * there includes waiting for the counting kernel's processors) */
+    if (tag.kind != RUN_TAG_MOVE && tag.kind != RUN_TAG_GATHER)
+        t->share_us[it * t->nshares + tag.share] += us;
+}
+
 /* The events of `count` sampled iterations, rows first.. of t's
  * tables. */
 static int harvest(const struct run_plan *p, cl_event *events,
@@ -57,25 +78,8 @@ static int harvest(const struct run_plan *p, cl_event *events,
                                             sizeof start, &start, NULL));
             CL_CALL(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END,
                                             sizeof end, &end, NULL));
-            const double us = (double)(end - start) * 1e-3;
             const struct run_tag tag = p->tags[e];
-            if (tag.kind == RUN_TAG_TRANSFER)
-                t->transfer_us[it] += us;
-            else if (tag.kind == RUN_TAG_COMBINE
-                     || tag.kind == RUN_TAG_GATHER)
-                t->combine_us[it] += us;
-            else if (tag.kind == RUN_TAG_MOVE)
-                t->move_us[it] += us;
-            else {
-                t->kernel_us[it * t->nkernels + tag.kind] += us;
-                t->kernels_launched |= 1u << tag.kind;
-            }
-            /* a share is busy counting; its partial's copies and the
-             * additions on the first device run on queues beside that
-             * (and a kernel's span there includes waiting for the
-             * counting kernel's processors) */
-            if (tag.kind != RUN_TAG_MOVE && tag.kind != RUN_TAG_GATHER)
-                t->share_us[it * t->nshares + tag.share] += us;
+            charge(t, tag, it, (double)(end - start) * 1e-3);
             if (tag.after != 0) {
                 bool after = true;
                 if ((status = clock_after(events[i * p->nevents + tag.after

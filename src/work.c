@@ -239,64 +239,70 @@ uint64_t work_peak_rss(void)
 /* Everything of the current split: every share's states, sums, events,
  * host memory and input buffers (share 0's too, unless `keep_first`),
  * and the iteration's tags. The devices' queues and programs stay. */
+/* Share s's part of the split released: its strategy states, events,
+ * sums and (unless keep) its buffers; its device's objects stay. */
+static void release_share(struct work *w, size_t s, bool keep)
+{
+    struct work_share *sh = &w->shares[s];
+    for (size_t i = 0; i < sh->nslots; ++i)
+        if (sh->slots[i].state != NULL)
+            w->strategy->release(sh->slots[i].state);
+    for (size_t b = 0; b < 2; ++b)
+        if (sh->buffer_free[b] != NULL)
+            clReleaseEvent(sh->buffer_free[b]);
+    for (size_t set = 0; set < WORK_SETS; ++set) {
+        cl_event *held[] = {&sh->summed[set], &sh->sent[set]};
+        for (size_t i = 0; i < 2; ++i)
+            if (*held[i] != NULL)
+                clReleaseEvent(*held[i]);
+        sh->host_part[set] = NULL;
+    }
+    strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
+    work_release_runs(&sh->accs);
+    if (!keep) {
+        for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c)
+            work_unmap_pinned(sh->queue,
+                              sh->host_mem != NULL ? sh->host_mem[c] : NULL,
+                              sh->host[c]);
+        strategy_release_objects(NULL, 0, sh->buffers,
+                                 sh->buffers != NULL ? sh->nbuffers : 0);
+        free(sh->buffers);
+        free(sh->host);
+        free(sh->host_mem);
+        sh->buffers = NULL;
+        sh->host = NULL;
+        sh->host_mem = NULL;
+        sh->nbuffers = 0;
+    }
+    free(sh->slots);
+    free(sh->chunk_slot);
+    /* the device's objects stay; the split's are gone */
+    *sh = (struct work_share){
+        .device = sh->device,
+        .queue = sh->queue,
+        .copy = sh->copy,
+        .move = sh->move,
+        .gather = sh->gather,
+        .plain = sh->plain,
+        .plain_move = sh->plain_move,
+        .plain_gather = sh->plain_gather,
+        .program = sh->program,
+        .combine_program = sh->combine_program,
+        .combine = sh->combine,
+        .parts = sh->parts,
+        .combine_items = sh->combine_items,
+        .loop_limit = sh->loop_limit,
+        .clock_unusable = sh->clock_unusable,
+        .buffers = sh->buffers,
+        .nbuffers = sh->nbuffers,
+        .chunk_values = sh->chunk_values,
+    };
+}
+
 static void release_split(struct work *w, bool keep_first)
 {
-    for (size_t s = 0; s < w->ndevices; ++s) {
-        struct work_share *sh = &w->shares[s];
-        for (size_t i = 0; i < sh->nslots; ++i)
-            if (sh->slots[i].state != NULL)
-                w->strategy->release(sh->slots[i].state);
-        for (size_t b = 0; b < 2; ++b)
-            if (sh->buffer_free[b] != NULL)
-                clReleaseEvent(sh->buffer_free[b]);
-        for (size_t set = 0; set < WORK_SETS; ++set) {
-            cl_event *held[] = {&sh->summed[set], &sh->sent[set]};
-            for (size_t i = 0; i < 2; ++i)
-                if (*held[i] != NULL)
-                    clReleaseEvent(*held[i]);
-            sh->host_part[set] = NULL;
-        }
-        strategy_release_objects(NULL, 0, sh->acc, WORK_SETS);
-        work_release_runs(&sh->accs);
-        if (!(keep_first && s == 0)) {
-            for (size_t c = 0; sh->host != NULL && c < sh->nchunks; ++c)
-                work_unmap_pinned(sh->queue,
-                             sh->host_mem != NULL ? sh->host_mem[c] : NULL,
-                                  sh->host[c]);
-            strategy_release_objects(NULL, 0, sh->buffers,
-                                     sh->buffers != NULL ? sh->nbuffers : 0);
-            free(sh->buffers);
-            free(sh->host);
-            free(sh->host_mem);
-            sh->buffers = NULL;
-            sh->host = NULL;
-            sh->host_mem = NULL;
-            sh->nbuffers = 0;
-        }
-        free(sh->slots);
-        free(sh->chunk_slot);
-        /* the device's objects stay; the split's are gone */
-        *sh = (struct work_share){
-            .device = sh->device,
-            .queue = sh->queue,
-            .copy = sh->copy,
-            .move = sh->move,
-            .gather = sh->gather,
-            .plain = sh->plain,
-            .plain_move = sh->plain_move,
-            .plain_gather = sh->plain_gather,
-            .program = sh->program,
-            .combine_program = sh->combine_program,
-            .combine = sh->combine,
-            .parts = sh->parts,
-            .combine_items = sh->combine_items,
-            .loop_limit = sh->loop_limit,
-            .clock_unusable = sh->clock_unusable,
-            .buffers = sh->buffers,
-            .nbuffers = sh->nbuffers,
-            .chunk_values = sh->chunk_values,
-        };
-    }
+    for (size_t s = 0; s < w->ndevices; ++s)
+        release_share(w, s, keep_first && s == 0);
     /* each block's host memory starts at its first set's parts */
     for (size_t b = 0; w->gather_sets > 0 && b < WORK_SETS / w->gather_sets;
          ++b)
