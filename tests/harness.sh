@@ -288,6 +288,7 @@ fi
 reasons() (
     size=ref n=50000 d_iterations=50000 repeat=3 all_result=PASS ref_kind=spec
     kind=hardware kind_why="" info=yes modified=false commit=abc1234
+    spread="" load_before="" cores=""
     for a in "$@"; do eval "$a"; done
     . validate/reportable.sh
     reportable_reasons | paste -sd'|' -
@@ -308,6 +309,17 @@ if [ "$(reasons repeat=2 commit=unknown)" = "runs: 2, fewer than 3|source: not a
     ok harness.reportable_rules
 else
     bad harness.reportable_rules "$(reasons repeat=2 commit=unknown)"
+fi
+# run quality, stricter than SPEC: runs more than 1.15x apart, or a
+# machine carrying more load than half its cores (at least 1) when the
+# run began; a quiet machine's figures pass
+if [ "$(reasons spread=1.870 load_before=3.2 cores=2)" = "noisy: spread 1.870x > 1.15x (slowest over fastest run)|load 3.2 on 2 cores when the run began (more than 1)" ] \
+   && [ -z "$(reasons spread=1.011 load_before=0.15 cores=16)" ] \
+   && [ -z "$(reasons spread=1.150 load_before=8 cores=16)" ] \
+   && [ "$(reasons load_before=8.5 cores=16)" = "load 8.5 on 16 cores when the run began (more than 8)" ]; then
+    ok harness.reportable_run_quality
+else
+    bad harness.reportable_run_quality "$(reasons spread=1.870 load_before=3.2 cores=2)"
 fi
 
 # PLATFORM and DEVICE reach histo as --platform/--device, spaces intact.
@@ -464,7 +476,10 @@ fi
 
 # One test-size run on the default device: a warm-up, three runs, PASS.
 if $MAKE_CMD --no-print-directory run RESULTS_LOG="$LOG" >"$W/run.log" 2>&1; then
-    line=$(grep '^116.histo test | ' "$W/run.log" | tail -n 1)
+    # the run-quality reasons (noisy, load) come last and depend on the
+    # machine's state: left out of the comparison
+    line=$(grep '^116.histo test | ' "$W/run.log" | tail -n 1 \
+           | sed 's/; \(noisy: \|load [0-9.]* on \).*$//')
     if printf '%s\n' "$line" | grep -q "^116.histo test | .* | $ITER iterations | 3 of 3 runs passed | median [0-9.]* s/iteration, host wall (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | base | PASS | $reportable_text$" \
        && [ "$(grep -c "^run [123] of 3: 116.histo test | .* | $ITER iterations | .* s total | .* s/iteration | PASS$" "$W/run.log")" -eq 3 ] \
        && grep -q "^warm-up: 116.histo test | .* | $WARM iterations (Spec: $ITER) | .* | PASS$" "$W/run.log"; then
@@ -527,8 +542,26 @@ for k in cc compiler cflags ldflags ldlibs; do
     [ "$(jget "$W/pass.json" ".$k")" = "$(./histo --version | sed -n "s/^$k = //p")" ] \
         || why="$why $k: record '$(jget "$W/pass.json" ".$k")';"
 done
-[ "$(jget "$W/pass.json" .flags_description)" = docs/flags.md ] || why="$why flags_description;"
+[ "$(jget "$W/pass.json" .flags_description)" = flags.md ] || why="$why flags_description;"
 grep -q "flags described in" "$(jget "$W/pass.json" .result_dir)/result.txt" 2>/dev/null || why="$why result.txt names no flags description;"
+# the result folder stands alone: the flags described in a copy of
+# docs/flags.md beside the page, linked as such, so that a copy of the
+# folder elsewhere keeps the link; the median run named in the runs
+# table, and the record's command the median run's; the runs' spread and
+# the machine's load recorded
+rd=$(jget "$W/pass.json" .result_dir)
+md=$(jget "$W/pass.json" .run_dir)
+cp -r "$rd" "$W/result-copy"
+sh validate/result.sh html "$W/result-copy/result.json" >"$W/result-copy/again.html"
+cmp -s docs/flags.md "$rd/flags.md" || why="$why no copy of docs/flags.md in $rd;"
+grep -q 'href="flags.md"' "$rd/result.html" || why="$why result.html does not link flags.md beside it;"
+grep -q 'href="flags.md"' "$W/result-copy/again.html" || why="$why the copied folder's page does not link its flags.md;"
+jget "$W/pass.json" .command | grep -qF "$md/" || why="$why command '$(jget "$W/pass.json" .command)' is not the median run's ($md);"
+grep -q "^run [123] of 3 (median) .*$md\$" "$rd/result.txt" || why="$why the runs table marks no median;"
+for k in spread load_before load_after; do
+    jget "$W/pass.json" ".$k" | grep -q '^[0-9][0-9.]*$' || why="$why no $k;"
+done
+rm -rf "$W/result-copy"
 if [ -z "$why" ]; then
     ok harness.record_flags_from_binary
 else
@@ -553,7 +586,7 @@ fi
 rm -rf "$fb"
 # reportable only when every condition holds: a test run is not, and says
 # why
-nr=$(jget "$W/pass.json" '.not_reportable | join("|")' 2>/dev/null)
+nr=$(jget "$W/pass.json" '[.not_reportable[] | select((startswith("noisy: ") or startswith("load ")) | not)] | join("|")' 2>/dev/null)
 [ "$(jget "$W/pass.json" .reportable)" = false ] && [ "$nr" = "$test_reasons" ] \
     && ok harness.reportable || bad harness.reportable "reportable $(jget "$W/pass.json" .reportable): $nr"
 
@@ -576,7 +609,8 @@ fi
 if command -v tidy >/dev/null 2>&1; then
     if tidy -q -e "$rdir/result.html" >"$W/tidy.log" 2>&1 \
        && grep -q "<h1>116.histo test: $median s/iteration host wall" "$rdir/result.html" \
-       && [ "$(grep -c "<tr><td>run [123] of 3</td>" "$rdir/result.html")" -eq 3 ]; then
+       && [ "$(grep -c "<tr><td>run [123] of 3\( (median)\)\{0,1\}</td>" "$rdir/result.html")" -eq 3 ] \
+       && [ "$(grep -c "<tr><td>run [123] of 3 (median)</td>" "$rdir/result.html")" -eq 1 ]; then
         ok harness.result_html
     else
         bad harness.result_html "$(head -c 400 "$W/tidy.log")"

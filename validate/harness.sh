@@ -593,12 +593,17 @@ run() {
     trap 'caught=${caught:-1}' HUP
     base_dir=$RESULTS_ROOT/$1/$(date -u +%Y%m%dT%H%M%SZ)-$$
     runs="" run_list="" all_result=PASS all_why="" first_status=0 info="" attempted=0
+    commands=""
     # fail_run REASON: this run failed; the result fails with it.
     fail_run() {
         all_result=FAIL
         all_why="${all_why:+$all_why; }$1"
         [ "$first_status" -ne 0 ] || first_status=$histo_status
     }
+    # the machine's load as the run begins (the 1-minute average; its own
+    # processes not yet among it) and its cores, for the noise rule
+    load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
+    cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null)
     run_once "$1" warm-up "$base_dir/warmup" "$warm_command"
     warmup_json=$run_json
     [ -r "$d_timing" ] && info=$d_timing
@@ -637,6 +642,8 @@ run() {
         if [ "$v_result" = PASS ]; then
             runs="$runs$per $run_dir
 "
+            commands="$commands$run_dir $shown
+"
         else
             fail_run "$([ "$repeat" -gt 1 ] && echo "run $i: ")$v_why"
             case $histo_status in 2 | 4) stop="run $i" ;; esac
@@ -660,6 +667,13 @@ run() {
     # A result that failed has no time: its passing runs' times stay in
     # run_list, never as the result's.
     [ "$all_result" = PASS ] || median="" fastest="" slowest=""
+    load_after=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
+    # the median run's command, and how far apart the runs were
+    [ -z "$median_dir" ] || shown=$(printf '%s' "$commands" \
+        | awk -v d="$median_dir" 'index($0, d " ") == 1 { print substr($0, length(d) + 2); exit }')
+    spread=""
+    [ -n "$fastest" ] && [ "$passed" -gt 1 ] \
+        && spread=$(awk -v a="$fastest" -v b="$slowest" 'BEGIN { if (a > 0) printf "%.3f", b / a }')
     if [ -n "$median_dir" ]; then
         info=$median_dir/$(basename "$spec_timing")
     fi
@@ -755,6 +769,10 @@ run() {
     add s_per_iteration "$(json_num "$median")"
     add s_per_iteration_min "$(json_num "$fastest")"
     add s_per_iteration_max "$(json_num "$slowest")"
+    add spread "$(json_num "$spread")"
+    add spread_max "$SPREAD_MAX"
+    add load_before "$(json_num "$load_before")"
+    add load_after "$(json_num "$load_after")"
     add reference_kind "$(json_str "$ref_kind")"
     add reference_s_per_iteration "$(json_num "$ref_s")"
     add reference "$(json_str "$ref_label")"
@@ -783,7 +801,7 @@ run() {
     add cflags "$(json_str "$(build_info cflags)")"
     add ldflags "$(json_str "$(build_info ldflags)")"
     add ldlibs "$(json_str "$(build_info ldlibs)")"
-    add flags_description "$(json_str docs/flags.md)"
+    add flags_description "$(json_str flags.md)"
     add build_options "$(json_strn "$(timing build.options)")"
     add env "$(json_env)"
     add commit "$(json_str "$commit")"
@@ -794,6 +812,8 @@ run() {
     add run_list "[$run_list]"
     record="{$rec}"
     interrupted
+    # the folder stands alone: what the flags mean is copied in
+    cp docs/flags.md "$base_dir/flags.md" || die "could not copy docs/flags.md into $base_dir"
     printf '%s\n' "$record" >"$base_dir/result.json" || exit 1
     for f in txt html; do
         sh validate/result.sh "$f" "$base_dir/result.json" >"$base_dir/result.$f" \

@@ -7,8 +7,13 @@
 # the Spec's), repeat (validated runs), all_result (PASS or FAIL),
 # ref_kind (spec or host), kind and kind_why (the device's kind), info
 # (empty when no device opened), modified (true, false or null),
-# commit and env_not_reportable (histo.out's environment.not_reportable). Base and peak (tuning) are both reportable: peak's knobs are
+# commit, env_not_reportable (histo.out's environment.not_reportable),
+# spread (slowest over fastest run), load_before (the 1-minute load
+# average before the warm-up) and cores (online). Base and peak (tuning) are both reportable: peak's knobs are
 # in the record.
+# The largest spread of a reportable result's runs: 1.15, above every
+# quiet machine measured (docs/harness.md, "Run quality").
+SPREAD_MAX=1.15
 reportable_reasons() {
     [ "$size" = ref ] || echo "workload: $size, not ref (SPEC reports the ref workload only)"
     [ "$n" = "$d_iterations" ] || echo "iterations: $n, not the Spec's $d_iterations"
@@ -20,4 +25,17 @@ reportable_reasons() {
     [ "$modified" != true ] || echo "source: the tree has uncommitted changes to tracked files"
     [ "$commit" != unknown ] || echo "source: not a git checkout, so the commit that built it is unknown"
     [ "${env_not_reportable:-none}" = none ] || echo "environment: $env_not_reportable set (for measuring and tests only)"
+    # stricter than SPEC, on purpose (docs/harness.md, "Run quality"):
+    # runs that disagree, or a machine already busy when the run began
+    if [ -n "${spread:-}" ] \
+       && awk -v s="$spread" -v m="$SPREAD_MAX" 'BEGIN { exit !(s > m) }'; then
+        echo "noisy: spread ${spread}x > ${SPREAD_MAX}x (slowest over fastest run)"
+    fi
+    # the load the machine carried before histo ran: at most half its
+    # cores (at least 1)
+    l_max=$(awk -v c="${cores:-0}" 'BEGIN { print (c / 2 > 1 ? c / 2 : 1) }')
+    if [ -n "${load_before:-}" ] && [ -n "${cores:-}" ] \
+       && awk -v l="$load_before" -v m="$l_max" 'BEGIN { exit !(l > m) }'; then
+        echo "load $load_before on $cores cores when the run began (more than $l_max)"
+    fi
 }

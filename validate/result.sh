@@ -18,10 +18,12 @@ set -u
 [ -r "$2" ] || { echo "result: cannot read $2" >&2; exit 1; }
 here=$(dirname "$0")
 flat=$(head -n 1 "$2" | awk -f "$here/json.awk") || exit 1
-# docs/flags.md (what each compiler flag and kernel option means) as a
-# path from the page's folder, for its link
+# what each compiler flag and kernel option means, for its link: the copy
+# the harness puts in the result's folder (which then stands alone), else
+# docs/flags.md as a path from the page's folder
 page_dir=$(cd "$(dirname "$2")" && pwd -P)
 flags_doc=$(cd "$here/../docs" && pwd -P)/flags.md
+[ -r "$page_dir/flags.md" ] && flags_doc=$page_dir/flags.md
 flags_rel=$(awk -v from="$page_dir" -v to="$flags_doc" 'BEGIN {
     nf = split(from, f, "/"); nt = split(to, t, "/")
     for (i = 2; i <= nf && i < nt && f[i] == t[i]; i++) ;
@@ -52,20 +54,22 @@ function link_row(label, x, href) {
 }
 function runs_head() {
     if (fmt == "txt")
-        printf "%-12s %6s %6s %11s %13s %10s  %s\n", "run", "status", "result", "iterations", "s/iteration", "total s", "folder"
+        printf "%-20s %6s %6s %11s %13s %10s  %s\n", "run", "status", "result", "iterations", "s/iteration", "total s", "folder"
     else
         print "<tr><th>run</th><th>status</th><th>result</th><th>iterations</th><th>s/iteration</th><th>total s</th><th>folder</th><th>why</th></tr>"
 }
-function run_row(p,    why) {
+function run_row(p,    why, label) {
     why = get(p ".why")
+    label = get(p ".run")
+    if (get(p ".run_dir") == get("run_dir") && p != "warmup") label = label " (median)"
     if (fmt == "txt") {
-        printf "%-12s %6s %6s %11s %13s %10s  %s\n", get(p ".run"), get(p ".histo_status"),
+        printf "%-20s %6s %6s %11s %13s %10s  %s\n", label, get(p ".histo_status"),
             get(p ".result"), orna(get(p ".iterations")), orna(get(p ".s_per_iteration")),
             orna(get(p ".total_s")), get(p ".run_dir")
-        if (why != "") printf "%-12s %s\n", "", why
+        if (why != "") printf "%-20s %s\n", "", why
     } else
         printf "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-            esc(get(p ".run")), esc(get(p ".histo_status")), esc(get(p ".result")),
+            esc(label), esc(get(p ".histo_status")), esc(get(p ".result")),
             esc(orna(get(p ".iterations"))), esc(orna(get(p ".s_per_iteration"))),
             esc(orna(get(p ".total_s"))), esc(get(p ".run_dir")), esc(why)
 }
@@ -94,6 +98,10 @@ END {
     row("reportable", rep ? "yes" : "no: " why_not)
     row("tuning", get("tuning") == "peak" ? "peak: " get("knobs_why") : get("tuning") == "base" ? "base: histo'"'"'s defaults" : "n/a")
     row("median, host wall", orna(get("s_per_iteration")) " s/iteration: the host clock over each run'"'"'s timed iterations over their count, the median of " get("runs_passed") " of " get("runs") " runs that passed (min " orna(get("s_per_iteration_min")) ", max " orna(get("s_per_iteration_max")) ")")
+    row("spread", get("spread") == "null" || get("spread") == "" ? "n/a (one run)" \
+        : get("spread") "x, slowest over fastest run (reportable up to " get("spread_max") "x)")
+    row("load", "1-minute load average " orna(get("load_before")) " when the run began, " \
+        orna(get("load_after")) " at its end, on " orna(get("cpu_cores")) " cores")
     row(get("reference_kind") == "host" ? "host ratio" : "ratio", orna(get("ratio")) " = reference " orna(get("reference_s_per_iteration")) " s/iteration / median")
     row("ratio against", get("ratio_against"))
     row("iterations", get("iterations") " (Spec: " get("spec_iterations") ")")
@@ -141,7 +149,7 @@ END {
     row("ldlibs", get("ldlibs"))
     link_row("flags described in", flags_rel, flags_rel)
     row("commit", get("commit") (get("modified") == "true" ? " (tree modified)" : ""))
-    row("command", get("command"))
+    row("command", get("command") " (the median run" "\047" "s)")
     row("results", get("result_dir"))
     section("OpenCL environment")
     any = 0
