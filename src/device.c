@@ -324,6 +324,11 @@ static int query_device(const struct device_cl_api *api,
     struct info_reader x = {.api = api, .of_device = true, .device = d->id,
                             .why = why};
     char *list = ASK_STRING(&x, CL_DEVICE_EXTENSIONS);
+    cl_bool ecc = CL_FALSE;
+    d->ecc = ASK_VALUE(&x, CL_DEVICE_ERROR_CORRECTION_SUPPORT, ecc) ? ecc != 0
+                                                                   : -1;
+    if (!ASK_VALUE(&x, CL_DEVICE_MAX_CLOCK_FREQUENCY, d->max_clock_mhz))
+        d->max_clock_mhz = 0;
     r.out_of_memory |= x.out_of_memory;
     if (list != NULL) {
         d->nv_compiler = lists_extension(list, "cl_nv_compiler_options")

@@ -73,6 +73,11 @@ struct device_info {
      * leaves pci_known false and skips nothing. */
     bool pci_known;
     cl_uint pci_domain, pci_bus, pci_device, pci_function;
+    /* For the record of the system (optional, as above): the highest
+     * clock, MHz (0 unknown), and whether its memory has error
+     * correction (CL_DEVICE_ERROR_CORRECTION_SUPPORT; -1 unknown). */
+    cl_uint max_clock_mhz;
+    int ecc;
     /* Whether CL_DEVICE_EXTENSIONS lists cl_nv_compiler_options and
      * cl_nv_device_attribute_query: NVIDIA's compiler, which takes its
      * -cl-nv-* options and inline PTX (program.c, eye_fused.cl). */

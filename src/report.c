@@ -98,6 +98,18 @@ static void print_devices(FILE *f, const struct device_list *list)
     fprintf(f, "selected.platform_name = %s\n",
             list->platforms[list->platform].name);
     fprintf(f, "selected.name = %s\n", d->name);
+    fprintf(f, "selected.vendor = %s\n", d->vendor);
+    if (d->pci_known)
+        fprintf(f, "selected.pci = %04x:%02x:%02x.%u\n", d->pci_domain,
+                d->pci_bus, d->pci_device, d->pci_function);
+    else
+        fputs("selected.pci = unknown\n", f);
+    if (d->max_clock_mhz != 0)
+        fprintf(f, "selected.max_clock_mhz = %u\n", d->max_clock_mhz);
+    else
+        fputs("selected.max_clock_mhz = unknown\n", f);
+    fprintf(f, "selected.ecc = %s\n", d->ecc < 0 ? "unknown"
+                                       : d->ecc ? "yes" : "no");
     fprintf(f, "selected.type = %s\n", d->type_name);
     fprintf(f, "selected.version = %s\n", d->version);
     fprintf(f, "selected.driver = %s\n", d->driver);

@@ -25,6 +25,13 @@ unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR PLATFORM DEVICE ITERATIONS SI
 # every make run here writes under $W, never into the user's results/
 RESULTS_ROOT=$(cd "$W" && pwd)/results
 export RESULTS_ROOT
+# a complete description of the system under test for every make run
+# here (the missing-fields rule has a test of its own, below)
+SYSTEM=$(cd "$W" && pwd)/system.conf
+sed 's/^\(hw_vendor\|hw_model\|hw_avail\|sw_avail\|test_sponsor\|tested_by\|sw_state\) =$/\1 = histo tests/' \
+    config/system.conf.example >"$SYSTEM"
+printf 'notes_tests = written by tests/harness.sh\nhw_accel_connect = on the host\n' >>"$SYSTEM"
+export SYSTEM
 
 ok() { echo "PASS $1"; }
 bad() { echo "FAIL $1: $2"; }
@@ -73,7 +80,7 @@ fi
 # of the Spec and harness, so the checkout's dataset is not touched. ---
 R=$W/race
 mkdir -p "$R/validate" "$R/build"
-cp -r Spec "$R/" && cp validate/harness.sh validate/reportable.sh "$R/validate/" \
+cp -r Spec "$R/" && cp validate/harness.sh validate/reportable.sh validate/system.sh "$R/validate/" \
     && cp "$GEN" "$R/build/histo-gen"
 (sh "$R/validate/harness.sh" dataset test >"$R/a.log" 2>&1; echo $? >"$R/a.rc") &
 (sh "$R/validate/harness.sh" dataset test >"$R/b.log" 2>&1; echo $? >"$R/b.rc") &
@@ -660,6 +667,35 @@ if [ "$inner" = unknown ] && [ -n "$own" ] && [ "$top" = "$own" ]; then
     ok harness.enclosing_repository_commit_unknown
 else
     bad harness.enclosing_repository_commit_unknown "copy inside: '$inner', want unknown; top level: '$top', want '$own'"
+fi
+# the system under test in the record, the text and the page: the
+# file's fields, what the machine tells (a field the file gives wins), the
+# notes; without a file, each required field named and the result not
+# reportable for it
+last_record "$LOG"
+why=""
+for k in hw_vendor tested_by sw_state; do
+    [ "$(jget "$W/last.json" ".system.$k")" = "histo tests" ] || why="$why $k;"
+done
+[ "$(jget "$W/last.json" .system.hw_accel_connect)" = "on the host" ] || why="$why hw_accel_connect;"
+[ "$(jget "$W/last.json" .system.notes.notes_tests)" = "written by tests/harness.sh" ] || why="$why notes;"
+[ "$(jget "$W/last.json" .system.hw_cpu_name)" != n/a ] || why="$why hw_cpu_name;"
+[ "$(jget "$W/last.json" .system.hw_accel_model)" = "$(jget "$W/last.json" .device)" ] || why="$why hw_accel_model;"
+jget "$W/last.json" '.not_reportable | join("|")' | grep -q "system description" && why="$why a reason though complete;"
+rd=$(jget "$W/last.json" .result_dir)
+grep -q "^System under test ($SYSTEM)" "$rd/result.txt" 2>/dev/null || why="$why no section in result.txt;"
+grep -q "^tested_by  *histo tests$" "$rd/result.txt" 2>/dev/null || why="$why tested_by not in result.txt;"
+SYSTEM="" ITERATIONS=2 REPEAT=1 RESULTS_LOG="$W/nosystem.jsonl" \
+    sh validate/harness.sh run test >"$W/nosystem.log" 2>&1
+last_record "$W/nosystem.jsonl"
+jget "$W/last.json" '.not_reportable | join("|")' \
+    | grep -q "system description: hw_vendor hw_model hw_avail sw_avail test_sponsor tested_by sw_state not given (no config/system.conf: copy config/system.conf.example, or SYSTEM=FILE)" \
+    || why="$why no reason without a file: $(jget "$W/last.json" '.not_reportable | join("|")');"
+[ "$(jget "$W/last.json" .system.hw_vendor)" = "not given" ] || why="$why hw_vendor without a file;"
+if [ -z "$why" ]; then
+    ok harness.system_description
+else
+    bad harness.system_description "$why"
 fi
 for v in 0 x 101; do
     if REPEAT=$v sh validate/harness.sh run test >"$W/repeat.$v.log" 2>&1; then

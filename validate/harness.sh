@@ -45,6 +45,7 @@ BENCH=$SPEC/benchmark.conf
 # the default results log.
 RESULTS_ROOT=${RESULTS_ROOT:-results}
 . validate/reportable.sh
+. validate/system.sh
 
 die() {
     echo "harness: $*" >&2
@@ -335,7 +336,7 @@ check_variables() {
             case $v in PLATFORM | DEVICE | STRATEGY) continue ;; esac
             opt=--$(printf '%s' "$v" | tr 'A-Z_' 'a-z-')
             if printf '%s\n' "$options" | grep -qx -- "$opt"; then
-                usage_error "$v is not a harness variable: the harness does not pass histo's $opt (its variables: SIZE, PLATFORM, DEVICE, STRATEGY, ITERATIONS, REPEAT, REFERENCE, RESULTS_LOG, RESULTS_ROOT; knobs come from the tune cache, which makes a run peak)"
+                usage_error "$v is not a harness variable: the harness does not pass histo's $opt (its variables: SIZE, PLATFORM, DEVICE, STRATEGY, ITERATIONS, REPEAT, REFERENCE, RESULTS_LOG, RESULTS_ROOT, SYSTEM; knobs come from the tune cache, which makes a run peak)"
             fi
         done
     fi
@@ -700,6 +701,7 @@ run() {
     esac
     [ -z "${HISTO_COMMIT:-}" ] || modified=null
     env_not_reportable=$(timing environment.not_reportable)
+    system_describe
     # Reportable, as runspec means it: every condition holds.
     nr=$(reportable_reasons)
     reportable=true
@@ -804,6 +806,7 @@ run() {
     add flags_description "$(json_str flags.md)"
     add build_options "$(json_strn "$(timing build.options)")"
     add env "$(json_env)"
+    add system "$system_json"
     add commit "$(json_str "$commit")"
     add modified "$modified"
     add result_dir "$(json_str "$base_dir")"

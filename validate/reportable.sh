@@ -9,7 +9,8 @@
 # (empty when no device opened), modified (true, false or null),
 # commit, env_not_reportable (histo.out's environment.not_reportable),
 # spread (slowest over fastest run), load_before (the 1-minute load
-# average before the warm-up) and cores (online). Base and peak (tuning) are both reportable: peak's knobs are
+# average before the warm-up), cores (online), system_missing and
+# system_file (validate/system.sh). Base and peak (tuning) are both reportable: peak's knobs are
 # in the record.
 # The largest spread of a reportable result's runs: 1.15, above every
 # quiet machine measured (docs/harness.md, "Run quality").
@@ -25,6 +26,7 @@ reportable_reasons() {
     [ "$modified" != true ] || echo "source: the tree has uncommitted changes to tracked files"
     [ "$commit" != unknown ] || echo "source: not a git checkout, so the commit that built it is unknown"
     [ "${env_not_reportable:-none}" = none ] || echo "environment: $env_not_reportable set (for measuring and tests only)"
+    [ -z "${system_missing:-}" ] || echo "system description: $system_missing not given (${system_file:-no config/system.conf: copy config/system.conf.example, or SYSTEM=FILE})"
     # stricter than SPEC, on purpose (docs/harness.md, "Run quality"):
     # runs that disagree, or a machine already busy when the run began
     if [ -n "${spread:-}" ] \

@@ -151,6 +151,13 @@ END {
     row("commit", get("commit") (get("modified") == "true" ? " (tree modified)" : ""))
     row("command", get("command") " (the median run" "\047" "s)")
     row("results", get("result_dir"))
+    section("System under test (" (get("system.file") == "null" || get("system.file") == "" ? "no description file" : get("system.file")) ")")
+    for (i = 1; i <= n; i++)
+        if (order[i] ~ /^system\./ && order[i] != "system.file") {
+            label = substr(order[i], 8)
+            sub(/^notes\./, "", label)
+            row(label, v[order[i]])
+        }
     section("OpenCL environment")
     any = 0
     for (i = 1; i <= n; i++)
