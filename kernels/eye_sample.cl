@@ -131,22 +131,28 @@ static void column_window(local const uint *bucket, local uint *edges,
 }
 
 /* Pass 1 (2-D candidates only): samples per column bucket, then the
- * columns' edges. */
+ * columns' edges. Called by every 2-D kernel (allow_2d), `active` where
+ * a row fits a tile (can_2d): its barriers are passed either way. A
+ * barrier under a run-time branch makes PoCL (BarrierTailReplication)
+ * copy all of the kernel's code after the branch's join, once a branch,
+ * the copies multiplying: with this branch and choose_windows' the fused
+ * 2-D kernel's build took about 28 times the CPU (docs/design.md). */
 static void sample_columns(global const uint *restrict in,
                            const struct sampling *sp, uint mine,
                            local uint *bucket, local struct eye_small *sm,
-                           uint lid, uint size)
+                           uint lid, uint size, bool active)
 {
     uint v = mine;
-    for (uint s = lid; s < sp->samples; s += size) {
+    for (uint s = lid; active && s < sp->samples; s += size) {
         const uint next = sample_after(in, sp, s, size);
         atomic_inc(&bucket[(uint)((ulong)(v % HISTO_WIDTH)
                                   * HISTO_EYE_COL_BUCKETS / HISTO_WIDTH)]);
         v = next;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    column_window(bucket, sm->edges, sp->samples / HISTO_EYE_COL_TAIL_INV,
-                  lid, size);
+    if (active)
+        column_window(bucket, sm->edges,
+                      sp->samples / HISTO_EYE_COL_TAIL_INV, lid, size);
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 

@@ -145,12 +145,17 @@ static void pick(local const uint *best2, uint max_t, uint min_samples,
 static uint choose_windows(const struct eye_args *a, const struct scratch *sc,
                            const struct span2 *sq, uint height,
                            local struct eye_small *sm, uint lid, uint size,
-                           bool *use_2d)
+                           const bool allow_2d, bool *use_2d)
 {
     uint max_tiles2 = 0;
-    if (sq->cells2 != 0) {
-        max_tiles2 = min(min(a->max_tiles, (uint)HISTO_EYE_2D_MAX_TILES),
-                         (height + sq->cell_rows - 1) / sq->cell_rows);
+    /* every 2-D kernel passes slide()'s barriers, which does nothing
+     * without a 2-D candidate (cells2 == 0): no barrier under a run-time
+     * branch (sample_columns says why) */
+    if (allow_2d) {
+        if (sq->cells2 != 0)
+            max_tiles2 = min(min(a->max_tiles,
+                                 (uint)HISTO_EYE_2D_MAX_TILES),
+                             (height + sq->cell_rows - 1) / sq->cell_rows);
         barrier(CLK_LOCAL_MEM_FENCE); /* the buckets are summed */
         slide(sc->cell2, sq->cells2,
               max(sq->cell_rows / sq->bucket_rows, 1u), max_tiles2, sc->run,
@@ -216,8 +221,8 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     barrier(CLK_LOCAL_MEM_FENCE);
     if (have_xs)
         count_equal(&sp, tile + xs_at, equal, lid, size);
-    if (can_2d)
-        sample_columns(in, &sp, mine, tile, sm, lid, size);
+    if (allow_2d)
+        sample_columns(in, &sp, mine, tile, sm, lid, size, can_2d);
     const struct span2 sq = column_span(sm, a->tile_bins, height, can_2d);
     const struct scratch sc = scratch_layout(tile, a->tile_words, a->ncells,
                                              sq.cells2);
@@ -235,7 +240,7 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     sum_cells(&sc, sq.cells2, lid, size);
     bool use_2d;
     const uint tiles = choose_windows(a, &sc, &sq, height, sm, lid, size,
-                                      &use_2d);
+                                      allow_2d, &use_2d);
     pl->cols = use_2d ? sq.cols : 0;
     *win_rows = 0;
     *cell_rows = sq.cell_rows;
