@@ -177,6 +177,7 @@ var() { echo "$1" | tr '.-' '__'; }
 start_subject() {
     s=$1 v=$(var "$1")
     echo "== $s: started"
+    said=$(now)
     rm -f "$ROOT/$s.status" "$ROOT/$s.new"
     : >"$ROOT/$s.log"
     eval "started_$v=$(now) read_$v=0 last_$v=\$started_$v pass_$v=0 fail_$v=0 skip_$v=0"
@@ -237,6 +238,7 @@ finish_subject() {
             secs=$(since "$t0")
             printf '%s\t%s\n' "$s" "$secs" >>"$ROOT/subjects.tsv"
             echo "== $s: $secs s (kernel builds, apart from the cases)"
+            said=$(now)
             return ;;
     esac
     take_lines "$s"
@@ -262,6 +264,7 @@ finish_subject() {
     # keeps them for whoever looks
     [ "$f" -ne 0 ] || [ -n "${HISTO_TEST_KEEP:-}" ] || rm -rf "${ROOT:?}/$s"
     echo "== $s: $p passed, $f failed, $k skipped ($secs s)"
+    said=$(now)
     pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
 }
 
@@ -296,6 +299,8 @@ sample_size() {
     [ "${kb:-0}" -le "$peak_kb" ] || peak_kb=$kb
 }
 t_all=$(now)
+said=$t_all
+HEARTBEAT_S=${HISTO_TEST_HEARTBEAT_S:-30}
 # shellcheck disable=SC2086,SC2116 # the list on one line
 queue=$(echo $jobs)
 while [ -n "$queue" ] || [ -n "$running" ]; do
@@ -331,6 +336,16 @@ while [ -n "$queue" ] || [ -n "$running" ]; do
         fi
     done
     running=$still
+    # never silent for more than HEARTBEAT_S: what runs, and its cases
+    if [ -n "$running" ] && [ "$(since "$said" | cut -d. -f1)" -ge "$HEARTBEAT_S" ]; then
+        busy=""
+        for s in $running; do
+            eval "c=\$((pass_$(var "$s") + fail_$(var "$s") + skip_$(var "$s")))"
+            busy="$busy${busy:+, }$s ($c cases)"
+        done
+        echo "== still running after $(since "$t_all") s: $busy"
+        said=$(now)
+    fi
     sampled=$((sampled + 1))
     [ $((sampled % 40)) -ne 1 ] || sample_size
     [ -z "$running" ] || sleep 0.5

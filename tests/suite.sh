@@ -144,6 +144,16 @@ for spec in killed:"status 137 (killed by signal 9)" failing:"status 3"; do
         bad "suite.runner.$s" "exit $st: $(grep -e '^FAIL' -e 'passed,' "$W/$s.log" | tr '\n' ' ')"
     fi
 done
+# a subject quiet for longer than the heartbeat (HISTO_TEST_HEARTBEAT_S,
+# 30 by default; 1 here): the runner says what is running meanwhile
+printf '#!/bin/sh\necho "PASS quiet.first"\nsleep 3\necho "PASS quiet.second"\n' >"$fake/quiet.sh"
+HISTO_TEST_HEARTBEAT_S=1 runner quiet quiet
+st=$?
+if [ "$st" -eq 0 ] && grep -q "^== still running after [0-9.]* s: quiet (1 cases)$" "$W/quiet.log"; then
+    ok suite.runner.heartbeat
+else
+    bad suite.runner.heartbeat "exit $st: $(tr '\n' ' ' <"$W/quiet.log" | head -c 300)"
+fi
 # a bad T after a suite that passed: this run's suite.tap, not the last
 runner ok good nosuch
 st=$?
