@@ -974,6 +974,27 @@ if report_matches report-sample \
 else
     bad harness.report "$(head -c 400 "$W/report-sample.out")"
 fi
+# the page's chart, drawn by the report itself (no gnuplot): an SVG
+# beside the page, which shows it; one bar a cell with a figure (the
+# sample's five) after the legend's five swatches; well-formed XML where
+# xmllint is installed, and the page still valid for tidy
+svg=$W/report-sample.svg
+why=""
+[ -s "$svg" ] || why="no $svg;"
+[ "$(grep -o '<rect ' "$svg" 2>/dev/null | wc -l)" -eq 10 ] || why="$why $(grep -o '<rect ' "$svg" 2>/dev/null | wc -l) rects, not 10;"
+grep -q '<text x="[0-9.]*" y="[0-9]*">14880.0</text>' "$svg" 2>/dev/null || why="$why no bar labelled 14880.0;"
+grep -q '<img src="report-sample.svg" ' "$W/report-sample.html" || why="$why the page does not show it;"
+if command -v xmllint >/dev/null 2>&1; then
+    xmllint --noout "$svg" 2>"$W/svg.lint" || why="$why not well-formed: $(head -c 200 "$W/svg.lint");"
+fi
+if command -v tidy >/dev/null 2>&1; then
+    tidy -q -e "$W/report-sample.html" >"$W/report-tidy.log" 2>&1 || why="$why tidy: $(head -c 200 "$W/report-tidy.log");"
+fi
+if [ -z "$why" ]; then
+    ok harness.report_chart
+else
+    bad harness.report_chart "$why"
+fi
 # METRIC=energy: millijoules per iteration, a record without a figure
 # (train: energy_j_per_iteration null) left out; the sample's 0.009165733
 # and 0.0757326 J are 9.166 and 75.733 mJ.

@@ -20,7 +20,8 @@
 # host, make bench's and REFERENCE=host's) and PASS or FAIL. A failed
 # record shows FAIL and no time. The table goes to standard output;
 # PREFIX.csv (default results/report) holds the same, one column per
-# field, PREFIX.html the table as a page; PREFIX.png, where gnuplot is
+# field, PREFIX.html the table as a page with PREFIX.svg, the table as
+# bars drawn by this script; PREFIX.png, where gnuplot is
 # installed, draws the times as bars, one cluster per row, one bar per
 # column. A line of a log that is not JSON is left out and named (on
 # stderr, under the table and on the page); control characters in a
@@ -51,7 +52,7 @@ notjson=$(for f in "$@"; do
     awk -v check=1 -f "$(dirname "$0")/json.awk" "$f" \
         | while IFS= read -r l; do printf '%s\t%s\t%s\n' "$f" "${l%%:*}" "${l#*: }"; done
 done)
-NOTJSON=$notjson awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" -v dat="$prefix.dat" "$(cat "$(dirname "$0")/jsonl.awk")"'
+NOTJSON=$notjson awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" -v dat="$prefix.dat" -v svg="$prefix.svg" -v svg_name="$(basename "$prefix").svg" "$(cat "$(dirname "$0")/jsonl.awk")"'
 BEGIN {
     nskip = split(ENVIRON["NOTJSON"], skipped, "\n")
     for (i = 1; i <= nskip; i++) {
@@ -155,6 +156,49 @@ function hline(label, h,    line, c) {
     sub(/ +$/, "", line); print line
 }
 function esc(x) { gsub(/&/, "\\&amp;", x); gsub(/</, "\\&lt;", x); gsub(/>/, "\\&gt;", x); return x }
+# The table as a bar chart (svg, beside the page, which shows it): a
+# group of bars a row, a bar a column with a figure, each as long as its
+# figure on one linear scale, labelled with it; each column a colour, in
+# a legend. Written by the report itself: no plotting program needed.
+function chart(    r, c, k, y, maxv, bar, gap, left, width, h, i, color, n, len) {
+    split("#1b6ca8 #d1495b #edae49 #00798c #66a182 #8d6a9f #2e4057 #c97c5d", color, " ")
+    maxv = 0
+    for (r = 1; r <= nr; r++)
+        for (c = 1; c <= nc; c++) {
+            k = rows[r] SUBSEP cols[c]
+            if ((k in has) && cell_us[k] != "" && cell_us[k] + 0 > maxv) maxv = cell_us[k] + 0
+        }
+    bar = 14; gap = 10; left = 150; width = 560
+    h = 24 + 18 * nc + 10
+    for (r = 1; r <= nr; r++) h += nc * bar + gap
+    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">\n", left + width + 120, h > svg
+    printf "<title>%s per iteration by dataset and %s</title>\n", metric == "energy" ? "millijoules" : "microseconds", xesc(by) > svg
+    y = 16
+    for (c = 1; c <= nc; c++) {
+        printf "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n", left, y - 10, color[(c - 1) % 8 + 1], left + 18, y, xesc(head1[c] " " head2[c] " " substr(head3[c], 1, index(head3[c], ",") - 1)) > svg
+        y += 18
+    }
+    y += 10
+    n = 0
+    for (r = 1; r <= nr; r++) {
+        printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + bar * nc / 2 + 4, xesc(rows[r]) > svg
+        for (c = 1; c <= nc; c++) {
+            k = rows[r] SUBSEP cols[c]
+            if ((k in has) && cell_us[k] != "" && maxv > 0) {
+                len = cell_us[k] / maxv * width
+                if (len < 1) len = 1
+                printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>", left, y, len, bar - 2, color[(c - 1) % 8 + 1] > svg
+                printf "<text x=\"%.1f\" y=\"%d\">%s</text>\n", left + len + 4, y + bar - 4, cell_us[k] > svg
+                n++
+            }
+            y += bar
+        }
+        y += gap
+    }
+    print "</svg>" > svg
+    close(svg)
+}
+function xesc(x) { x = esc(x); gsub(/"/, "\\&quot;", x); return x }
 END {
     left = ""
     for (i = 1; i <= nskip; i++) {
@@ -217,10 +261,12 @@ END {
     if (left != "") print "(left out, not JSON: " left ")"
     print "</table>" > html
     if (left != "") print "<p>Left out, not JSON: " esc(left) ".</p>" > html
+    chart()
+    printf "<p><img src=\"%s\" alt=\"%s per iteration by %s and %s, one bar a cell with a figure\" /></p>\n", svg_name, metric == "energy" ? "millijoules" : "microseconds", "dataset", by > html
     print "<p>wall: make run, the median over its runs of the host clock over the timed iterations; device: the median device time of one iteration (OpenCL profiling events); energy: millijoules per iteration from the device\047s own counter (NVML, RAPL). x: the ratio to the Spec reference machine; host x: to sequential C on the same host. A failed record shows no time.</p>\n</body>\n</html>" > html
 }' "$@" || exit 1
 echo "CSV: $prefix.csv"
-echo "HTML: $prefix.html"
+echo "HTML: $prefix.html (its chart: $prefix.svg)"
 if command -v gnuplot >/dev/null 2>&1; then
     cols=$(head -n 1 "$prefix.dat" | wc -w)
     gnuplot <<GP || exit 1
