@@ -984,6 +984,10 @@ why=""
 [ "$(grep -o '<rect ' "$svg" 2>/dev/null | wc -l)" -eq 10 ] || why="$why $(grep -o '<rect ' "$svg" 2>/dev/null | wc -l) rects, not 10;"
 grep -q '<text x="[0-9.]*" y="[0-9]*">14880.0</text>' "$svg" 2>/dev/null || why="$why no bar labelled 14880.0;"
 grep -q '<img src="report-sample.svg" ' "$W/report-sample.html" || why="$why the page does not show it;"
+# and under each figure of the page: base or peak, reportable, date, commit
+grep -q '<td>14880.0 us, x0.08, PASS<br /><small>-, not reportable, 2026-11-24, ccccccc</small></td>' "$W/report-sample.html" \
+    || why="$why the page's cells lack tuning, reportable, date and commit;"
+grep -q 'energy: millijoules' "$W/report-sample.html" && why="$why the legend explains energy the table does not show;"
 if command -v xmllint >/dev/null 2>&1; then
     xmllint --noout "$svg" 2>"$W/svg.lint" || why="$why not well-formed: $(head -c 200 "$W/svg.lint");"
 fi

@@ -124,6 +124,12 @@ BEGIN {
     }
     cell_us[row, col] = us; cell_ratio[row, col] = ratio == "" ? "" : (host ? "host x" : "x") ratio
     cell_result[row, col] = result; has[row, col] = 1
+    # what a reviewer asks of the cell: base or peak, reportable, when,
+    # which source (make bench rows have neither tuning nor reportable)
+    t = field($0, "tuning"); cell_tuning[row, col] = t == "" || t == "null" ? "-" : clean(t)
+    t = field($0, "reportable"); cell_rep[row, col] = t == "true" ? "reportable" : t == "false" ? "not reportable" : "-"
+    cell_date[row, col] = clean(substr(field($0, "time"), 1, 10))
+    t = field($0, "commit"); cell_commit[row, col] = t == "" || t == "null" ? "-" : clean(t) (field($0, "modified") == "true" ? "-modified" : "")
 }
 function named(x) { return x == "" || x == "null" ? "(none)" : clean(x) }
 function clean(x,    out, i, c) {
@@ -220,7 +226,7 @@ END {
     printf "dataset," > csv
     for (c = 1; c <= nc; c++) {
         t = head1[c] " " head2[c] " " substr(head3[c], 1, index(head3[c], " ") - 1)
-        printf "%s,%s,%s%s", csvf(t " " (metric == "energy" ? "mJ" : "us") " per iteration"), csvf(t " ratio"), csvf(t " result"), c < nc ? "," : "\n" > csv
+        printf "%s,%s,%s,%s,%s,%s,%s%s", csvf(t " " (metric == "energy" ? "mJ" : "us") " per iteration"), csvf(t " ratio"), csvf(t " result"), csvf(t " tuning"), csvf(t " reportable"), csvf(t " date"), csvf(t " commit"), c < nc ? "," : "\n" > csv
     }
     print "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n<title>histo: make report</title>" > html
     print "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}th,td{border:1px solid #999;padding:2px 8px;text-align:left}th{background:#eee}</style>\n</head>\n<body>\n<h1>histo: make report</h1>\n<table>" > html
@@ -249,9 +255,14 @@ END {
                                 metric == "energy" ? "mJ" : "us",
                                 cell_ratio[k] == "" ? "-" : cell_ratio[k], cell_result[k])
             line = line sprintf(" | %-*s", w, cell)
-            printf "<td>%s</td>", esc(cell) > html
-            printf "%s,%s,%s%s", (k in has) ? cell_us[k] : "", (k in has) ? cell_ratio[k] : "",
-                   (k in has) ? csvf(cell_result[k]) : "", c < nc ? "," : "\n" > csv
+            if (k in has)
+                printf "<td>%s<br /><small>%s, %s, %s, %s</small></td>", esc(cell), esc(cell_tuning[k]), esc(cell_rep[k]), esc(cell_date[k]), esc(cell_commit[k]) > html
+            else
+                printf "<td>%s</td>", esc(cell) > html
+            printf "%s,%s,%s,%s,%s,%s,%s%s", (k in has) ? cell_us[k] : "", (k in has) ? cell_ratio[k] : "",
+                   (k in has) ? csvf(cell_result[k]) : "", (k in has) ? csvf(cell_tuning[k]) : "",
+                   (k in has) ? cell_rep[k] : "", (k in has) ? cell_date[k] : "",
+                   (k in has) ? csvf(cell_commit[k]) : "", c < nc ? "," : "\n" > csv
             printf " %s", (k in has) && cell_us[k] != "" ? cell_us[k] : "NaN" > dat
         }
         sub(/ +$/, "", line); print line
@@ -263,7 +274,17 @@ END {
     if (left != "") print "<p>Left out, not JSON: " esc(left) ".</p>" > html
     chart()
     printf "<p><img src=\"%s\" alt=\"%s per iteration by %s and %s, one bar a cell with a figure\" /></p>\n", svg_name, metric == "energy" ? "millijoules" : "microseconds", "dataset", by > html
-    print "<p>wall: make run, the median over its runs of the host clock over the timed iterations; device: the median device time of one iteration (OpenCL profiling events); energy: millijoules per iteration from the device\047s own counter (NVML, RAPL). x: the ratio to the Spec reference machine; host x: to sequential C on the same host. A failed record shows no time.</p>\n</body>\n</html>" > html
+    # the legend: only what the table shows
+    for (c = 1; c <= nc; c++) shown_kind[substr(head3[c], 1, index(head3[c], " ") - 1)] = 1
+    for (k in cell_ratio) { if (cell_ratio[k] ~ /^host x/) shown_host = 1; else if (cell_ratio[k] ~ /^x/) shown_x = 1 }
+    legend = ""
+    if ("wall" in shown_kind) legend = legend "wall: make run, the median over its runs of the host clock over the timed iterations. "
+    if ("device" in shown_kind) legend = legend "device: the median device time of one iteration (OpenCL profiling events). "
+    if ("energy" in shown_kind) legend = legend "energy: millijoules per iteration from the device\047s own counter (NVML, RAPL). "
+    if (shown_x) legend = legend "x: the ratio to the Spec reference machine. "
+    if (shown_host) legend = legend "host x: the ratio to sequential C on the same host. "
+    legend = legend "Under each figure: base or peak, reportable or not (make run), the date and the commit. A failed record shows no time."
+    print "<p>" legend "</p>\n</body>\n</html>" > html
 }' "$@" || exit 1
 echo "CSV: $prefix.csv"
 echo "HTML: $prefix.html (its chart: $prefix.svg)"
