@@ -12,9 +12,8 @@
  * pass 2^32 (no partial counter may wrap), land exactly on 2^32, or stay
  * at 254 and 255. Prints PASS/FAIL lines; exit 0 when all pass.
  */
-#include "device.h"
+#include "kernel_test.h"
 #include "params.h"
-#include "program.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -74,26 +73,17 @@ fail:
 int main(int argc, char **argv)
 {
     int status = HISTO_OK;
-    struct device_list list = {0};
-    cl_context ctx = NULL;
-    cl_command_queue q = NULL;
-    cl_program prog = NULL;
-    cl_kernel k = NULL;
+    struct kernel_test t;
     cl_mem parts[CHUNKS] = {NULL};
     static uint8_t partial[CHUNKS][NBINS], got[NBINS], want[NBINS];
     static const char *const files[] = {"combine.cl"};
-    const char *dir = getenv("HISTO_KERNEL_DIR");
 
-    if ((status = device_enumerate(&list)) != HISTO_OK
-        || (status = device_select(&list, argc > 1 ? argv[1] : NULL,
-                                   argc > 2 ? argv[2] : NULL)) != HISTO_OK
-        || (status = device_open(&list, &ctx, &q)) != HISTO_OK)
+    if ((status = kernel_test_open(&t, argc, argv, files, 1, 16, NULL,
+                                   "combine")) != HISTO_OK)
         goto fail;
-    const struct device_info *dev = device_selected(&list);
-    if ((status = program_build(ctx, dev, dir != NULL ? dir : "kernels",
-                                files, 1, 16, NULL, &prog)) != HISTO_OK)
-        goto fail;
-    CL_CREATE(k, clCreateKernel(prog, "combine", &cl_err_));
+    const cl_context ctx = t.ctx;
+    const cl_command_queue q = t.queue;
+    const cl_kernel k = t.kernel;
 
     for (uint32_t b = 0; b < NBINS; ++b) {
         uint64_t total = 0;
@@ -151,15 +141,7 @@ fail:
     for (uint32_t c = 0; c < CHUNKS; ++c)
         if (parts[c] != NULL)
             clReleaseMemObject(parts[c]);
-    if (k != NULL)
-        clReleaseKernel(k);
-    if (prog != NULL)
-        clReleaseProgram(prog);
-    if (q != NULL)
-        clReleaseCommandQueue(q);
-    if (ctx != NULL)
-        clReleaseContext(ctx);
-    device_list_free(&list);
+    kernel_test_close(&t);
     if (status != HISTO_OK) {
         printf("FAIL combine.ran: status %d\n", status);
         return 1;

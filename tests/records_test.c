@@ -18,9 +18,8 @@
  * part A alone and by parts A and B. Prints PASS/FAIL lines; exit 0
  * when all pass.
  */
-#include "device.h"
+#include "kernel_test.h"
 #include "params.h"
-#include "program.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -244,11 +243,7 @@ fail:;
 int main(int argc, char **argv)
 {
     int status = HISTO_OK;
-    struct device_list list = {0};
-    cl_context ctx = NULL;
-    cl_command_queue q = NULL;
-    cl_program prog = NULL;
-    cl_kernel k = NULL;
+    struct kernel_test t;
     uint8_t *partial = NULL;
     /* the eye strategy's sources and options (eye.c) with 8-bit tiles */
     static const char *const files[] = {
@@ -258,40 +253,25 @@ int main(int argc, char **argv)
         .text = {"-DHISTO_TILE_REQD_SIZE=0 -DHISTO_ONE_COPY=1 "
                  "-DHISTO_NARROW_AUTO=1u"},
         .count = 1};
-    const char *dir = getenv("HISTO_KERNEL_DIR");
     /* whole rows 1-5 with the last 3 bins; 8 columns from row 1, col 8 */
     static const struct window windows[] = {
         {"rows", WIDTH, NBINS, 0, 0, 260, NBINS},
         {"two_d", WIDTH + 8, WIDTH + 8 + 2 * WIDTH + 8, 8, 3, 24, 5 * WIDTH},
     };
 
-    if ((status = device_enumerate(&list)) != HISTO_OK
-        || (status = device_select(&list, argc > 1 ? argv[1] : NULL,
-                                   argc > 2 ? argv[2] : NULL)) != HISTO_OK
-        || (status = device_open(&list, &ctx, &q)) != HISTO_OK)
+    if ((status = kernel_test_open(&t, argc, argv, files,
+                                   sizeof files / sizeof files[0], WIDTH,
+                                   &defines, "eye_reduce_narrow"))
+        != HISTO_OK)
         goto fail;
-    const struct device_info *dev = device_selected(&list);
-    if ((status = program_build(ctx, dev, dir != NULL ? dir : "kernels",
-                                files, sizeof files / sizeof files[0], WIDTH,
-                                &defines, &prog)) != HISTO_OK)
-        goto fail;
-    CL_CREATE(k, clCreateKernel(prog, "eye_reduce_narrow", &cl_err_));
     HOST_ALLOC(partial, (size_t)BATCHES * 260);
     for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i)
-        if ((status = run_window(ctx, q, k, &windows[i], partial))
-            != HISTO_OK)
+        if ((status = run_window(t.ctx, t.queue, t.kernel, &windows[i],
+                                 partial)) != HISTO_OK)
             goto fail;
 fail:
     free(partial);
-    if (k != NULL)
-        clReleaseKernel(k);
-    if (prog != NULL)
-        clReleaseProgram(prog);
-    if (q != NULL)
-        clReleaseCommandQueue(q);
-    if (ctx != NULL)
-        clReleaseContext(ctx);
-    device_list_free(&list);
+    kernel_test_close(&t);
     if (status != HISTO_OK) {
         printf("FAIL records.ran: status %d\n", status);
         return 1;
