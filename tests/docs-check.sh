@@ -214,7 +214,8 @@ if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
 fi
 # One source for each list a reader meets twice: usage.md keeps no option
 # table of its own (README's is checked above); README's layout table
-# names every top-level folder of the tree and every kernel file; the
+# names every top-level folder of the tree and every kernel file; make
+# bench's inputs are told alike by bench.sh, make help and README; the
 # run times in harness.md's dataset table say when and where they were
 # measured.
 if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
@@ -227,11 +228,22 @@ if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
     for k in kernels/*.cl; do
         printf '%s\n' "$layout" | grep -q "\`$(basename "$k")\`" || why="$why layout lacks $(basename "$k");"
     done
+    # make bench's inputs, told three times: bench.sh's list, make help
+    # and README's Results; the words below must stand in both texts (a
+    # new input changes the list and then the texts)
+    [ "$(sed -n 's/^INPUTS=${INPUTS:-\(.*\)}$/\1/p' bench/bench.sh)" = "test train ref wide uniform onebin h1k big67 wide1m wide67" ] \
+        || why="$why bench.sh's inputs are not the ones README and make help describe;"
+    for f in README.md GNUmakefile; do
+        flat=$(tr -s ' \n#' '   ' <"$f")
+        for words in "four 16.7M-value images (one into 1024x2048 bins)" "67M values" "wide eye at 1M and 67M values"; do
+            case $flat in *"$words"*) ;; *) why="$why $f does not say make bench runs '$words';" ;; esac
+        done
+    done
     sed -n '/^| dataset | image (values)/,/^$/p;/^The times are/,/^$/p' docs/harness.md >"$W/times"
     grep -q '[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]' "$W/times" && grep -q 'core' "$W/times" \
         || why="$why harness.md's dataset times name no date or machine;"
     if [ -z "$why" ]; then
-        echo "PASS docs.one_source (usage.md, README's layout, harness.md's times)"
+        echo "PASS docs.one_source (usage.md, README's layout, make bench's inputs, harness.md's times)"
     else
         echo "FAIL docs.one_source:$why"
         failed=1
