@@ -130,6 +130,15 @@ static void open_nvml(struct energy_device *d)
     nvml_release();
 }
 
+/* "PATH cannot be VERB: the error", and where permission was refused
+ * that this is usual. */
+static void errno_why(char *why, size_t len, const char *path,
+                      const char *verb, int e)
+{
+    snprintf(why, len, "%s cannot be %s: %s%s", path, verb, strerror(e),
+             e == EACCES || e == EPERM ? " (root only on many kernels)" : "");
+}
+
 /* A counter file's first line as a number. False, with why the file
  * failed in why (after its path), where it cannot be opened or read, is
  * not a regular file (sysfs's counters are: a FIFO in its place would
@@ -140,25 +149,19 @@ static bool read_number(const char *path, uint64_t *v, char *why,
 {
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        const int e = errno;
-        snprintf(why, len, "%s cannot be opened: %s%s", path, strerror(e),
-                 e == EACCES || e == EPERM ? " (root only on many kernels)"
-                                           : "");
+        errno_why(why, len, path, "opened", errno);
         return false;
     }
     struct stat st;
     char buf[64];
     ssize_t got = -1;
-    if (fstat(fd, &st) != 0) {
-        snprintf(why, len, "%s cannot be read: %s", path, strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0)
+        errno_why(why, len, path, "read", errno);
+    else if (!S_ISREG(st.st_mode))
         snprintf(why, len, "%s is not a regular file (a folder, FIFO or "
                  "device)", path);
-    } else if ((got = read(fd, buf, sizeof buf - 1)) < 0) {
-        snprintf(why, len, "%s cannot be read: %s%s", path, strerror(errno),
-                 errno == EACCES || errno == EPERM
-                     ? " (root only on many kernels)" : "");
-    }
+    else if ((got = read(fd, buf, sizeof buf - 1)) < 0)
+        errno_why(why, len, path, "read", errno);
     close(fd);
     if (got < 0)
         return false;

@@ -109,36 +109,33 @@ static void tile_defines(size_t size, bool replicated,
     d->std[0] = '\0';
 }
 
-/* `narrow`: the program may choose 8-bit counters (the eye strategy's
- * alone: in the fused kernels, for inputs of at most
- * HISTO_FUSED_MAX_VALUES by default, their code made PoCL's build of
- * eye_fused_2d take minutes; the replicated tiles keep 16-bit counters,
- * their copies sharing the group's local memory). */
-static int eye_narrow(bool narrow, struct eye_narrow *l)
+/* The values from which the program may choose 8-bit counters into
+ * *min: HISTO_NARROW_MIN_VALUES, or $HISTO_TEST_NARROW_MIN_VALUES; 0
+ * (none) unless `narrow`: the eye strategy's alone (in the fused kernels
+ * their code made PoCL's build of eye_fused_2d take minutes; the
+ * replicated tiles keep 16-bit counters, their copies sharing the
+ * group's local memory). */
+static int narrow_min(bool narrow, unsigned long *min)
 {
     const int status = strategy_env_number(ENV_HISTO_TEST_NARROW_MIN_VALUES,
-                                           UINT32_MAX, &l->narrow_min);
-    if (status != HISTO_OK)
-        return status;
-    if (l->narrow_min == 0)
-        l->narrow_min = HISTO_NARROW_MIN_VALUES;
+                                           UINT32_MAX, min);
+    if (*min == 0)
+        *min = HISTO_NARROW_MIN_VALUES;
     if (!narrow)
-        l->narrow_min = 0;
-    return HISTO_OK;
+        *min = 0;
+    return status;
 }
 
-/* The -D option after each alternative's; none where 8-bit
- * counters are off, so that the other strategies build as without
- * them. */
-static void narrow_defines(const struct eye_narrow *l,
-                          struct program_defines *d)
+/* The -D option after each alternative's; none where 8-bit counters are
+ * off, so that the other strategies build as without them. */
+static void narrow_defines(unsigned long min, struct program_defines *d)
 {
-    if (l->narrow_min == 0)
+    if (min == 0)
         return;
     for (size_t i = 0; i < d->count; ++i) {
         const size_t len = strlen(d->text[i]);
         snprintf(d->text[i] + len, sizeof d->text[i] - len,
-                 " -DHISTO_NARROW_AUTO=%luu", l->narrow_min);
+                 " -DHISTO_NARROW_AUTO=%luu", min);
     }
 }
 
@@ -146,13 +143,13 @@ static int defines(const struct device_info *dev, bool replicated,
                    bool fused, struct program_defines *d)
 {
     size_t target;
-    struct eye_narrow narrow;
+    unsigned long min;
     int status = tile_target(dev, &target);
     if (status == HISTO_OK)
-        status = eye_narrow(!replicated && !fused, &narrow);
+        status = narrow_min(!replicated && !fused, &min);
     if (status == HISTO_OK) {
         tile_defines(target, replicated, d);
-        narrow_defines(&narrow, d);
+        narrow_defines(min, d);
     }
     return status;
 }
@@ -508,8 +505,8 @@ static int fused_refused(const struct strategy_env *env)
 static bool narrow_possible(const struct eye_state *s,
                             const struct histo_input *in)
 {
-    return s->narrow.narrow_min != 0 && s->plan.two_d
-        && in->nvalues >= s->narrow.narrow_min;
+    return s->narrow_min != 0 && s->plan.two_d
+        && in->nvalues >= s->narrow_min;
 }
 
 /* The tile kernel that will run, its reduction, and the plan made with
@@ -526,7 +523,8 @@ static int tile_kernel(struct eye_state *s, const struct strategy_env *env)
                                                       eye_reduce_name(s),
                                                       &cl_err_));
         CL_CREATE(s->kernel[K_TILE], clCreateKernel(env->program,
-                                                    eye_tile_name(s), &cl_err_));
+                                                    eye_tile_name(s),
+                                                    &cl_err_));
         if ((status = plan(s, env)) != HISTO_OK)
             return status;
         if (!s->plan.two_d || env->input->histo_width <= s->plan.tile_bins)
@@ -629,7 +627,7 @@ static int setup(const struct strategy_env *env, bool replicated,
     s->replicated = replicated;
     s->fused = fused;
     if ((status = input_may_use_2d(env->input, &s->plan.two_d)) != HISTO_OK
-        || (status = eye_narrow(!s->replicated && !s->fused, &s->narrow))
+        || (status = narrow_min(!s->replicated && !s->fused, &s->narrow_min))
                != HISTO_OK)
         goto fail;
     if ((status = tile_kernel(s, env)) != HISTO_OK
@@ -683,7 +681,7 @@ static int tile_rebuild(struct eye_state *s, size_t size)
     struct program_defines defines;
     cl_program program = NULL;
     tile_defines(size, s->replicated, &defines);
-    narrow_defines(&s->narrow, &defines);
+    narrow_defines(s->narrow_min, &defines);
     if (s->fused)
         fence_defines(s->env.device->fence, &defines);
     if ((status = program_build(s->env.context, s->env.device,

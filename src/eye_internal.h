@@ -9,14 +9,6 @@
 #include "eye_plan.h"
 #include "params.h"
 
-/* Whether the tile kernel may take 8-bit counters (eye_count.cl, Narrow
- * counters): from narrow_min values, 0 never. */
-struct eye_narrow {
-    unsigned long narrow_min; /* HISTO_NARROW_MIN_VALUES, or
-                             $HISTO_TEST_NARROW_MIN_VALUES, for the eye
-                             strategy; 0 for the others */
-};
-
 struct eye_state {
     cl_kernel kernel[K_COUNT];
     cl_program rebuilt;      /* the tile kernel's program after a refused
@@ -31,7 +23,9 @@ struct eye_state {
     cl_uint launch_arg;      /* fused: the tile kernel's argument `launch` */
     cl_uint hist_arg;        /* the reduction's argument `hist`          */
     struct eye_plan plan;
-    struct eye_narrow narrow; /* what the program was built with       */
+    unsigned long narrow_min; /* the program's 8-bit tiles from this
+                                many values (eye_count.cl, Narrow
+                                counters); 0: none (narrow_min())      */
     struct strategy_env env;
     bool replicated;         /* the replicated strategy (R from env)    */
     bool fused;              /* one launch an iteration (eye_fused.cl)  */

@@ -140,8 +140,8 @@ void eye_summary(const void *opaque, FILE *f)
     const struct eye_state *s = opaque;
     cl_uint first, last;
     eye_rows(s, &first, &last);
-    fprintf(f, "B=%u batches, w=%u rows/tile, ", s->eye_words[HISTO_EYE_BATCHES],
-            s->plan.tile_rows);
+    fprintf(f, "B=%u batches, w=%u rows/tile, ",
+            s->eye_words[HISTO_EYE_BATCHES], s->plan.tile_rows);
     if (used_buckets(s))
         fprintf(f, "no eye window (values sorted into %u buckets)",
                 s->plan.nbuckets);

@@ -89,11 +89,11 @@ int tune_cache_path(char *buf, size_t len)
     const char *xdg = env_value(ENV_XDG_CACHE_HOME);
     const char *home = env_value(ENV_HOME);
     int n;
-    if (file != NULL && *file != '\0')
+    if (file != NULL)
         n = snprintf(buf, len, "%s", file);
     else if (xdg != NULL && xdg[0] == '/') /* relative ones are invalid */
         n = snprintf(buf, len, "%s/histo/tune.conf", xdg);
-    else if (home != NULL && *home != '\0')
+    else if (home != NULL)
         n = snprintf(buf, len, "%s/.cache/histo/tune.conf", home);
     else
         n = -1;

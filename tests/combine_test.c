@@ -22,16 +22,6 @@
 #define NBINS 4099u   /* not a multiple of 16: the tail path too */
 #define CHUNKS 24u
 
-static int failures;
-
-static void check(bool ok, const char *name, const char *detail)
-{
-    printf("%s combine.%s%s%s\n", ok ? "PASS" : "FAIL", name,
-           ok ? "" : ": ", ok ? "" : detail);
-    if (!ok)
-        ++failures;
-}
-
 /* The count chunk c gives bin b, in 64 bits. */
 static uint64_t chunk_count(uint32_t b, uint32_t c)
 {
@@ -78,8 +68,8 @@ int main(int argc, char **argv)
     static uint8_t partial[CHUNKS][NBINS], got[NBINS], want[NBINS];
     static const char *const files[] = {"combine.cl"};
 
-    if ((status = kernel_test_open(&t, argc, argv, files, 1, 16, NULL,
-                                   "combine")) != HISTO_OK)
+    if ((status = kernel_test_open(&t, "combine", argc, argv, files, 1, 16,
+                                   NULL, "combine")) != HISTO_OK)
         goto fail;
     const cl_context ctx = t.ctx;
     const cl_command_queue q = t.queue;
@@ -116,10 +106,13 @@ int main(int argc, char **argv)
         if (got[b] != want[b])
             snprintf(detail, sizeof detail, "bin %" PRIu32 ": %u, want %u",
                      b, got[b], want[b]);
-    check(detail[0] == '\0', "chunk_order", detail);
-    check(got[0] == 255 && got[1] == 255 && got[2] == 255 && got[3] == 254
-          && got[4] == 255 && got[6] == 0, "past_2p32",
-          "bins past, at and below 2^32 are not 255, 255, 255, 254");
+    kernel_test_check(&t, detail[0] == '\0', "chunk_order", detail);
+    kernel_test_check(&t, got[0] == 255 && got[1] == 255 && got[2] == 255
+                              && got[3] == 254 && got[4] == 255
+                              && got[6] == 0,
+                      "past_2p32",
+                      "bins past, at and below 2^32 are not 255, 255, 255, "
+                      "254");
 
     /* A pairwise tree, as shares combine on top of chunks: partial c +=
      * partial c + step, with 256 work-items. */
@@ -135,16 +128,11 @@ int main(int argc, char **argv)
         if (got[b] != want[b])
             snprintf(detail, sizeof detail, "bin %" PRIu32 ": %u, want %u",
                      b, got[b], want[b]);
-    check(detail[0] == '\0', "tree_order", detail);
+    kernel_test_check(&t, detail[0] == '\0', "tree_order", detail);
     clReleaseMemObject(acc);
 fail:
     for (uint32_t c = 0; c < CHUNKS; ++c)
         if (parts[c] != NULL)
             clReleaseMemObject(parts[c]);
-    kernel_test_close(&t);
-    if (status != HISTO_OK) {
-        printf("FAIL combine.ran: status %d\n", status);
-        return 1;
-    }
-    return failures != 0;
+    return kernel_test_close(&t, status);
 }

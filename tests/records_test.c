@@ -31,16 +31,6 @@
 #define BATCHES 65536u
 #define GROUP 64u     /* work-items a group: part B's 8 lanes, 8 quads   */
 
-static int failures;
-
-static void check(bool ok, const char *name, const char *detail)
-{
-    printf("%s records.%s%s%s\n", ok ? "PASS" : "FAIL", name,
-           ok ? "" : ": ", ok ? "" : detail);
-    if (!ok)
-        ++failures;
-}
-
 /* A window: whole rows [lo, hi) (cols 0), or cols columns of rows rows
  * from bin lo; its bins laid out row by row in a tile of `stride`
  * bytes. */
@@ -117,7 +107,7 @@ static uint32_t outside_count(uint32_t bin)
 }
 
 static int reduce(cl_command_queue q, cl_kernel k, cl_mem outer,
-                  cl_mem eye, const uint32_t *outer_init,
+                  const uint32_t *outer_init, cl_uint part_a_arg,
                   cl_uint part_a_groups, size_t groups)
 {
     int status = HISTO_OK;
@@ -125,8 +115,8 @@ static int reduce(cl_command_queue q, cl_kernel k, cl_mem outer,
     CL_CALL(clEnqueueWriteBuffer(q, outer, CL_TRUE, 0,
                                  NBINS * sizeof(uint32_t), outer_init, 0,
                                  NULL, NULL));
-    (void)eye;
-    CL_CALL(clSetKernelArg(k, 5, sizeof part_a_groups, &part_a_groups));
+    CL_CALL(clSetKernelArg(k, part_a_arg, sizeof part_a_groups,
+                           &part_a_groups));
     CL_CALL(clEnqueueNDRangeKernel(q, k, 1, NULL, &items, &group, 0, NULL,
                                    NULL));
     CL_CALL(clFinish(q));
@@ -136,9 +126,12 @@ fail:
 
 /* One window, reduced twice; its partials in `partial` (BATCHES x
  * stride bytes, uploaded here). */
-static int run_window(cl_context ctx, cl_command_queue q, cl_kernel k,
-                      const struct window *w, uint8_t *partial)
+static int run_window(struct kernel_test *t, const struct window *w,
+                      uint8_t *partial)
 {
+    const cl_context ctx = t->ctx;
+    const cl_command_queue q = t->queue;
+    const cl_kernel k = t->kernel;
     int status = HISTO_OK;
     cl_mem dpart = NULL, outer = NULL, eye = NULL, hist = NULL,
            buckets = NULL;
@@ -195,7 +188,7 @@ static int run_window(cl_context ctx, cl_command_queue q, cl_kernel k,
     CL_CALL(clSetKernelArg(k, a++, sizeof eye, &eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, a++, sizeof hist, &hist));
-    ++a; /* part_a_groups: reduce() */
+    const cl_uint part_a_arg = a++; /* part_a_groups: reduce() */
     CL_CALL(clSetKernelArg(k, a++, sizeof bucket_cap, &bucket_cap));
     CL_CALL(clSetKernelArg(k, a++, sizeof buckets, &buckets));
     CL_CALL(clSetKernelArg(k, a++,
@@ -205,8 +198,8 @@ static int run_window(cl_context ctx, cl_command_queue q, cl_kernel k,
     static const struct { const char *name; cl_uint part_a; size_t groups; }
         runs[] = {{"part_a", 2, 2}, {"parts_ab", 1, 4}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
-        if ((status = reduce(q, k, outer, eye, outer_init, runs[r].part_a,
-                             runs[r].groups)) != HISTO_OK)
+        if ((status = reduce(q, k, outer, outer_init, part_a_arg,
+                             runs[r].part_a, runs[r].groups)) != HISTO_OK)
             goto fail;
         CL_CALL(clEnqueueReadBuffer(q, hist, CL_TRUE, 0, NBINS, got, 0,
                                     NULL, NULL));
@@ -230,7 +223,7 @@ static int run_window(cl_context ctx, cl_command_queue q, cl_kernel k,
                          "bin %" PRIu32 ": outer %" PRIu32 " left, want 0",
                          bin, outer_got[bin]);
         }
-        check(detail[0] == '\0', name, detail);
+        kernel_test_check(t, detail[0] == '\0', name, detail);
     }
 fail:;
     const cl_mem mems[] = {dpart, outer, eye, hist, buckets};
@@ -259,22 +252,16 @@ int main(int argc, char **argv)
         {"two_d", WIDTH + 8, WIDTH + 8 + 2 * WIDTH + 8, 8, 3, 24, 5 * WIDTH},
     };
 
-    if ((status = kernel_test_open(&t, argc, argv, files,
+    if ((status = kernel_test_open(&t, "records", argc, argv, files,
                                    sizeof files / sizeof files[0], WIDTH,
                                    &defines, "eye_reduce_narrow"))
         != HISTO_OK)
         goto fail;
     HOST_ALLOC(partial, (size_t)BATCHES * 260);
     for (size_t i = 0; i < sizeof windows / sizeof windows[0]; ++i)
-        if ((status = run_window(t.ctx, t.queue, t.kernel, &windows[i],
-                                 partial)) != HISTO_OK)
+        if ((status = run_window(&t, &windows[i], partial)) != HISTO_OK)
             goto fail;
 fail:
     free(partial);
-    kernel_test_close(&t);
-    if (status != HISTO_OK) {
-        printf("FAIL records.ran: status %d\n", status);
-        return 1;
-    }
-    return failures != 0;
+    return kernel_test_close(&t, status);
 }

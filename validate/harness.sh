@@ -701,6 +701,10 @@ run() {
     esac
     [ -z "${HISTO_COMMIT:-}" ] || modified=null
     env_not_reportable=$(timing environment.not_reportable)
+    # the host, for the record's fields and the system description's
+    host_os=$(os_name)
+    host_kernel=$(uname -srm)
+    host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | sed -n 1p)
     system_describe
     # Reportable, as runspec means it: every condition holds.
     nr=$(reportable_reasons)
@@ -793,11 +797,11 @@ run() {
     add histo_status "$first_status"
     add command "$(json_str "$shown")"
     add host "$(json_str "$(uname -n)")"
-    add os "$(json_str "$(os_name)")"
-    add kernel "$(json_str "$(uname -srm)")"
+    add os "$(json_str "$host_os")"
+    add kernel "$(json_str "$host_kernel")"
     add memory_bytes "$(json_num "$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo 2>/dev/null)")"
-    add cpu_model "$(json_str "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | sed -n 1p)")"
-    add cpu_cores "$(json_num "$(getconf _NPROCESSORS_ONLN 2>/dev/null)")"
+    add cpu_model "$(json_str "$host_cpu")"
+    add cpu_cores "$(json_num "$cores")"
     add compiler "$(json_str "$(build_info compiler)")"
     add cc "$(json_str "$(build_info cc)")"
     add cflags "$(json_str "$(build_info cflags)")"

@@ -10,8 +10,8 @@
 # commit, env_not_reportable (histo.out's environment.not_reportable),
 # spread (slowest over fastest run), load_before (the 1-minute load
 # average before the warm-up), cores (online), system_missing and
-# system_file (validate/system.sh). Base and peak (tuning) are both reportable: peak's knobs are
-# in the record.
+# system_file (validate/system.sh). Base and peak (tuning) are both
+# reportable: peak's knobs are in the record.
 # The largest spread of a reportable result's runs: 1.15, above every
 # quiet machine measured (docs/harness.md, "Run quality").
 SPREAD_MAX=1.15

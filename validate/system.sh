@@ -1,6 +1,7 @@
 # validate/system.sh - system_describe: the system under test, as SPEC's
 # config file describes it, for make run's record (sourced by
-# validate/harness.sh after its json_str and timing).
+# validate/harness.sh: it uses its json_str, json_strn, timing, die and
+# the host_cpu, host_os and host_kernel it reads once for the record).
 #
 # The user's fields come from a file the user keeps: SYSTEM=FILE, else
 # config/system.conf (config/system.conf.example says what each field is;
@@ -63,7 +64,7 @@ system_describe() {
         [ -n "$s_v" ] || system_missing="$system_missing${system_missing:+ }$k"
         system_json="$system_json,\"$k\":$(json_str "${s_v:-not given}")"
     done
-    sys_add hw_cpu_name "$(sed -n 's/^model name[[:space:]]*: //p' $cpuinfo 2>/dev/null | sed -n 1p)"
+    sys_add hw_cpu_name "$host_cpu"
     sys_add hw_cpu_mhz "$(sed -n 's/^cpu MHz[[:space:]]*: //p' $cpuinfo 2>/dev/null | sed -n 1p)"
     sys_add hw_cpu_max_mhz "${maxf:+$((maxf / 1000))}"
     sys_add hw_nchips "$s_chips"
@@ -81,8 +82,8 @@ system_describe() {
     sys_add hw_accel_connect "$(p=$(timing selected.pci); [ -z "$p" ] || [ "$p" = unknown ] || echo "PCI $p")"
     sys_add hw_accel_clock_mhz "$(timing selected.max_clock_mhz)"
     sys_add sw_accel_driver "$(timing selected.driver) ($(timing selected.platform_name))"
-    sys_add sw_os "$(os_name)"
-    sys_add sw_kernel "$(uname -srm)"
+    sys_add sw_os "$host_os"
+    sys_add sw_kernel "$host_kernel"
     sys_add sw_file "$(stat -f -c %T "$RESULTS_ROOT" 2>/dev/null)"
     sys_add sw_governor "$(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null)"
     sys_add sw_other ""
