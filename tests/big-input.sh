@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/big-input.sh WORK PLATFORM [DEVICE [STRATEGIES]] - a 4 GiB input,
-# 2^30 values, counted resident and streamed, each time generated into a
+# tests/big-input.sh WORK PLATFORM [DEVICE [MODES [STRATEGIES]]] - a 4 GiB
+# input, 2^30 values, counted in each of MODES (default "device streamed":
+# resident, and streamed through host memory), each time generated into a
 # FIFO in WORK as histo reads it, so that it never takes disk space; with
 # STRATEGIES (make test-full), also 2^31 + 1 values in one bin, resident,
 # by each strategy named.
@@ -13,7 +14,7 @@
 # memory, never copied whole. Prints PASS/FAIL lines for tests/run.sh,
 # or one "SKIP" line where memory is short.
 set -u
-W=$1 PLATFORM=$2 DEVICE=${3:-} STRATEGIES=${4:-}
+W=$1 PLATFORM=$2 DEVICE=${3:-} MODES=${4:-device streamed} STRATEGIES=${5:-}
 B=${HISTO_BUILD:-build}
 HISTO=./histo
 [ "$B" = build ] || HISTO=$B/histo
@@ -56,7 +57,7 @@ fed() {
         return 1
     fi
 }
-for mode in device streamed; do
+for mode in $MODES; do
     id=big_input.$mode
     extra=""
     # a budget of 1 GiB: two chunks of 2^25 values, 31 chunks in host memory
