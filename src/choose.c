@@ -47,8 +47,7 @@ static int measure(struct work *w, double *wall_us, unsigned long *timed)
     return status;
 }
 
-int choose_devices(struct work *w, bool all, choose_own_fn own, void *ctx,
-                   struct choice *c)
+int choose_devices(struct work *w, bool all, struct choice *c)
 {
     *c = (struct choice){
         .all = all,
@@ -68,21 +67,19 @@ int choose_devices(struct work *w, bool all, choose_own_fn own, void *ctx,
                  "every device counts a share (not measured)";
         return HISTO_OK;
     }
-    c->context = own != NULL
-               ? "each count's devices alone (the input read again for each)"
-               : "every device named (the input is not a regular file, to "
-                 "be read again)";
+    c->context = "each count's devices alone (the input held in host "
+                 "memory, read once)";
     /* all of them first, in this context of all; then each fewer, in
-     * its own where that can be made; the work holds the last */
-    int status = HISTO_OK;
-    for (size_t i = 0; i < c->named; ++i) {
+     * its own; the work holds the last */
+    int status = work_hold(w);
+    for (size_t i = 0; i < c->named && status == HISTO_OK; ++i) {
         const size_t m = i == 0 ? c->named : i;
-        if ((status = own != NULL && i > 0 ? own(ctx, m)
-                                           : work_reshare(w, m)) != HISTO_OK
-            || (status = measure(w, &c->wall_us[m - 1],
-                                 &c->iterations[m - 1])) != HISTO_OK)
-            return status;
+        if ((status = i > 0 ? work_recontext(w, m) : work_reshare(w, m))
+            == HISTO_OK)
+            status = measure(w, &c->wall_us[m - 1], &c->iterations[m - 1]);
     }
+    if (status != HISTO_OK)
+        return status;
     c->measured = c->named;
     c->used = choose_fastest(c->wall_us, c->measured);
     c->why = "the fewest devices within " TEXT(CHOOSE_MARGIN_PERCENT)
@@ -99,6 +96,7 @@ int choose_devices(struct work *w, bool all, choose_own_fn own, void *ctx,
                  "measured";
     }
     if (c->used != c->named - 1)
-        status = own != NULL ? own(ctx, c->used) : work_reshare(w, c->used);
+        status = work_recontext(w, c->used);
+    work_unhold(w);
     return status;
 }

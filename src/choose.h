@@ -12,14 +12,13 @@
  * CHOOSE_MARGIN of the least wall time an iteration are kept. An explicit
  * --device list is used as given.
  *
- * Each count is measured, and then counts, in a context of its own
- * devices where the caller can make one (`own`: main.c reads the input
- * again): with NVIDIA's OpenCL, two H200s of four, in the context of
- * all four, measured 67 us an iteration of 16.7M values, and 57 in a
- * context of their own (not a launch's own host cost, which a probe
- * found the same in either; docs/design.md, "--device all").
- * Else every count runs in the context of all, the input moved between
- * devices by work_reshare.
+ * The count of all is measured in the context of all (work_reshare);
+ * each fewer is measured, and then counts, in a context of its own
+ * devices, filled from the input held in host memory (work_hold,
+ * work_recontext): with NVIDIA's OpenCL, two H200s of four, in the
+ * context of all four, measured 67 us an iteration of 16.7M values, and
+ * 57 in a context of their own (not a launch's own host cost, which a
+ * probe found the same in either; docs/design.md, "--device all").
  */
 #ifndef HISTO_CHOOSE_H
 #define HISTO_CHOOSE_H
@@ -54,17 +53,13 @@ struct choice {
     unsigned long iterations[WORK_MAX_SHARES]; /* [m-1]: timed over  */
 };
 
-/* Makes *w the work of the first m devices named, in a context of their
- * own, set up as the first was (main.c); ctx is the caller's. */
-typedef int (*choose_own_fn)(void *ctx, size_t m);
-
 /* Fills `c` and, for `all` over several devices with a resident whole,
  * measures each count and splits the work over the fastest (w set up,
  * work_setup done): the count of all devices in w's context, the others
- * each in its own where `own` is not NULL, else in w's. Returns 0 or an
- * exit status. */
-int choose_devices(struct work *w, bool all, choose_own_fn own, void *ctx,
-                   struct choice *c);
+ * each in its own. The implementation may have put signal handlers of
+ * its own in place while it compiled for them. Returns 0 or an exit
+ * status. */
+int choose_devices(struct work *w, bool all, struct choice *c);
 
 /* The count to use from wall means of 1..n devices (wall_us[m-1]): the
  * fewest within CHOOSE_MARGIN of the least. */

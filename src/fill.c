@@ -46,6 +46,11 @@ static int source_next(struct work *w, struct source *src, uint32_t *dst,
             expect_add(w, dst, k);
         return status;
     }
+    if (src->held != NULL) {
+        memcpy(dst, src->held + src->at, k * sizeof *dst);
+        src->at += k;
+        return HISTO_OK;
+    }
     const struct work_share *first = &w->shares[0];
     while (k > 0) {
         const size_t c = src->at / first->chunk_values;
@@ -205,4 +210,23 @@ int work_fill(struct work *w, struct input_stream *stream)
     if (status == HISTO_OK)
         status = input_end(stream);
     return status;
+}
+
+int work_hold(struct work *w)
+{
+    if (!w->whole) {
+        histo_error("internal: the input is not whole on the first device "
+                    "to be held");
+        return HISTO_EXIT_INTERNAL;
+    }
+    const size_t n = w->input->nvalues;
+    if (w->held == NULL
+        && (w->held = histo_calloc(n, sizeof *w->held,
+                                   "--device all's copy of the input, "
+                                   "which fills each count of devices "
+                                   "measured (name the devices instead)"))
+               == NULL)
+        return HISTO_EXIT_INTERNAL;
+    struct source src = {.stream = NULL};
+    return source_next(w, &src, w->held, n);
 }

@@ -26,7 +26,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The console summary goes to stdout, unless an output does (-o -,
  * --raw /dev/stdout): the output stays whole there. */
@@ -57,8 +56,6 @@ struct histo_run {
     uint8_t *histo;
     struct check_result check;
     struct energy energy;
-    struct stat input_stat;    /* the input file as first opened (ok) */
-    bool input_stat_ok;
 };
 
 /* Before anything is removed or read: the files must be distinct, and
@@ -116,8 +113,6 @@ static int plan_work(struct histo_run *r)
 
     t = timer_now();
     const struct work_options wopt = work_options_of(opt);
-    r->input_stat_ok = strcmp(opt->input, "-") != 0
-                    && stat(opt->input, &r->input_stat) == 0;
     if ((status = input_open(opt->input, &r->stream, &r->input)) != HISTO_OK
         || (opt->output != NULL
             && (status = bmp_check_size(r->input.histo_width,
@@ -248,92 +243,16 @@ static int set_up(struct histo_run *r)
     return HISTO_OK;
 }
 
-/* Whether the input file is the one first opened, unchanged: the same
- * file, size and modification time (the check's host histogram was
- * counted from it). */
-static bool same_input(const struct histo_run *r)
-{
-    struct stat st;
-    const struct stat *a = &r->input_stat;
-    return r->input_stat_ok && stat(r->opt.input, &st) == 0
-        && st.st_dev == a->st_dev && st.st_ino == a->st_ino
-        && st.st_size == a->st_size
-        && st.st_mtim.tv_sec == a->st_mtim.tv_sec
-        && st.st_mtim.tv_nsec == a->st_mtim.tv_nsec;
-}
-
-/* choose_devices' `own`: the work made again over the first m devices,
- * in a context of their own, the input read again (the same file,
- * unchanged, and the same header), its values counted again and checked
- * against the first read's histogram, so that a file edited in place
- * (size and time kept) is named as changed rather than failing the
- * device's check; the strategy, its knobs and the check's host
- * histogram stay. */
-static int own_context(void *ctx, size_t m)
-{
-    struct histo_run *r = ctx;
-    uint8_t *expect = r->work.expect;
-    const double expect_s = r->work.expect_s;
-    r->work.expect = NULL;
-    work_release(&r->work);
-    const struct histo_input before = r->input;
-    const struct work_options wopt = work_options_of(&r->opt);
-    int status = HISTO_OK;
-    if (!same_input(r)) {
-        histo_error("input '%s' changed after it was read (another file, "
-                    "size or modification time): --device all reads it "
-                    "again for each count of devices", r->opt.input);
-        status = HISTO_EXIT_INPUT;
-    }
-    if (status == HISTO_OK)
-        status = input_open(r->opt.input, &r->stream, &r->input);
-    if (status == HISTO_OK
-        && (r->input.img_width != before.img_width
-            || r->input.img_height != before.img_height
-            || r->input.histo_width != before.histo_width
-            || r->input.histo_height != before.histo_height)) {
-        histo_error("input '%s' changed while it was read: its header "
-                    "differs the second time", r->opt.input);
-        status = HISTO_EXIT_INPUT;
-    }
-    uint8_t *again = NULL;
-    if (status == HISTO_OK
-        && (status = work_plan(&r->work, r->devs, m, &r->input, &wopt,
-                               false)) == HISTO_OK
-        && (again = histo_calloc(r->input.nbins, 1, "the input's second "
-                                 "histogram")) == NULL)
-        status = HISTO_EXIT_INTERNAL;
-    r->work.expect = again;
-    if (status == HISTO_OK
-        && (status = open_work(r)) == HISTO_OK
-        && (status = probe_and_build(r, true)) == HISTO_OK
-        && (status = work_fill(&r->work, r->stream)) == HISTO_OK
-        && memcmp(again, expect, r->input.nbins) != 0) {
-        histo_error("input '%s' changed after it was read: its values "
-                    "differ the second time (--device all reads it again "
-                    "for each count of devices)", r->opt.input);
-        status = HISTO_EXIT_INPUT;
-    }
-    if (status == HISTO_OK)
-        status = work_setup(&r->work, &r->env);
-    free(again);
-    input_close(r->stream);
-    r->stream = NULL;
-    r->work.expect = expect;
-    r->work.expect_s = expect_s;
-    return status;
-}
-
 /* How many devices count: those named, or with --device all the count
- * measured fastest, each count in a context of its own devices where the
- * input can be read again (a regular file named, not standard input). */
+ * measured fastest, each count in a context of its own devices. */
 static int choose(struct histo_run *r)
 {
     const double t = timer_now();
-    const bool again = r->input_stat_ok && S_ISREG(r->input_stat.st_mode);
     const int status = choose_devices(&r->work, device_all(&r->opt),
-                                      again ? own_context : NULL, r,
                                       &r->choice);
+    /* the builds for each count may have put the implementation's signal
+     * handlers in place again (probe_and_build) */
+    outfile_handle_signals();
     r->ph.choose_s = timer_now() - t;
     return status;
 }

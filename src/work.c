@@ -24,6 +24,7 @@ int work_open(struct work *w, cl_platform_id platform)
         if (i == nids)
             ids[nids++] = w->shares[s].device->id;
     }
+    w->platform = platform;
     const cl_context_properties props[] = {
         CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
     CL_CREATE(w->context, clCreateContext(props, nids, ids, NULL, NULL,
@@ -364,8 +365,63 @@ int work_reshare(struct work *w, size_t nshares)
     return work_setup(w, &w->base);
 }
 
+int work_recontext(struct work *w, size_t m)
+{
+    if (w->held == NULL || m < 1 || m > w->nnamed) {
+        histo_error("internal: no held input to fill %zu of %zu devices",
+                    m, w->nnamed);
+        return HISTO_EXIT_INTERNAL;
+    }
+    int status = work_finish_all(w);
+    if (status != HISTO_OK)
+        return status;
+    /* what outlives the work of the last count */
+    const struct device_info *named[WORK_MAX_SHARES];
+    memcpy(named, w->named, sizeof named);
+    const size_t nnamed = w->nnamed;
+    const struct histo_input *input = w->input;
+    const struct work_options options = w->options;
+    const cl_platform_id platform = w->platform;
+    const struct strategy *strategy = w->strategy;
+    const struct strategy_env base = w->base;
+    uint32_t *held = w->held;
+    uint8_t *expect = w->expect;
+    const double expect_s = w->expect_s, upload_s = w->upload_s;
+    w->held = NULL;
+    w->expect = NULL;
+    work_release(w);
+
+    status = work_plan(w, named, m, input, &options, false);
+    memcpy(w->named, named, sizeof named); /* for the next count */
+    w->nnamed = nnamed;
+    w->held = held;
+    struct strategy_share shares[WORK_MAX_SHARES];
+    size_t n;
+    struct source src = {.held = held};
+    if (status == HISTO_OK
+        && (status = work_open(w, platform)) == HISTO_OK
+        && (status = work_probe(w, base.kernel_dir, shares, &n))
+               == HISTO_OK
+        && (status = work_build(w, strategy, base.kernel_dir)) == HISTO_OK
+        && (status = work_fill_shares(w, 0, &src)) == HISTO_OK)
+        status = work_setup(w, &base);
+    /* the check's histogram and the first fill's times stay: these
+     * copies are of values already read and counted */
+    w->expect = expect;
+    w->expect_s = expect_s;
+    w->upload_s = upload_s;
+    return status;
+}
+
+void work_unhold(struct work *w)
+{
+    free(w->held);
+    w->held = NULL;
+}
+
 void work_release(struct work *w)
 {
+    work_unhold(w);
     release_split(w, false);
     for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];

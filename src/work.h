@@ -31,10 +31,12 @@
  *
  * `--device all` may use fewer devices than it names (choose.h): the
  * fill then puts the whole input on the first device, and work_reshare
- * splits it over the first m devices within the context of all (to
- * measure them all, and every count where the input cannot be read
- * again), share 0 counting a prefix of the first device's buffers and
- * the others' values copied there from them through host memory.
+ * splits it over all of them within the context of all, share 0
+ * counting a prefix of the first device's buffers and the others'
+ * values copied there from them through host memory. For fewer devices
+ * the input, read back once into host memory (work_hold), fills work
+ * made again over them alone, in a context of their own
+ * (work_recontext): the file is read once, whatever it is.
  *
  * A share is resident when its values fit the device budget (--device-
  * budget, else 7/8 of the device's global memory): its chunks are device
@@ -204,6 +206,13 @@ struct work {
                                   (work_reshare may split it)           */
     struct strategy_env base;  /* work_setup's knobs and paths          */
     cl_context context;
+    cl_platform_id platform;   /* the context's (work_open)             */
+    /* The devices work_plan was given, whether or not each has a share
+     * now (work_recontext plans over the first m of them). */
+    const struct device_info *named[WORK_MAX_SHARES];
+    size_t nnamed;
+    uint32_t *held;            /* NULL, or the whole input in host
+                                  memory (work_hold)                    */
     unsigned long enqueued;    /* iterations enqueued                   */
     /* Several shares: the first device's landing buffers (a part of
      * `stride` bytes for each sending share, set_pitch bytes a set), the
@@ -274,6 +283,22 @@ int work_plan(struct work *w, const struct device_info *const *devices,
  * memory; states, sums and events are made again with work_setup's
  * knobs. Returns 0 or an exit status. */
 int work_reshare(struct work *w, size_t nshares);
+
+/* With w->whole: the whole input read back from the first device into
+ * host memory (w->held), where work_recontext fills from. Returns 0 or
+ * an exit status (host memory short included). */
+int work_hold(struct work *w);
+
+/* After work_hold and work_setup: the work made again over the first m
+ * devices work_plan was given (1 <= m), in a context of those devices
+ * alone: each probed and built the strategy again, the shares filled
+ * from the held input (not counted into w->expect again) and set up with
+ * work_setup's knobs. The held input stays (work_unhold frees it), as
+ * do expect and the first fill's times. Returns 0 or an exit status. */
+int work_recontext(struct work *w, size_t m);
+
+/* The held input freed (work_release frees it too). */
+void work_unhold(struct work *w);
 
 /* A context over the devices and queues on each. Returns 0 or an exit
  * status. */

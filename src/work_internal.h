@@ -21,11 +21,12 @@ static inline size_t chunk_length(const struct work_share *sh, size_t c)
 }
 
 /* Where a fill reads its values: the input file, its values counted
- * into the check's histogram on the way; or, splitting the input again
- * (work_reshare), the first device's buffers of the whole input, from
- * value `at` on. */
+ * into the check's histogram on the way; or, from value `at` on, the
+ * input held in host memory (work_recontext), or else the first
+ * device's buffers of the whole input (work_reshare, work_hold). */
 struct source {
     struct input_stream *stream;
+    const uint32_t *held;
     size_t at;
 };
 

@@ -146,9 +146,9 @@ int work_plan(struct work *w, const struct device_info *const *devices,
                     ndevices, WORK_MAX_SHARES);
         return HISTO_EXIT_USAGE;
     }
-    w->ndevices = ndevices;
+    w->ndevices = w->nnamed = ndevices;
     for (size_t d = 0; d < ndevices; ++d) {
-        w->shares[d].device = devices[d];
+        w->shares[d].device = w->named[d] = devices[d];
         if ((status = device_check_alloc(devices[d], "histogram",
                                          in->nbins)) != HISTO_OK)
             return status;
