@@ -2,7 +2,7 @@
  * streamed ones through pinned host memory, from the file (its values
  * counted into the check's histogram on the way) or, split again, from
  * the first device's copy (see work.h, work_fill). */
-#include "work_internal.h"
+#include "work_state.h"
 
 #include "params.h"
 #include "program.h"
@@ -203,12 +203,17 @@ int work_fill_shares(struct work *w, size_t from, struct source *src)
     return status;
 }
 
-int work_fill(struct work *w, struct input_stream *stream)
+int work_fill(struct work *w, struct input_stream *stream, uint8_t *expect,
+              struct work_fill_times *times)
 {
     struct source src = {.stream = stream};
+    w->expect = expect;
+    w->upload_s = w->expect_s = 0;
     int status = work_fill_shares(w, 0, &src);
     if (status == HISTO_OK)
         status = input_end(stream);
+    w->expect = NULL;
+    *times = (struct work_fill_times){w->upload_s, w->expect_s};
     return status;
 }
 

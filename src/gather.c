@@ -2,7 +2,7 @@
  * and combined, the sums moved between devices in sets and batches, the
  * gather that adds them on the first device, and the queues' flushes
  * and waits (see work.h, work_run_plan). */
-#include "work_internal.h"
+#include "work_state.h"
 
 #include "params.h"
 #include "program.h"

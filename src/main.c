@@ -44,7 +44,9 @@ struct histo_run {
     const struct device_info *devs[WORK_MAX_SHARES];
     size_t ndevs;
     struct input_stream *stream;
-    struct work work;
+    struct work *work;
+    uint8_t *expect;           /* the check's host histogram, or NULL */
+    struct work_fill_times fill_times;
     struct strategy_choice strategy;
     struct strategy_env env;
     struct tune_knobs knobs;
@@ -113,11 +115,13 @@ static int plan_work(struct histo_run *r)
 
     t = timer_now();
     const struct work_options wopt = work_options_of(opt);
+    if ((r->work = work_create()) == NULL)
+        return HISTO_EXIT_INTERNAL;
     if ((status = input_open(opt->input, &r->stream, &r->input)) != HISTO_OK
         || (opt->output != NULL
             && (status = bmp_check_size(r->input.histo_width,
                                         r->input.histo_height)) != HISTO_OK)
-        || (status = work_plan(&r->work, r->devs, r->ndevs, &r->input,
+        || (status = work_plan(r->work, r->devs, r->ndevs, &r->input,
                                &wopt, device_all(opt))) != HISTO_OK)
         return status;
     r->ph.read_s = timer_now() - t;
@@ -127,7 +131,7 @@ static int plan_work(struct histo_run *r)
 /* The work's context and queues (work_open). */
 static int open_work(struct histo_run *r)
 {
-    return work_open(&r->work, r->devices.platforms[r->devices.platform].id);
+    return work_open(r->work, r->devices.platforms[r->devices.platform].id);
 }
 
 /* Each device's loop limit, the strategy (chosen, unless `keep`: the one
@@ -140,12 +144,12 @@ static int probe_and_build(struct histo_run *r, bool keep)
     struct strategy_share shares[WORK_MAX_SHARES];
     size_t n = 0;
     int status;
-    if ((status = work_probe(&r->work, r->opt.kernel_dir, shares, &n))
+    if ((status = work_probe(r->work, r->opt.kernel_dir, shares, &n))
             == HISTO_OK
         && (keep
             || (status = strategy_choose(r->opt.strategy, shares, n,
                                          &r->strategy)) == HISTO_OK))
-        status = work_build(&r->work, r->strategy.run, r->opt.kernel_dir);
+        status = work_build(r->work, r->strategy.run, r->opt.kernel_dir);
     /* the implementation may have put signal handlers of its own in place
      * while it compiled (PoCL's LLVM does): histo's back, as are those
      * ignored at start (outfile_handle_signals) */
@@ -175,17 +179,19 @@ static int build(struct histo_run *r)
 static int fill(struct histo_run *r)
 {
     if (!r->opt.no_check
-        && (r->work.expect = histo_calloc(r->input.nbins, 1,
-                                          "check histogram")) == NULL)
+        && (r->expect = histo_calloc(r->input.nbins, 1,
+                                     "check histogram")) == NULL)
         return HISTO_EXIT_INTERNAL;
     const double t = timer_now();
-    const int status = work_fill(&r->work, r->stream);
+    const int status = work_fill(r->work, r->stream, r->expect,
+                                 &r->fill_times);
     input_close(r->stream);
     r->stream = NULL;
     if (status != HISTO_OK)
         return status;
-    r->ph.upload_s = r->work.upload_s;
-    r->ph.read_s += timer_now() - t - r->work.upload_s - r->work.expect_s;
+    r->ph.upload_s = r->fill_times.upload_s;
+    r->ph.read_s += timer_now() - t - r->fill_times.upload_s
+                    - r->fill_times.expect_s;
     return HISTO_OK;
 }
 
@@ -220,7 +226,7 @@ static int set_up(struct histo_run *r)
     double t = timer_now();
     int status;
     if (r->opt.tune) {
-        if ((status = work_tune_env(&r->work, &r->env)) != HISTO_OK
+        if ((status = work_tune_env(r->work, &r->env)) != HISTO_OK
             || (status = tune_run(r->strategy.run, &r->env, r->opt.iterations,
                                   r->opt.no_tune_cache, &key, &r->tuning,
                                   &r->knobs, &r->progress,
@@ -234,7 +240,7 @@ static int set_up(struct histo_run *r)
     r->env.knobs = r->knobs.values;
 
     t = timer_now();
-    if ((status = work_setup(&r->work, &r->env)) != HISTO_OK) {
+    if ((status = work_setup(r->work, &r->env)) != HISTO_OK) {
         if (r->knobs.from == TUNE_FROM_CACHE)
             explain_cached_knobs(&r->knobs);
         return status;
@@ -248,7 +254,7 @@ static int set_up(struct histo_run *r)
 static int choose(struct histo_run *r)
 {
     const double t = timer_now();
-    const int status = choose_devices(&r->work, device_all(&r->opt),
+    const int status = choose_devices(r->work, device_all(&r->opt),
                                       &r->choice);
     /* the builds for each count may have put the implementation's signal
      * handlers in place again (probe_and_build) */
@@ -274,10 +280,10 @@ static int timed_run(struct histo_run *r, const struct run_plan *plan)
 static int iterate(struct histo_run *r)
 {
     struct run_plan plan;
-    work_run_plan(&r->work, &plan);
+    work_run_plan(r->work, &plan);
     plan.progress = &r->progress;
-    const size_t used = work_nshares(&r->work);
-    const char *early = used == 1 ? work_clock_unusable(&r->work) : NULL;
+    const size_t used = work_nshares(r->work);
+    const char *early = used == 1 ? work_clock_unusable(r->work) : NULL;
     energy_open(&r->energy, r->devs, used);
     if (early != NULL) {
         fprintf(stderr, "histo: the device's profiling timestamps are "
@@ -327,15 +333,15 @@ static int download_and_check(struct histo_run *r)
     double t = timer_now();
     if ((r->histo = histo_calloc(r->input.nbins, 1, "histogram")) == NULL)
         return HISTO_EXIT_INTERNAL;
-    const int status = work_download(&r->work, r->histo);
+    const int status = work_download(r->work, r->histo);
     if (status != HISTO_OK)
         return status;
     r->ph.download_s = timer_now() - t;
-    if (r->work.expect == NULL)
+    if (r->expect == NULL)
         return HISTO_OK;
     t = timer_now();
-    check_compare(r->histo, r->work.expect, &r->input, &r->check);
-    r->check.seconds = r->work.expect_s + timer_now() - t;
+    check_compare(r->histo, r->expect, &r->input, &r->check);
+    r->check.seconds = r->fill_times.expect_s + timer_now() - t;
     if (r->check.wrong == 0)
         return HISTO_OK;
     fputs("histo: check ", stderr);
@@ -380,8 +386,8 @@ static int write_results(struct histo_run *r, double start)
         .devices = &r->devices,
         .strategy = r->strategy.run,
         .default_strategy = r->strategy.by_default,
-        .state = work_first_state(&r->work),
-        .work = &r->work,
+        .state = work_first_state(r->work),
+        .work = r->work,
         .times = &r->times,
         .knobs = &r->knobs,
         .tuning = opt->tune ? &r->tuning : NULL,
@@ -400,11 +406,11 @@ static int write_results(struct histo_run *r, double start)
 
 static void run_release(struct histo_run *r)
 {
-    free(r->work.expect);
+    free(r->expect);
     free(r->histo);
     run_times_free(&r->times);
     energy_close(&r->energy);
-    work_release(&r->work);
+    work_destroy(r->work);
     input_close(r->stream);
     device_list_free(&r->devices);
     input_free(&r->input);

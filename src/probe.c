@@ -2,7 +2,7 @@
  * whether its timestamps time a kernel, how many iterations its loops
  * make (kernels/probe.cl), and the combine kernel built for it (see
  * work.h, work_probe). */
-#include "work_internal.h"
+#include "work_state.h"
 
 #include "params.h"
 #include "program.h"

@@ -1,6 +1,6 @@
 /* work.c - shares, chunks, residency and the combine (see work.h). */
 #include "work.h"
-#include "work_internal.h"
+#include "work_state.h"
 
 #include "params.h"
 #include "program.h"
@@ -354,13 +354,9 @@ int work_reshare(struct work *w, size_t nshares)
                     "of the whole input's chunks");
         return HISTO_EXIT_INTERNAL;
     }
-    /* copies between devices are not the upload from the file */
-    const double upload_s = w->upload_s;
     struct source src = {.stream = NULL,
                          .at = nshares > 1 ? w->shares[1].first : 0};
-    status = work_fill_shares(w, 1, &src);
-    w->upload_s = upload_s;
-    if (status != HISTO_OK)
+    if ((status = work_fill_shares(w, 1, &src)) != HISTO_OK)
         return status;
     return work_setup(w, &w->base);
 }
@@ -385,10 +381,7 @@ int work_recontext(struct work *w, size_t m)
     const struct strategy *strategy = w->strategy;
     const struct strategy_env base = w->base;
     uint32_t *held = w->held;
-    uint8_t *expect = w->expect;
-    const double expect_s = w->expect_s, upload_s = w->upload_s;
     w->held = NULL;
-    w->expect = NULL;
     work_release(w);
 
     status = work_plan(w, named, m, input, &options, false);
@@ -405,12 +398,20 @@ int work_recontext(struct work *w, size_t m)
         && (status = work_build(w, strategy, base.kernel_dir)) == HISTO_OK
         && (status = work_fill_shares(w, 0, &src)) == HISTO_OK)
         status = work_setup(w, &base);
-    /* the check's histogram and the first fill's times stay: these
-     * copies are of values already read and counted */
-    w->expect = expect;
-    w->expect_s = expect_s;
-    w->upload_s = upload_s;
     return status;
+}
+
+struct work *work_create(void)
+{
+    return histo_calloc(1, sizeof(struct work), "the work");
+}
+
+void work_destroy(struct work *w)
+{
+    if (w == NULL)
+        return;
+    work_release(w);
+    free(w);
 }
 
 void work_unhold(struct work *w)

@@ -2,7 +2,7 @@
  * device's share, its chunks and their lengths, resident or streamed
  * (see work.h). Arithmetic on the devices' properties and the options,
  * no OpenCL call. */
-#include "work_internal.h"
+#include "work_state.h"
 
 #include "params.h"
 #include "program.h"
