@@ -76,13 +76,17 @@
 #define HISTO_FUSED_CTL_WORDS 4
 /* The default for devices with dedicated local memory runs the eye design
  * in one launch an iteration (eye_fused.cl) for at most this many values,
- * in two (eye_tile.cl, eye_reduce.cl) above. On an H100 one launch took
- * the test dataset (1.04M values) from 25 to 19 us and 2^20 uniform
- * values from 30 to 30; above, the barrier across groups costs more than
- * a launch saves where many values are global atomics (1.44M uniform
- * values 38 -> 40 us, 16.7M 220 -> 294: docs/design.md, "Strategy
- * `fused`"). */
-#define HISTO_FUSED_MAX_VALUES 1048576u
+ * in two (eye_tile.cl, eye_reduce.cl) above. The fused kernel launches a
+ * group on every compute unit's place for its reduction (eye_plan.c), and
+ * one launch then beat two on every shape up to 2^22 values on an H200
+ * (us: the Gaussian eye at 2M 26.0 against 28.6, at 4M 33.9 against 37.7;
+ * uniform 4M 57.6 against 59.6, the wide eye 49.5 against 52.5, a
+ * 1024x2048 histogram 53.2 against 56.9, one bin 24.0 against 27.0); from
+ * HISTO_EYE_2D_MIN_VALUES, where the tile kernel takes the 2-D window
+ * and buckets, two launches win (8M 45.9 against 47.2, 16.7M uniform 220
+ * -> 294 on an H100: docs/design.md, "Strategy `fused`"). Between 2^22
+ * and 8M, unmeasured. */
+#define HISTO_FUSED_MAX_VALUES 4194304u
 
 /* 2-D eye window: the samples' columns are counted in
  * HISTO_EYE_COL_BUCKETS buckets, and the window keeps the buckets left
