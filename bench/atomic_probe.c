@@ -50,6 +50,10 @@
  * counters into bytes and clear them alone (one group of up to 1024
  * work-items, a uint4 a step):
  *   kernel_one_group_pass_median_us
+ * and the floor of an iteration of one launch: one kernel that reads
+ * every value, counts it by a local atomic and writes NBINS bytes of
+ * counters (a uint4 a work-item a step), alone and waited for:
+ *   kernel_floor_median_us
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -101,6 +105,28 @@ static const char source[] =
     "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    if (get_local_id(0) == 0)\n"
     "        out[get_group_id(0)] = tile[get_group_id(0) % TILE_WORDS];\n"
+    "}\n";
+/* The rest, in a second string: C99 promises string literals of 4095
+ * characters only. */
+static const char source_rest[] =
+    "kernel void read_floor(global const uint4 *in, uint quads, uint nbins,\n"
+    "                       global uint4 *bytes) {\n"
+    "    local uint tile[TILE_WORDS];\n"
+    "    for (uint w = get_local_id(0); w < TILE_WORDS; w += get_local_size(0))\n"
+    "        tile[w] = 0;\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    const uint size = get_global_size(0);\n"
+    "    for (uint q = get_global_id(0); q < quads; q += size) {\n"
+    "        const uint4 v = in[q] ^ (uint4)(4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3);\n"
+    "        atomic_inc(&tile[mix(v.x) % TILE_WORDS]);\n"
+    "        atomic_inc(&tile[mix(v.y) % TILE_WORDS]);\n"
+    "        atomic_inc(&tile[mix(v.z) % TILE_WORDS]);\n"
+    "        atomic_inc(&tile[mix(v.w) % TILE_WORDS]);\n"
+    "    }\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    const uint t = tile[get_local_id(0) % TILE_WORDS];\n"
+    "    for (uint b = get_global_id(0); b < nbins / 16; b += size)\n"
+    "        bytes[b] = (uint4)(t);\n"
     "}\n"
     "kernel void read_global(global const uint4 *in, uint quads, uint nbins,\n"
     "                        global uint *counts) {\n"
@@ -278,8 +304,8 @@ int main(int argc, char **argv)
     cl_command_queue q = clCreateCommandQueue(ctx, dev,
                                               CL_QUEUE_PROFILING_ENABLE, &err);
     CHECK(err);
-    const char *src = source;
-    cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    const char *src[] = {source, source_rest};
+    cl_program prog = clCreateProgramWithSource(ctx, 2, src, NULL, &err);
     CHECK(err);
     size_t dev_group = 1;
     CHECK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
@@ -305,6 +331,8 @@ int main(int argc, char **argv)
     cl_kernel kc = clCreateKernel(prog, "read_cas", &err);
     CHECK(err);
     cl_kernel kp = clCreateKernel(prog, "one_group_pass", &err);
+    CHECK(err);
+    cl_kernel kw = clCreateKernel(prog, "read_floor", &err);
     CHECK(err);
 
     size_t group = HISTO_WORK_GROUP, kmax = 0;
@@ -356,6 +384,10 @@ int main(int argc, char **argv)
     CHECK(clSetKernelArg(kp, 0, sizeof counts, &counts));
     CHECK(clSetKernelArg(kp, 1, sizeof bin_quads, &bin_quads));
     CHECK(clSetKernelArg(kp, 2, sizeof bytes, &bytes));
+    CHECK(clSetKernelArg(kw, 0, sizeof in, &in));
+    CHECK(clSetKernelArg(kw, 1, sizeof quads, &quads));
+    CHECK(clSetKernelArg(kw, 2, sizeof nbins, &nbins));
+    CHECK(clSetKernelArg(kw, 3, sizeof bytes, &bytes));
     CHECK(clFinish(q));
     time_kernel(q, ka, global, group, 3); /* warm up */
     printf("device = %s\n", name);
@@ -383,6 +415,9 @@ int main(int argc, char **argv)
            time_kernel(q, ke, one, one, runs));
     printf("kernel_read_local_median_us = %.3f\n",
            time_kernel(q, krl, global, group, runs));
+    time_kernel(q, kw, global, group, 3);
+    printf("kernel_floor_median_us = %.3f\n",
+           time_kernel(q, kw, global, group, runs));
     time_pair(q, kc, global, group, ke, 3);
     printf("iteration_cas_median_us = %.3f\n",
            time_pair(q, kc, global, group, ke, runs));
@@ -400,6 +435,7 @@ int main(int argc, char **argv)
     clReleaseKernel(krg);
     clReleaseKernel(kc);
     clReleaseKernel(kp);
+    clReleaseKernel(kw);
     clReleaseKernel(ka);
     clReleaseProgram(prog);
     clReleaseCommandQueue(q);

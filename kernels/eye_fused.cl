@@ -188,7 +188,10 @@ eye_fused_body(global const uint *restrict in, const struct eye_args *a,
     volatile global uint *next = control
                                + (parity ^ 1u) * HISTO_FUSED_CTL_WORDS;
     const uint ticket = ask_ticket(ctl);
-    const uint planned = get_num_groups(0);
+    /* the groups planned to count (the host launches one a tile group's
+     * place on every compute unit, so that all of them share the
+     * reduction, whatever few count a small input) */
+    const uint planned = a->count_groups;
     struct grid g;
     find_grid(in, a, tile, sm, planned, allow_2d, false, &g);
     const uint me = share_ticket(ticket, shared);

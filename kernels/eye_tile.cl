@@ -43,9 +43,11 @@ struct grid {
     bool narrow; /* 8-bit counters (HISTO_NARROW_AUTO), twice the bins */
 };
 
-/* The eye, then the grid for `groups` groups. More batches mean more
- * partial tiles to write and add up: at most HISTO_MAX_BATCHES. Without
- * tiles there are no partials and every group works. */
+/* The eye, then the grid for `groups` counting groups (the host's plan,
+ * eye.c; the fused kernel launches more, for its reduction). More
+ * batches mean more partial tiles to write and add up: at most
+ * HISTO_MAX_BATCHES. Without tiles there are no partials and every
+ * group works. */
 static void find_grid(global const uint *restrict in,
                       const struct eye_args *a, local uint *tile,
                       local struct eye_small *sm, uint groups,
@@ -220,7 +222,7 @@ static inline void eye_tile_body(global const uint *restrict in,
                                  const bool allow_narrow)
 {
     const uint group = get_group_id(0);
-    const uint groups = get_num_groups(0);
+    const uint groups = a->count_groups;
     struct grid g;
     find_grid(in, a, tile, sm, groups, allow_2d, allow_narrow, &g);
     if (group == 0 && get_local_id(0) == 0)

@@ -84,7 +84,7 @@ static const char *const usage_text[] = {
 "                      histograms, for implicit caches), global (one\n"
 "                      global atomic per value, the textbook baseline)\n"
 "                      or auto (default: where local memory is\n"
-"                      dedicated, CL_LOCAL, fused up to 2^20 values and\n"
+"                      dedicated, CL_LOCAL, fused below 2^23 values and\n"
 "                      eye above that, where the device ends loops\n"
 "                      early or where its compiler has no fence of\n"
 "                      device scope (histo.out: config.fence); cpu\n"

@@ -374,7 +374,7 @@ static int check_allocs(struct eye_plan *p, const struct strategy_env *env)
     const uint64_t all_bins = ((uint64_t)env->input->nbins + 3)
                             & ~(uint64_t)3;
     /* a group's tile of 8-bit counters holds twice the bins */
-    p->partial_bytes = (size_t)p->groups * p->tile_bins
+    p->partial_bytes = (size_t)p->count_groups * p->tile_bins
                      * (p->narrow_possible ? 2 : 1);
     if ((p->bucket_cap != 0
          && (status = device_check_alloc(dev, "bucket", p->bucket_bytes))
@@ -409,6 +409,8 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
         return status;
     eye_plan_cells(p, env->input, words_avail);
     eye_plan_groups(p, env);
+    if (s->fused)
+        eye_plan_fused_groups(p, device_units(dev));
     if ((status = share_inverse(&share_inv)) != HISTO_OK)
         return status;
     eye_plan_samples(p, env->input, share_inv);
@@ -442,6 +444,8 @@ static int set_tile_args(struct eye_state *s)
                            &p->min_samples_2d));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->forced_batches,
                            &p->forced_batches));
+    CL_CALL(clSetKernelArg(k, a++, sizeof p->count_groups,
+                           &p->count_groups));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->replicas, &p->replicas));
     CL_CALL(clSetKernelArg(k, a++, p->local_bytes, NULL));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));

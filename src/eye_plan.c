@@ -8,6 +8,18 @@ static size_t min_size(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+/* Tile groups a compute unit: HISTO_CU_THREADS work-items' worth, 1 to
+ * HISTO_MAX_GROUPS_PER_CU. */
+static uint64_t groups_per_unit(const struct eye_plan *p)
+{
+    uint64_t per_cu = HISTO_CU_THREADS / p->group[K_TILE];
+    if (per_cu < 1)
+        per_cu = 1;
+    if (per_cu > HISTO_MAX_GROUPS_PER_CU)
+        per_cu = HISTO_MAX_GROUPS_PER_CU;
+    return per_cu;
+}
+
 size_t eye_plan_tile_group(size_t compiled, size_t accepted, size_t target,
                            size_t kernel_max, size_t device_max)
 {
@@ -126,12 +138,7 @@ void eye_plan_groups(struct eye_plan *p, const struct strategy_env *env)
         p->forced_batches = env->knobs.v[KNOB_BATCHES];
         groups = (uint64_t)p->forced_batches * p->max_tiles;
     } else {
-        uint64_t per_cu = HISTO_CU_THREADS / p->group[K_TILE];
-        if (per_cu < 1)
-            per_cu = 1;
-        if (per_cu > HISTO_MAX_GROUPS_PER_CU)
-            per_cu = HISTO_MAX_GROUPS_PER_CU;
-        groups = device_units(env->device) * per_cu;
+        groups = device_units(env->device) * groups_per_unit(p);
         const uint64_t useful = (env->input->nvalues
                                  + HISTO_MIN_GROUP_VALUES - 1)
                               / HISTO_MIN_GROUP_VALUES;
@@ -141,6 +148,14 @@ void eye_plan_groups(struct eye_plan *p, const struct strategy_env *env)
             groups = p->max_tiles;
     }
     p->groups = (cl_uint)groups;
+    p->count_groups = p->groups;
+}
+
+void eye_plan_fused_groups(struct eye_plan *p, uint64_t units)
+{
+    const uint64_t all = units * groups_per_unit(p);
+    if (all > p->groups)
+        p->groups = (cl_uint)all;
 }
 
 void eye_plan_samples(struct eye_plan *p, const struct histo_input *in,

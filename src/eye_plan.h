@@ -20,6 +20,7 @@ enum { K_TILE, K_REDUCE, K_COUNT };
 struct eye_plan {
     bool two_d;              /* the tile kernel is eye_tile_2d          */
     cl_uint groups;          /* work-groups of the tile kernel          */
+    cl_uint count_groups;    /* ... of which count (B = these / tiles)  */
     cl_uint forced_batches;  /* --batches, 0 = groups / tiles used      */
     cl_uint tile_rows;       /* w: whole rows per tile (0: < 1 row)     */
     cl_uint tile_bins;       /* bins per tile, a multiple of 4          */
@@ -82,6 +83,11 @@ void eye_plan_cells(struct eye_plan *p, const struct histo_input *in,
 /* The tile kernel's groups (and forced_batches), once group[K_TILE] and
  * max_tiles are planned. */
 void eye_plan_groups(struct eye_plan *p, const struct strategy_env *env);
+
+/* The fused kernel's launch: a tile group's place on every one of
+ * `units` compute units, all of them sharing the reduction, however few
+ * of them count (count_groups, from eye_plan_groups). */
+void eye_plan_fused_groups(struct eye_plan *p, uint64_t units);
 
 /* min_samples (from the share 1/share_inv) and min_samples_2d. */
 void eye_plan_samples(struct eye_plan *p, const struct histo_input *in,

@@ -52,6 +52,7 @@ static void report_plan(const struct eye_state *s, FILE *f)
 {
     const struct eye_plan *p = &s->plan;
     fprintf(f, "config.groups = %u\n", p->groups);
+    fprintf(f, "config.count_groups = %u\n", p->count_groups);
     fprintf(f, "config.tile_kernel = %s\n", eye_tile_name(s));
     fprintf(f, "config.reduce_kernel = %s\n",
             s->fused ? "none (in the tile kernel)" : eye_reduce_name(s));

@@ -75,14 +75,20 @@
 #define HISTO_FUSED_ARRIVED 2      /* groups at the grid barrier          */
 #define HISTO_FUSED_CTL_WORDS 4
 /* The default for devices with dedicated local memory runs the eye design
- * in one launch an iteration (eye_fused.cl) for at most this many values,
- * in two (eye_tile.cl, eye_reduce.cl) above. On an H100 one launch took
- * the test dataset (1.04M values) from 25 to 19 us and 2^20 uniform
- * values from 30 to 30; above, the barrier across groups costs more than
- * a launch saves where many values are global atomics (1.44M uniform
- * values 38 -> 40 us, 16.7M 220 -> 294: docs/design.md, "Strategy
+ * in one launch an iteration (eye_fused.cl) below this many values, in
+ * two (eye_tile.cl, eye_reduce.cl) from it. The fused kernel launches a
+ * group on every compute unit's place for its reduction (eye_plan.c), and
+ * one launch then beat two on every shape measured below 8M values on an
+ * H200 (us: the Gaussian eye at 2M 25.8 against 31.8, 4M 33.9 against
+ * 36.1, 6.3M 45.0 against 47.2; 4M values uniform 57.6 against 59.6, the
+ * wide eye 49.5 against 52.5, into 1024x2048 bins 53.2 against 56.9, one
+ * bin 24.0 against 27.0; 6.3M uniform 78.0 against 79.5, wide 68.7
+ * against 70.9). From HISTO_EYE_2D_MIN_VALUES the tile kernel takes the
+ * 2-D window and buckets, which the fused kernels lack (16.7M uniform
+ * values 220 -> 294 on an H100), and one launch no longer wins (8M
+ * Gaussian 44.2-47.2 against 45.5-46.4: docs/design.md, "Strategy
  * `fused`"). */
-#define HISTO_FUSED_MAX_VALUES 1048576u
+#define HISTO_FUSED_MAX_VALUES (HISTO_EYE_2D_MIN_VALUES - 1u)
 
 /* 2-D eye window: the samples' columns are counted in
  * HISTO_EYE_COL_BUCKETS buckets, and the window keeps the buckets left
