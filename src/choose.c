@@ -87,9 +87,14 @@ int choose_devices(struct work *w, bool all, struct choice *c)
     /* Tests: a count other than the fastest, so that every split after a
      * measured one is checked where one device is always fastest. */
     unsigned long forced = 0;
-    if ((status = strategy_env_number(ENV_HISTO_TEST_DEVICES_USED, c->named,
-                                      &forced)) != HISTO_OK)
+    if ((status = env_whole(ENV_HISTO_TEST_DEVICES_USED, &forced))
+        != HISTO_OK)
         return status;
+    if (forced > c->named) {
+        histo_error("HISTO_TEST_DEVICES_USED is %lu, more than the %zu "
+                    "devices named", forced, c->named);
+        return HISTO_EXIT_USAGE;
+    }
     if (forced != 0) {
         c->used = forced;
         c->why = "forced by HISTO_TEST_DEVICES_USED (for tests), each count "

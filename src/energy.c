@@ -2,6 +2,7 @@
 #include "energy.h"
 
 #include "env.h"
+#include "error.h"
 #include "timer.h"
 
 #include <dirent.h>
@@ -328,10 +329,14 @@ enum energy_delta energy_counter_delta(uint64_t start, uint64_t end,
     return ENERGY_DELTA_OK;
 }
 
-void energy_open(struct energy *e, const struct device_info *const *devices,
-                 size_t ndevices)
+int energy_open(struct energy *e, const struct device_info *const *devices,
+                size_t ndevices)
 {
     memset(e, 0, sizeof *e);
+    double min_s = -1;
+    const int status = env_number(ENV_HISTO_ENERGY_MIN_S, &min_s);
+    if (status != HISTO_OK)
+        return status;
     for (size_t i = 0; i < ndevices && e->ndevices < ENERGY_MAX_DEVICES;
          ++i) {
         bool seen = false;
@@ -350,10 +355,10 @@ void energy_open(struct energy *e, const struct device_info *const *devices,
             snprintf(d->reason, sizeof d->reason, "the OpenCL device "
                      "reports no PCI address (cl_khr_pci_bus_info) and is "
                      "not a CPU: no counter of its own is known");
-        const char *min = env_value(ENV_HISTO_ENERGY_MIN_S);
-        if (d->source != ENERGY_NONE && min != NULL)
-            d->min_s = strtod(min, NULL);
+        if (d->source != ENERGY_NONE && min_s >= 0)
+            d->min_s = min_s;
     }
+    return HISTO_OK;
 }
 
 void energy_start(struct energy *e)

@@ -61,9 +61,11 @@ struct energy {
 };
 
 /* Finds each distinct device's counter and reads its idle power (a
- * power reading, or the counter over ENERGY_IDLE_S). Never fails. */
-void energy_open(struct energy *e, const struct device_info *const *devices,
-                 size_t ndevices);
+ * power reading, or the counter over ENERGY_IDLE_S). No counter fails
+ * it: returns 0, or HISTO_EXIT_USAGE where HISTO_ENERGY_MIN_S is not a
+ * number of seconds within its bounds (env.h). */
+int energy_open(struct energy *e, const struct device_info *const *devices,
+                size_t ndevices);
 
 /* Reads every counter at the start and the end of the timed iterations;
  * energy_stop works out each device's joules over `iterations`. */

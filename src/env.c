@@ -4,12 +4,17 @@
  */
 #include "env.h"
 
+#include "error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 const struct env_entry env_table[ENV_COUNT] = {
-#define ENV_ROW(id, u, text) [ENV_##id] = {#id, u, text},
+#define ENV_ROW(id, u, bounds, text) [ENV_##id] = {#id, u, bounds, text},
     HISTO_ENV_VARS(ENV_ROW)
 #undef ENV_ROW
 };
@@ -18,6 +23,37 @@ const char *env_value(enum env_var v)
 {
     const char *s = getenv(env_table[v].name);
     return s != NULL && s[0] != '\0' ? s : NULL;
+}
+
+int env_number(enum env_var v, double *value)
+{
+    const struct env_entry *e = &env_table[v];
+    const char *s = env_value(v);
+    if (s == NULL)
+        return HISTO_OK;
+    char *end = NULL;
+    errno = 0;
+    const double n = strtod(s, &end);
+    const bool whole = e->bounds.kind == ENV_WHOLE;
+    if (!isdigit((unsigned char)s[0]) || strpbrk(s, "xX") != NULL
+        || *end != '\0' || errno != 0
+        || !(n >= e->bounds.lo && n <= e->bounds.hi)
+        || (whole && n != floor(n))) {
+        histo_error("%s must be %s from %.0f to %.0f, not '%s'", e->name,
+                    whole ? "a whole number" : "a number of seconds",
+                    e->bounds.lo, e->bounds.hi, s);
+        return HISTO_EXIT_USAGE;
+    }
+    *value = n;
+    return HISTO_OK;
+}
+
+int env_whole(enum env_var v, unsigned long *value)
+{
+    double n = 0;
+    const int status = env_number(v, &n);
+    *value = status == HISTO_OK ? (unsigned long)n : 0;
+    return status;
 }
 
 /* The help text, words wrapped at 72 columns from column 22 (after the
@@ -32,7 +68,15 @@ static void help_entry(FILE *f, const struct env_entry *e)
     }
     fprintf(f, "%*s", col - at, "");
     at = col;
-    for (const char *w = e->help; *w != '\0';) {
+    /* the help, then the bounds of a number */
+    char text[512];
+    if (e->bounds.kind == ENV_TEXT)
+        snprintf(text, sizeof text, "%s", e->help);
+    else
+        snprintf(text, sizeof text, "%s [%s, %.0f to %.0f]", e->help,
+                 e->bounds.kind == ENV_WHOLE ? "whole number" : "seconds",
+                 e->bounds.lo, e->bounds.hi);
+    for (const char *w = text; *w != '\0';) {
         size_t len = strcspn(w, " ");
         if (at > col && at + 1 + (int)len > width) {
             fprintf(f, "\n%*s", col, "");

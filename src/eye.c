@@ -83,8 +83,7 @@ static int tile_target(const struct device_info *dev, size_t *target)
     unsigned long forced = 0;
     int status = strategy_device_group_limit(dev, target);
     if (status == HISTO_OK)
-        status = strategy_env_number(ENV_HISTO_TEST_TILE_GROUP,
-                                     HISTO_TILE_GROUP_BOUND, &forced);
+        status = env_whole(ENV_HISTO_TEST_TILE_GROUP, &forced);
     *target = forced != 0 ? (size_t)forced
                           : min_size(*target, HISTO_TILE_GROUP);
     return status;
@@ -117,8 +116,7 @@ static void tile_defines(size_t size, bool replicated,
  * group's local memory). */
 static int narrow_min(bool narrow, unsigned long *min)
 {
-    const int status = strategy_env_number(ENV_HISTO_TEST_NARROW_MIN_VALUES,
-                                           UINT32_MAX, min);
+    const int status = env_whole(ENV_HISTO_TEST_NARROW_MIN_VALUES, min);
     if (*min == 0)
         *min = HISTO_NARROW_MIN_VALUES;
     if (!narrow)
@@ -288,8 +286,7 @@ static int reduce_group(struct eye_state *s)
 static int share_inverse(cl_uint *inv)
 {
     unsigned long v;
-    const int status = strategy_env_number(ENV_HISTO_EYE_SHARE_INV,
-                                           HISTO_EYE_SAMPLES, &v);
+    const int status = env_whole(ENV_HISTO_EYE_SHARE_INV, &v);
     *inv = v != 0 ? (cl_uint)v : HISTO_EYE_SHARE_INV;
     return status;
 }
@@ -298,16 +295,11 @@ static int share_inverse(cl_uint *inv)
  * entries an area holds. */
 static int bucket_ask(struct eye_bucket_ask *ask)
 {
-    const char *forced = env_value(ENV_HISTO_EYE_BUCKET_CAP);
-    ask->off = forced != NULL && strcmp(forced, "0") == 0;
-    ask->cap = 0;
-    if (!ask->off
-        && strategy_env_number(ENV_HISTO_EYE_BUCKET_CAP, 1ul << 28, &ask->cap)
-               != HISTO_OK) {
-        histo_error("HISTO_EYE_BUCKET_CAP may also be 0: no buckets");
-        return HISTO_EXIT_USAGE;
-    }
-    return HISTO_OK;
+    const int status = env_whole(ENV_HISTO_EYE_BUCKET_CAP, &ask->cap);
+    /* set to 0: no buckets; unset (also 0 here): the plan's own cap */
+    ask->off = status == HISTO_OK && ask->cap == 0
+               && env_value(ENV_HISTO_EYE_BUCKET_CAP) != NULL;
+    return status;
 }
 
 _Static_assert(HISTO_EYE_SAMPLES < 65536 && HISTO_EYE_SAMPLES % HISTO_EYE_RUN == 0
@@ -338,8 +330,7 @@ _Static_assert(HISTO_TILE_GROUP <= HISTO_TILE_GROUP_MAX
 static int input_may_use_2d(const struct histo_input *in, bool *may)
 {
     unsigned long min_values;
-    const int status = strategy_env_number(ENV_HISTO_TEST_2D_MIN_VALUES,
-                                           UINT32_MAX, &min_values);
+    const int status = env_whole(ENV_HISTO_TEST_2D_MIN_VALUES, &min_values);
     if (min_values == 0)
         min_values = HISTO_EYE_2D_MIN_VALUES;
     *may = eye_plan_may_use_2d(in, min_values);

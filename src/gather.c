@@ -196,6 +196,8 @@ fail:
     return status;
 }
 
+_Static_assert(WORK_SETS == 16, "env.h bounds HISTO_TEST_SETS by WORK_SETS");
+
 /* The sets and batches in use: HISTO_TEST_SETS, else WORK_SETS (fewer
  * where WORK_SETS_BYTES holds fewer of the histogram), and
  * WORK_GATHER_SETS (cut by fit_batches); and how the iterations are
@@ -204,12 +206,10 @@ static int read_knobs(struct work *w)
 {
     int status = HISTO_OK;
     unsigned long nsets = 0, every = 0, last_plain = 0;
-    if ((status = strategy_env_number(ENV_HISTO_TEST_SETS, WORK_SETS, &nsets))
+    if ((status = env_whole(ENV_HISTO_TEST_SETS, &nsets))
             != HISTO_OK
-        || (status = strategy_env_number(ENV_HISTO_TEST_PROFILE_EVERY, 1 << 20,
-                                         &every)) != HISTO_OK
-        || (status = strategy_env_number(ENV_HISTO_TEST_LAST_PLAIN, 1,
-                                         &last_plain)) != HISTO_OK)
+        || (status = env_whole(ENV_HISTO_TEST_PROFILE_EVERY, &every)) != HISTO_OK
+        || (status = env_whole(ENV_HISTO_TEST_LAST_PLAIN, &last_plain)) != HISTO_OK)
         return status;
     w->gather_sets = WORK_GATHER_SETS;
     if (nsets == 0) {

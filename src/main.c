@@ -284,7 +284,9 @@ static int iterate(struct histo_run *r)
     plan.progress = &r->progress;
     const size_t used = work_nshares(r->work);
     const char *early = used == 1 ? work_clock_unusable(r->work) : NULL;
-    energy_open(&r->energy, r->devs, used);
+    int status = energy_open(&r->energy, r->devs, used);
+    if (status != HISTO_OK)
+        return status;
     if (early != NULL) {
         fprintf(stderr, "histo: the device's profiling timestamps are "
                         "unusable (%s): the iterations are timed on the "
@@ -292,7 +294,7 @@ static int iterate(struct histo_run *r)
         plan.synced = true;
     }
     progress_begin(&r->progress, "iteration", "", r->opt.iterations, 0);
-    int status = timed_run(r, &plan);
+    status = timed_run(r, &plan);
     if (status != HISTO_OK)
         return status;
     if (early != NULL) {

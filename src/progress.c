@@ -18,8 +18,6 @@
  * flash a line), then four updates a second. */
 #define PROGRESS_TTY_FIRST_S 1.0
 #define PROGRESS_TTY_INTERVAL_S 0.25
-/* The largest HISTO_PROGRESS_INTERVAL: a day. */
-#define PROGRESS_INTERVAL_MAX_S 86400.0
 
 int progress_init(struct progress *p)
 {
@@ -31,21 +29,12 @@ int progress_init(struct progress *p)
         .what = "",
         .note = "",
     };
-    const char *env = env_value(ENV_HISTO_PROGRESS_INTERVAL);
-    if (env != NULL) {
-        char *end = NULL;
-        errno = 0;
-        const double v = strtod(env, &end);
-        if (!isdigit((unsigned char)env[0]) || *end != '\0' || errno != 0
-            || !(v >= 0 && v <= PROGRESS_INTERVAL_MAX_S)) {
-            histo_error("HISTO_PROGRESS_INTERVAL must be a number of "
-                        "seconds from 0 (no progress) to %.0f, not '%s'",
-                        PROGRESS_INTERVAL_MAX_S, env);
-            return HISTO_EXIT_USAGE;
-        }
-        p->interval_s = v;
-        p->off = v == 0;
-    }
+    double v = PROGRESS_INTERVAL_S;
+    const int status = env_number(ENV_HISTO_PROGRESS_INTERVAL, &v);
+    if (status != HISTO_OK)
+        return status;
+    p->interval_s = v;
+    p->off = v == 0;
     /* isatty's 0 with an errno (not a terminal, or no stderr at all)
      * means the same here: whole lines, or none that anyone sees. */
     const int fd = fileno(p->out);

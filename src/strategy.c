@@ -136,25 +136,6 @@ void strategy_buffers_release(void *state)
     free(state);
 }
 
-int strategy_env_number(enum env_var var, unsigned long max,
-                        unsigned long *v)
-{
-    *v = 0;
-    const char *env = env_value(var);
-    const char *name = env_table[var].name;
-    if (env == NULL)
-        return HISTO_OK;
-    char *end = NULL;
-    const unsigned long n = strtoul(env, &end, 10);
-    if (*end != '\0' || n < 1 || n > max || env[0] == '-') {
-        histo_error("%s must be a whole number from 1 to %lu, not '%s'",
-                    name, max, env);
-        return HISTO_EXIT_USAGE;
-    }
-    *v = n;
-    return HISTO_OK;
-}
-
 static size_t smaller(size_t a, size_t b)
 {
     return a < b ? a : b;
@@ -163,8 +144,7 @@ static size_t smaller(size_t a, size_t b)
 int strategy_device_group_limit(const struct device_info *dev, size_t *limit)
 {
     unsigned long cap;
-    const int status = strategy_env_number(ENV_HISTO_TEST_MAX_GROUP, 65536,
-                                           &cap);
+    const int status = env_whole(ENV_HISTO_TEST_MAX_GROUP, &cap);
     *limit = smaller(dev->max_work_group, dev->max_work_items);
     if (cap != 0)
         *limit = smaller(*limit, (size_t)cap);

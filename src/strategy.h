@@ -179,11 +179,6 @@ void strategy_buffers_release(void *state);
     .output = strategy_buffers_output, .bind = strategy_buffers_bind,      \
     .release = strategy_buffers_release
 
-/* The variable as a whole number from 1 to max in *v, 0 when unset or
- * empty; anything else is an error (a message, HISTO_EXIT_USAGE). */
-int strategy_env_number(enum env_var var, unsigned long max,
-                        unsigned long *v);
-
 /* The largest one-dimensional work-group the device runs of any kernel:
  * CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_MAX_WORK_ITEM_SIZES[0], at
  * most $HISTO_TEST_MAX_GROUP (test-only: kernels in tiny groups on any

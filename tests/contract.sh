@@ -266,8 +266,15 @@ for v in 0 4294967296 -1 8x; do
         env HISTO_TEST_2D_MIN_VALUES="$v" $HISTO --platform "$PLATFORM" --strategy eye \
         -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 done
+# a number variable outside its bounds (env.h's table) stops the run
+# before the iterations, whichever reads it
+for v in abc 1e9 0x10; do
+    expect "env.energy_min_s_$v" 2 "HISTO_ENERGY_MIN_S must be a number of seconds from 0 to 86400, not '$v'" \
+        env HISTO_ENERGY_MIN_S="$v" $HISTO --platform "$PLATFORM" \
+        -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+done
 for v in 268435457 -1 8x; do
-    expect "bucket_cap.bad_value_$v" 2 "HISTO_EYE_BUCKET_CAP may also be 0" \
+    expect "bucket_cap.bad_value_$v" 2 "HISTO_EYE_BUCKET_CAP must be a whole number from 0 to 268435456, not '$v'" \
         env HISTO_EYE_BUCKET_CAP="$v" $HISTO --platform "$PLATFORM" --strategy eye \
         -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 done
