@@ -295,7 +295,7 @@ fi
 reasons() (
     size=ref n=50000 d_iterations=50000 repeat=3 all_result=PASS ref_kind=spec
     kind=hardware kind_why="" info=yes modified=false commit=abc1234
-    spread="" load_before="" cores=""
+    spread="" load_before="" busy_before="" cores=""
     for a in "$@"; do eval "$a"; done
     . validate/reportable.sh
     reportable_reasons | paste -sd'|' -
@@ -323,7 +323,9 @@ fi
 if [ "$(reasons spread=1.870 load_before=3.2 cores=2)" = "noisy: spread 1.870x > 1.15x (slowest over fastest run)|load 3.2 on 2 cores when the run began (more than 1)" ] \
    && [ -z "$(reasons spread=1.011 load_before=0.15 cores=16)" ] \
    && [ -z "$(reasons spread=1.150 load_before=8 cores=16)" ] \
-   && [ "$(reasons load_before=8.5 cores=16)" = "load 8.5 on 16 cores when the run began (more than 8)" ]; then
+   && [ "$(reasons load_before=8.5 cores=16)" = "load 8.5 on 16 cores when the run began (more than 8)" ] \
+   && [ "$(reasons load_before=7.13 busy_before=15.9 cores=16)" = "busy: 15.9 of 16 cores busy when the run began (more than 8)" ] \
+   && [ -z "$(reasons busy_before=0.9 cores=2)" ]; then
     ok harness.reportable_run_quality
 else
     bad harness.reportable_run_quality "$(reasons spread=1.870 load_before=3.2 cores=2)"
@@ -496,7 +498,7 @@ if $MAKE_CMD --no-print-directory run RESULTS_LOG="$LOG" >"$W/run.log" 2>&1; the
     # the run-quality reasons (noisy, load) come last and depend on the
     # machine's state: left out of the comparison
     line=$(grep '^116.histo test | ' "$W/run.log" | tail -n 1 \
-           | sed 's/; \(noisy: \|load [0-9.]* on \).*$//')
+           | sed 's/; \(noisy: \|load [0-9.]* on \|busy: \).*$//')
     if printf '%s\n' "$line" | grep -q "^116.histo test | .* | $ITER iterations | 3 of 3 runs passed | median [0-9.]* s/iteration, host wall (min [0-9.]*, max [0-9.]*) | ratio [0-9.]* | base | PASS | $reportable_text$" \
        && [ "$(grep -c "^run [123] of 3: 116.histo test | .* | $ITER iterations | .* s total | .* s/iteration | PASS$" "$W/run.log")" -eq 3 ] \
        && grep -q "^warm-up: 116.histo test | .* | $WARM iterations (Spec: $ITER) | .* | PASS$" "$W/run.log"; then
@@ -575,7 +577,7 @@ grep -q 'href="flags.md"' "$rd/result.html" || why="$why result.html does not li
 grep -q 'href="flags.md"' "$W/result-copy/again.html" || why="$why the copied folder's page does not link its flags.md;"
 jget "$W/pass.json" .command | grep -qF "$md/" || why="$why command '$(jget "$W/pass.json" .command)' is not the median run's ($md);"
 grep -q "^run [123] of 3 (median) .*$md\$" "$rd/result.txt" || why="$why the runs table marks no median;"
-for k in spread load_before load_after; do
+for k in spread load_before busy_before load_after; do
     jget "$W/pass.json" ".$k" | grep -q '^[0-9][0-9.]*$' || why="$why no $k;"
 done
 rm -rf "$W/result-copy"
@@ -603,7 +605,7 @@ fi
 rm -rf "$fb"
 # reportable only when every condition holds: a test run is not, and says
 # why
-nr=$(jget "$W/pass.json" '[.not_reportable[] | select((startswith("noisy: ") or startswith("load ")) | not)] | join("|")' 2>/dev/null)
+nr=$(jget "$W/pass.json" '[.not_reportable[] | select((startswith("noisy: ") or startswith("load ") or startswith("busy: ")) | not)] | join("|")' 2>/dev/null)
 [ "$(jget "$W/pass.json" .reportable)" = false ] && [ "$nr" = "$test_reasons" ] \
     && ok harness.reportable || bad harness.reportable "reportable $(jget "$W/pass.json" .reportable): $nr"
 

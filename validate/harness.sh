@@ -556,6 +556,20 @@ json_env() {
 }
 
 # os_name: the distribution's name and version (/etc/os-release).
+# busy_cores CORES: how many of the CORES were busy (not idle, not waiting
+# for I/O) over half a second, from /proc/stat's totals; nothing where it
+# cannot be read
+busy_cores() {
+    b_a=$(sed -n 's/^cpu  *//p' /proc/stat 2>/dev/null)
+    sleep 0.5
+    b_b=$(sed -n 's/^cpu  *//p' /proc/stat 2>/dev/null)
+    [ -n "$b_a" ] && [ -n "$b_b" ] || return 0
+    printf '%s\n%s\n' "$b_a" "$b_b" | awk -v c="$1" '
+        { t[NR] = 0; for (i = 1; i <= NF; ++i) t[NR] += $i; idle[NR] = $4 + $5 }
+        END { dt = t[2] - t[1]; if (dt > 0 && c > 0)
+                  printf "%.2f", (dt - (idle[2] - idle[1])) / dt * c }'
+}
+
 os_name() {
     if [ -r /etc/os-release ]; then
         (. /etc/os-release && printf '%s\n' "${PRETTY_NAME:-$NAME}")
@@ -601,10 +615,14 @@ run() {
         all_why="${all_why:+$all_why; }$1"
         [ "$first_status" -ne 0 ] || first_status=$histo_status
     }
-    # the machine's load as the run begins (the 1-minute average; its own
-    # processes not yet among it) and its cores, for the noise rule
+    # the machine's load as the run begins, for the noise rule, before
+    # its own processes: the 1-minute average, which lags a load begun
+    # in the last minute (24 busy loops begun 20 s before on 16 cores
+    # read 7.1), and the cores busy over the last half second
+    # (/proc/stat), which does not; and its cores
     load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
     cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null)
+    busy_before=$(busy_cores "${cores:-0}")
     run_once "$1" warm-up "$base_dir/warmup" "$warm_command"
     warmup_json=$run_json
     [ -r "$d_timing" ] && info=$d_timing
@@ -779,6 +797,7 @@ run() {
     add spread_max "$SPREAD_MAX"
     add load_before "$(json_num "$load_before")"
     add load_after "$(json_num "$load_after")"
+    add busy_before "$(json_num "$busy_before")"
     add reference_kind "$(json_str "$ref_kind")"
     add reference_s_per_iteration "$(json_num "$ref_s")"
     add reference "$(json_str "$ref_label")"

@@ -9,7 +9,8 @@
 # (empty when no device opened), modified (true, false or null),
 # commit, env_not_reportable (histo.out's environment.not_reportable),
 # spread (slowest over fastest run), load_before (the 1-minute load
-# average before the warm-up), cores (online), system_missing and
+# average before the warm-up), busy_before (the cores busy in the half
+# second before it), cores (online), system_missing and
 # system_file (validate/system.sh). Base and peak (tuning) are both
 # reportable: peak's knobs are in the record.
 # The largest spread of a reportable result's runs: 1.15, above every
@@ -33,11 +34,16 @@ reportable_reasons() {
        && awk -v s="$spread" -v m="$SPREAD_MAX" 'BEGIN { exit !(s > m) }'; then
         echo "noisy: spread ${spread}x > ${SPREAD_MAX}x (slowest over fastest run)"
     fi
-    # the load the machine carried before histo ran: at most half its
+    # the load the machine carried before histo ran, as its 1-minute
+    # average and as the cores busy just before: each at most half its
     # cores (at least 1)
     l_max=$(awk -v c="${cores:-0}" 'BEGIN { print (c / 2 > 1 ? c / 2 : 1) }')
     if [ -n "${load_before:-}" ] && [ -n "${cores:-}" ] \
        && awk -v l="$load_before" -v m="$l_max" 'BEGIN { exit !(l > m) }'; then
         echo "load $load_before on $cores cores when the run began (more than $l_max)"
+    fi
+    if [ -n "${busy_before:-}" ] && [ -n "${cores:-}" ] \
+       && awk -v l="$busy_before" -v m="$l_max" 'BEGIN { exit !(l > m) }'; then
+        echo "busy: $busy_before of $cores cores busy when the run began (more than $l_max)"
     fi
 }

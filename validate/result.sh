@@ -101,7 +101,8 @@ END {
     row("spread", get("spread") == "null" || get("spread") == "" ? "n/a (one run)" \
         : get("spread") "x, slowest over fastest run (reportable up to " get("spread_max") "x)")
     row("load", "1-minute load average " orna(get("load_before")) " when the run began, " \
-        orna(get("load_after")) " at its end, on " orna(get("cpu_cores")) " cores")
+        orna(get("load_after")) " at its end, on " orna(get("cpu_cores")) " cores; " \
+        orna(get("busy_before")) " cores busy just before it began")
     row(get("reference_kind") == "host" ? "host ratio" : "ratio", orna(get("ratio")) " = reference " orna(get("reference_s_per_iteration")) " s/iteration / median")
     row("ratio against", get("ratio_against"))
     row("iterations", get("iterations") " (Spec: " get("spec_iterations") ")")
