@@ -71,7 +71,9 @@ produce() {
     # first bin of the test reference that counts 253) made 254, and on a
     # copy of its BMP with pixel (row 4100, column 130) made black
     mkdir -p "$W/v/results/test"
-    ln -s "$(pwd)/output" "$W/v/output"
+    # -n: a link left there by another run is replaced, not followed (a
+    # link inside output/ would be made)
+    ln -sfn "$(pwd)/output" "$W/v/output"
     last=$(sh validate/harness.sh last-run test) || return 1
     cp "$last/histo.raw" "$last/histo.bmp" "$W/v/results/test/"
     printf '\376' | dd of="$W/v/results/test/histo.raw" bs=1 seek=1039743 conv=notrunc 2>/dev/null

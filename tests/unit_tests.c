@@ -23,6 +23,7 @@
 #include "reference.h"
 #include "strategy.h"
 #include "tune_cache.h"
+#include "work.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -2224,6 +2225,94 @@ static void eye_case(struct eye_case *c, uint32_t width, uint32_t height,
     c->env.input = &c->in;
 }
 
+/* The fused launch: a tile group's place on every compute unit (2048
+ * threads a unit, at most 4 groups), the counting groups left as
+ * planned, and never fewer groups than planned. */
+static void test_eye_plan_fused_groups(void)
+{
+    struct eye_plan p;
+    memset(&p, 0, sizeof p);
+    p.group[K_TILE] = 1024; /* 2 a unit: 264 on 132 units */
+    p.groups = p.count_groups = 32;
+    eye_plan_fused_groups(&p, 132);
+    bool ok = p.groups == 264 && p.count_groups == 32;
+    p.group[K_TILE] = 256; /* 8 a unit, held to 4: 528 */
+    p.groups = p.count_groups = 32;
+    eye_plan_fused_groups(&p, 132);
+    ok = ok && p.groups == 528 && p.count_groups == 32;
+    p.group[K_TILE] = 4096; /* more threads than a unit has: 1 a unit */
+    p.groups = p.count_groups = 1000; /* more than 132 planned: kept */
+    eye_plan_fused_groups(&p, 132);
+    ok = ok && p.groups == 1000 && p.count_groups == 1000;
+    check(ok, "eye_plan.fused_groups", "groups %u, counting %u", p.groups,
+          p.count_groups);
+}
+
+/* work_plan (work_plan.c): the split, residency and chunks, no device
+ * needed; every expectation worked out by hand below. */
+static bool planned(const struct device_info *const *devs, size_t n,
+                    size_t nvalues, uint64_t budget, uint64_t chunk,
+                    bool whole_first, const char *want)
+{
+    struct histo_input in = {.histo_width = 256, .histo_height = 8192,
+                             .nbins = 256 * 8192, .nvalues = nvalues};
+    const struct work_options opt = {budget, chunk};
+    struct work *w = work_create();
+    char got[256] = "";
+    if (w == NULL || work_plan(w, devs, n, &in, &opt, whole_first) != 0)
+        snprintf(got, sizeof got, "refused");
+    for (size_t s = 0; got[0] == '\0' && s < work_nshares(w); ++s) {
+        const struct work_share_info i = work_share_info(w, s);
+        const size_t at = strlen(got);
+        snprintf(got + at, sizeof got - at, "%s%zu+%zu %s %zux%zu",
+                 s > 0 ? ", " : "", i.first, i.count,
+                 i.streamed ? "streamed" : "device", i.nchunks,
+                 i.chunk_values);
+    }
+    if (w != NULL && work_can_reshare(w) && strlen(got) < sizeof got - 8)
+        strcat(got, " whole");
+    work_destroy(w);
+    if (strcmp(got, want) == 0)
+        return true;
+    fprintf(stderr, "work_plan: got '%s', want '%s'\n", got, want);
+    return false;
+}
+
+static void test_work_plan(void)
+{
+/* a resident chunk's most values, 2^31 (WORK_MAX_CHUNK_VALUES) */
+#define MAXC "2147483648"
+    struct device_info big = {.name = "big", .compute_units = 132,
+                              .global_mem = UINT64_C(80) << 30,
+                              .max_alloc = UINT64_C(20) << 30};
+    struct device_info half = big;
+    half.name = "half";
+    half.compute_units = 66;
+    const struct device_info *two[] = {&big, &half}, *one[] = {&big};
+    /* by compute units, share 0 the remainder: 1000 / 198 = 5 r 10, so
+     * the second takes 5 x 66 + 10 x 66 / 198 = 333 */
+    const char *both = "0+667 device 1x" MAXC ", 667+333 device 1x" MAXC;
+    bool ok = planned(two, 2, 1000, 0, 0, false, both);
+    /* resident up to the budget's bytes, in chunks of at most 2^31
+     * values (a kernel's 32-bit index); past it streamed in chunks of at
+     * most half the budget (two device buffers): 500 values */
+    ok = ok && planned(one, 1, 1000, 4000, 0, false,
+                       "0+1000 device 1x" MAXC);
+    ok = ok && planned(one, 1, 1001, 4000, 0, false,
+                       "0+1001 streamed 3x500");
+    /* --chunk-values: 1000 in chunks of 300 */
+    ok = ok && planned(one, 1, 1000, 0, 300, false, "0+1000 device 4x300");
+    /* --device all: the whole on the first device where it fits */
+    ok = ok && planned(two, 2, 1000, 0, 0, true,
+                       "0+1000 device 1x" MAXC " whole");
+    ok = ok && planned(two, 2, 1000, 3000, 0, true, both);
+    /* the histogram must fit one allocation */
+    half.max_alloc = 1024;
+    ok = ok && planned(two, 2, 1000, 0, 0, false, "refused");
+    check(ok, "work.plan", "a case differs (stderr)");
+#undef MAXC
+}
+
 static void test_eye_plan_sizes(void)
 {
     /* compiled wins; else accepted or target, within the limits */
@@ -2550,6 +2639,8 @@ static const struct {
     {"strategy_table", test_strategy_table},
     {"strategy_choose", test_strategy_choose},
     {"eye_plan_sizes", test_eye_plan_sizes},
+    {"work_plan", test_work_plan},
+    {"eye_plan_fused_groups", test_eye_plan_fused_groups},
     {"eye_plan_tiles", test_eye_plan_tiles},
     {"eye_plan_cells", test_eye_plan_cells},
     {"eye_plan_groups", test_eye_plan_groups},
