@@ -2259,9 +2259,11 @@ static bool planned(const struct device_info *const *devs, size_t n,
     const struct work_options opt = {budget, chunk};
     struct work *w = work_create();
     char got[256] = "";
-    if (w == NULL || work_plan(w, devs, n, &in, &opt, whole_first) != 0)
+    const bool refused = w == NULL
+                      || work_plan(w, devs, n, &in, &opt, whole_first) != 0;
+    if (refused)
         snprintf(got, sizeof got, "refused");
-    for (size_t s = 0; got[0] == '\0' && s < work_nshares(w); ++s) {
+    for (size_t s = 0; !refused && s < work_nshares(w); ++s) {
         const struct work_share_info i = work_share_info(w, s);
         const size_t at = strlen(got);
         snprintf(got + at, sizeof got - at, "%s%zu+%zu %s %zux%zu",
