@@ -70,8 +70,8 @@ T=${1:-${T:-}}
 ROOT=${HISTO_TEST_WORK:-tests/work}
 # the longest first (docs/testing.md has their times), so that the
 # short ones fill in beside them
-SUBJECTS=${HISTO_TEST_SUBJECTS:-"impl eye work harness device big saturation tune contract
-          outputs progress energy docs self install suite asan unit"}
+SUBJECTS=${HISTO_TEST_SUBJECTS:-"impl harness eye work device big saturation tune
+          contract outputs progress energy docs self install suite asan unit"}
 DIR=${HISTO_TEST_SUBJECT_DIR:-tests}
 JOBS=${HISTO_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
 case $JOBS in '' | *[!0-9]* | 0) JOBS=1 ;; esac
