@@ -4,6 +4,9 @@
 #include "error.h"
 #include "run.h"
 
+_Static_assert(WORK_MAX_SHARES == 16,
+               "env.h bounds HISTO_TEST_DEVICES_USED by WORK_MAX_SHARES");
+
 #define TEXT_(x) #x
 #define TEXT(x) TEXT_(x)
 
@@ -67,15 +70,20 @@ int choose_devices(struct work *w, bool all, struct choice *c)
                  "every device counts a share (not measured)";
         return HISTO_OK;
     }
-    c->context = "each count's devices alone (the input held in host "
-                 "memory, read once)";
     /* all of them first, in this context of all; then each fewer, in
-     * its own; the work holds the last */
-    int status = work_hold(w);
+     * its own, filled from the input held in host memory, where the host
+     * has room for it (else in the context of all); the work holds the
+     * last */
+    bool held = false;
+    int status = work_hold(w, &held);
+    c->context = held ? "each count's devices alone (the input held in "
+                        "host memory, read once)"
+                      : "every device named (too little host memory to "
+                        "hold a copy of the input)";
     for (size_t i = 0; i < c->named && status == HISTO_OK; ++i) {
         const size_t m = i == 0 ? c->named : i;
-        if ((status = i > 0 ? work_recontext(w, m) : work_reshare(w, m))
-            == HISTO_OK)
+        if ((status = i > 0 && held ? work_recontext(w, m)
+                                    : work_reshare(w, m)) == HISTO_OK)
             status = measure(w, &c->wall_us[m - 1], &c->iterations[m - 1]);
     }
     if (status != HISTO_OK)
@@ -101,7 +109,8 @@ int choose_devices(struct work *w, bool all, struct choice *c)
                  "measured";
     }
     if (c->used != c->named - 1)
-        status = work_recontext(w, c->used);
+        status = held ? work_recontext(w, c->used)
+                      : work_reshare(w, c->used);
     work_unhold(w);
     return status;
 }

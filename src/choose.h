@@ -56,9 +56,7 @@ struct choice {
 /* Fills `c` and, for `all` over several devices with a resident whole,
  * measures each count and splits the work over the fastest (w set up,
  * work_setup done): the count of all devices in w's context, the others
- * each in its own. The implementation may have put signal handlers of
- * its own in place while it compiled for them. Returns 0 or an exit
- * status. */
+ * each in its own. Returns 0 or an exit status. */
 int choose_devices(struct work *w, bool all, struct choice *c);
 
 /* The count to use from wall means of 1..n devices (wall_us[m-1]): the

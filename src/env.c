@@ -35,7 +35,10 @@ int env_number(enum env_var v, double *value)
     errno = 0;
     const double n = strtod(s, &end);
     const bool whole = e->bounds.kind == ENV_WHOLE;
+    /* whole numbers in digits alone; seconds as strtod reads them, from
+     * a digit on, in decimal */
     if (!isdigit((unsigned char)s[0]) || strpbrk(s, "xX") != NULL
+        || (whole && strspn(s, "0123456789") != strlen(s))
         || *end != '\0' || errno != 0
         || !(n >= e->bounds.lo && n <= e->bounds.hi)
         || (whole && n != floor(n))) {
@@ -45,6 +48,17 @@ int env_number(enum env_var v, double *value)
         return HISTO_EXIT_USAGE;
     }
     *value = n;
+    return HISTO_OK;
+}
+
+int env_check(void)
+{
+    for (int i = 0; i < ENV_COUNT; ++i) {
+        double ignored;
+        if (env_table[i].bounds.kind != ENV_TEXT
+            && env_number(i, &ignored) != HISTO_OK)
+            return HISTO_EXIT_USAGE;
+    }
     return HISTO_OK;
 }
 

@@ -80,6 +80,8 @@ struct env_bounds {
       ENV_COUNT_OF(1, 65536), "the largest work-group size used")           \
     X(HISTO_TEST_DEVICES_USED, ENV_TEST, ENV_COUNT_OF(1, 16),               \
       "the devices --device all uses, after measuring each count")          \
+    X(HISTO_TEST_HOST_BYTES, ENV_TEST, ENV_COUNT_OF(1, 1ull << 50),         \
+      "the host memory --device all takes as available")                    \
     X(HISTO_TEST_SETS, ENV_TEST,                                            \
       ENV_COUNT_OF(1, 16), "buffer sets of the streamed pipeline")          \
     X(HISTO_TEST_PROFILE_EVERY, ENV_TEST, ENV_COUNT_OF(1, 1 << 20),         \
@@ -110,6 +112,11 @@ const char *env_value(enum env_var v);
  * as it is where the variable is unset or empty). Returns 0, or, with a
  * message naming the bounds, HISTO_EXIT_USAGE. */
 int env_number(enum env_var v, double *value);
+
+/* Every number variable set checked against its bounds, so that a bad
+ * value stops the run before anything is read, whether or not the run
+ * would read it. Returns 0 or, with a message, HISTO_EXIT_USAGE. */
+int env_check(void);
 
 /* env_number for a whole-number variable: *value 0 where unset. */
 int env_whole(enum env_var v, unsigned long *value);

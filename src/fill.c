@@ -4,6 +4,7 @@
  * the first device's copy (see work.h, work_fill). */
 #include "work_state.h"
 
+#include "env.h"
 #include "params.h"
 #include "program.h"
 #include "reference.h"
@@ -217,21 +218,46 @@ int work_fill(struct work *w, struct input_stream *stream, uint8_t *expect,
     return status;
 }
 
-int work_hold(struct work *w)
+/* Host memory available, in bytes: HISTO_TEST_HOST_BYTES (tests), else
+ * /proc/meminfo's MemAvailable; UINT64_MAX where neither tells. */
+static int host_available(uint64_t *bytes)
 {
+    unsigned long forced = 0;
+    const int status = env_whole(ENV_HISTO_TEST_HOST_BYTES, &forced);
+    *bytes = forced != 0 ? forced : UINT64_MAX;
+    FILE *f = forced != 0 ? NULL : fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kb;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+            *bytes = (uint64_t)kb * 1024;
+            break;
+        }
+    if (f != NULL)
+        fclose(f);
+    return status;
+}
+
+int work_hold(struct work *w, bool *held)
+{
+    *held = false;
     if (!w->whole) {
         histo_error("internal: the input is not whole on the first device "
                     "to be held");
         return HISTO_EXIT_INTERNAL;
     }
     const size_t n = w->input->nvalues;
+    uint64_t avail;
+    int status = host_available(&avail);
+    /* a copy that would take more than half of what is free is not
+     * made: the caller measures in the context of all instead */
+    if (status != HISTO_OK || (uint64_t)n * sizeof *w->held > avail / 2)
+        return status;
     if (w->held == NULL
-        && (w->held = histo_calloc(n, sizeof *w->held,
-                                   "--device all's copy of the input, "
-                                   "which fills each count of devices "
-                                   "measured (name the devices instead)"))
-               == NULL)
-        return HISTO_EXIT_INTERNAL;
+        && (w->held = calloc(n, sizeof *w->held)) == NULL)
+        return HISTO_OK;
     struct source src = {.stream = NULL};
-    return source_next(w, &src, w->held, n);
+    if ((status = source_next(w, &src, w->held, n)) == HISTO_OK)
+        *held = true;
+    return status;
 }

@@ -8,6 +8,7 @@
 #include "counts.h"
 #include "device.h"
 #include "energy.h"
+#include "env.h"
 #include "error.h"
 #include "input.h"
 #include "outfile.h"
@@ -150,10 +151,6 @@ static int probe_and_build(struct histo_run *r, bool keep)
             || (status = strategy_choose(r->opt.strategy, shares, n,
                                          &r->strategy)) == HISTO_OK))
         status = work_build(r->work, r->strategy.run, r->opt.kernel_dir);
-    /* the implementation may have put signal handlers of its own in place
-     * while it compiled (PoCL's LLVM does): histo's back, as are those
-     * ignored at start (outfile_handle_signals) */
-    outfile_handle_signals();
     return status;
 }
 
@@ -256,9 +253,6 @@ static int choose(struct histo_run *r)
     const double t = timer_now();
     const int status = choose_devices(r->work, device_all(&r->opt),
                                       &r->choice);
-    /* the builds for each count may have put the implementation's signal
-     * handlers in place again (probe_and_build) */
-    outfile_handle_signals();
     r->ph.choose_s = timer_now() - t;
     return status;
 }
@@ -444,7 +438,8 @@ int main(int argc, char **argv)
     }
     if (r.opt.help || r.opt.version || r.opt.list)
         return answer(&r.opt);
-    if ((status = progress_init(&r.progress)) != HISTO_OK
+    if ((status = env_check()) != HISTO_OK
+        || (status = progress_init(&r.progress)) != HISTO_OK
         || (status = prepare_outputs(&r.opt)) != HISTO_OK)
         return status;
     if ((status = plan_work(&r)) == HISTO_OK

@@ -151,6 +151,10 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* Whether outfile_handle_signals has run: histo's handlers are the
+ * process's. */
+static bool asked;
+
 void outfile_handle_signals(void)
 {
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
@@ -165,7 +169,7 @@ void outfile_handle_signals(void)
      * ignored signals, before any runtime thread exists (each inherits
      * the mask): they are never delivered to anyone's handler, and
      * setting SIG_IGN again discards them. */
-    static bool asked, ignored[NSIGS];
+    static bool ignored[NSIGS];
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -192,6 +196,12 @@ void outfile_handle_signals(void)
     }
     asked = true;
     signal(SIGPIPE, SIG_IGN);
+}
+
+void outfile_restore_signals(void)
+{
+    if (asked)
+        outfile_handle_signals();
 }
 
 /* ---- paths ---- */

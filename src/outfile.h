@@ -84,6 +84,11 @@ void outfile_discard_all(void);
  * again what was ignored at start. */
 void outfile_handle_signals(void);
 
+/* Where outfile_handle_signals ran before, puts histo's handlers back
+ * (an implementation's compiler may put its own in place: PoCL's LLVM
+ * does); else nothing, so a tool that never asked keeps its own. */
+void outfile_restore_signals(void);
+
 /* Waits for an exclusive lock on PATH.lock beside the regular file (or
  * nothing) that path leads to, for read-modify-write updates by
  * concurrent runs; the lock file stays, empty. Returns the descriptor to

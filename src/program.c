@@ -2,6 +2,7 @@
 #include "program.h"
 
 #include "env.h"
+#include "outfile.h"
 #include "params.h"
 #include "progcache.h"
 
@@ -361,6 +362,9 @@ fail:
         clReleaseProgram(*program);
     *program = NULL;
 done:
+    /* the implementation's compiler may have put signal handlers of its
+     * own in place (PoCL's LLVM does): histo's back */
+    outfile_restore_signals();
     free(key);
     for (size_t i = 0; texts != NULL && i < 2 * nfiles; ++i)
         free(texts[i]);

@@ -5,8 +5,6 @@
 #include "error.h"
 #include "timer.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -114,7 +114,14 @@ int work_tune_env(const struct work *w, struct strategy_env *env)
 int work_setup(struct work *w, const struct strategy_env *base)
 {
     int status = HISTO_OK;
+    /* the knobs and paths; each share's OpenCL objects come from
+     * share_env, so none outlives its context here */
     w->base = *base;
+    w->base.context = NULL;
+    w->base.queue = NULL;
+    w->base.program = NULL;
+    w->base.values = NULL;
+    w->base.input = NULL;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t i = 0; i < sh->nslots; ++i) {

@@ -95,10 +95,11 @@ int work_plan(struct work *w, const struct device_info *const *devices,
  * knobs. Returns 0 or an exit status. */
 int work_reshare(struct work *w, size_t nshares);
 
-/* With w->whole: the whole input read back from the first device into
- * host memory (w->held), where work_recontext fills from. Returns 0 or
- * an exit status (host memory short included). */
-int work_hold(struct work *w);
+/* With work_can_reshare: the whole input read back from the first device
+ * into host memory, where work_recontext fills from; *held false (and
+ * nothing held) where it would take more than half the host memory
+ * available, or cannot be allocated. Returns 0 or an exit status. */
+int work_hold(struct work *w, bool *held);
 
 /* After work_hold and work_setup: the work made again over the first m
  * devices work_plan was given (1 <= m), in a context of those devices

@@ -21,7 +21,8 @@ else
     # 4 GiB through the FIFO and into the device's buffers
     case $HISTO_TEST_SLICE in
         none) mode=device ;;
-        *) mode=$(( ${HISTO_TEST_SLICE%/*} % 2 )) ;;
+        *) k=$(echo "${HISTO_TEST_SLICE%/*}" | sed 's/^0*//')  # 08: not octal
+           mode=$(( ${k:-0} % 2 )) ;;
     esac
     case $mode in 0) mode=device ;; 1) mode=streamed ;; esac
     echo "big_input: $mode this run (HISTO_TEST_SLICE=$HISTO_TEST_SLICE)"

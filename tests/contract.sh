@@ -72,15 +72,18 @@ done
 
 # Without --strategy, dedicated local memory (CL_LOCAL) gets fused for
 # gz's 490,000 values (fewer than the 2^23 from which the tile kernel's
-# 2-D window makes eye the default) where the device has no loop limit,
-# else eye; local memory in global memory or none gets cpu, whatever the
-# device type; the option overrides that, and histo.out names what ran.
+# 2-D window makes eye the default) where the device has no loop limit
+# and a fence of device scope (the fused run's config.fence), else eye;
+# local memory in global memory or none gets cpu, whatever the device
+# type; the option overrides that, and histo.out names what ran.
 if run_histo -i "$INPUTS/gz.bin" -o "$W/auto.bmp" --timing "$W/auto.out" -- 1 \
         >"$W/auto.log" 2>&1; then
     want=cpu
     if grep -q "^selected.local_mem_type = local$" "$W/auto.out"; then
         want=eye
-        grep -q "^share.0.loop_limit = none$" "$W/auto.out" && want=fused
+        grep -q "^share.0.loop_limit = none$" "$W/auto.out" \
+            && grep -q "^config.fence = device scope" "$W/gz.fused.out" \
+            && want=fused
     fi
     if grep -q "^strategy = $want$" "$W/auto.out" \
        && grep -q "^strategy.requested = auto$" "$W/auto.out" \
@@ -273,6 +276,14 @@ for v in abc 1e9 0x10; do
         env HISTO_ENERGY_MIN_S="$v" $HISTO --platform "$PLATFORM" \
         -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 done
+# ... also one this run would not read (the cpu strategy has no buckets),
+# and a whole number written as a float
+expect env.checked_unread 2 "HISTO_EYE_BUCKET_CAP must be a whole number from 0 to 268435456, not 'abc'" \
+    env HISTO_EYE_BUCKET_CAP=abc $HISTO --platform "$PLATFORM" --strategy cpu \
+    -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+expect env.whole_in_digits 2 "HISTO_TEST_SETS must be a whole number from 1 to 16, not '1e1'" \
+    env HISTO_TEST_SETS=1e1 $HISTO --platform "$PLATFORM" \
+    -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 for v in 268435457 -1 8x; do
     expect "bucket_cap.bad_value_$v" 2 "HISTO_EYE_BUCKET_CAP must be a whole number from 0 to 268435456, not '$v'" \
         env HISTO_EYE_BUCKET_CAP="$v" $HISTO --platform "$PLATFORM" --strategy eye \

@@ -495,7 +495,7 @@ fi
 
 # One test-size run on the default device: a warm-up, three runs, PASS.
 if $MAKE_CMD --no-print-directory run RESULTS_LOG="$LOG" >"$W/run.log" 2>&1; then
-    # the run-quality reasons (noisy, load) come last and depend on the
+    # the run-quality reasons (noisy, load, busy) come last and depend on the
     # machine's state: left out of the comparison
     line=$(grep '^116.histo test | ' "$W/run.log" | tail -n 1 \
            | sed 's/; \(noisy: \|load [0-9.]* on \|busy: \).*$//')

@@ -152,7 +152,8 @@ forced_one() {
     esac
 }
 if ! wanted work.all_chooses && ! wanted work.all_forced \
-        && ! wanted work.all_forced_fifo && ! wanted work.all_input_edited; then
+        && ! wanted work.all_forced_fifo && ! wanted work.all_forced_unheld \
+        && ! wanted work.all_input_edited; then
     :
 elif [ -n "${HISTO_TEST_PART:-}" ] && [ "$HISTO_TEST_PART" != shares ]; then
     :
@@ -188,6 +189,15 @@ elif need_case gauss; then
     if wanted work.all_forced; then
         forced_one work.all_forced "$W/gauss.forced" \
             "each count's devices alone (the input held in host memory, read once)" \
+            -i "$in"
+    fi
+    # where the host has too little memory for a copy of the input
+    # (HISTO_TEST_HOST_BYTES=1, test-only), every count runs in the context
+    # of all, the values copied between devices through host memory
+    if wanted work.all_forced_unheld; then
+        HISTO_TEST_HOST_BYTES=1 forced_one work.all_forced_unheld \
+            "$W/gauss.unheld" \
+            "every device named (too little host memory to hold a copy of the input)" \
             -i "$in"
     fi
     if wanted work.all_forced_fifo; then
@@ -235,7 +245,10 @@ elif need_case gauss; then
             ls -l "/proc/$hpid/fd" 2>/dev/null | grep -q "$W/edited.bin" || break
             sleep 0.01
         done
-        # the first value's bin moved by one, size and times kept
+        # the first value's bin moved by one, size and times kept, while
+        # histo still runs (else the case would show nothing)
+        running=no
+        [ -n "$hpid" ] && kill -0 "$hpid" 2>/dev/null && running=yes
         size=$(wc -c <"$W/edited.bin")
         first=$(od -An -tu4 -j16 -N4 "$W/edited.bin" | tr -d ' ')
         touch -r "$W/edited.bin" "$W/edited.time"
@@ -244,7 +257,9 @@ elif need_case gauss; then
         touch -r "$W/edited.time" "$W/edited.bin"
         wait "$runner"
         st=$(cat "$W/edited.status")
-        if [ "$st" = 0 ] && [ "$(wc -c <"$W/edited.bin")" = "$size" ] \
+        if [ "$running" = no ]; then
+            bad work.all_input_edited "histo was not seen running when the file was edited (pid '${hpid:-none}')"
+        elif [ "$st" = 0 ] && [ "$(wc -c <"$W/edited.bin")" = "$size" ] \
            && ! cmp -s "$in" "$W/edited.bin" \
            && grep -q '^check = PASS$' "$W/edited.out" \
            && cmp -s "$W/edited.raw" "$INPUTS/gauss.ref.raw"; then

@@ -555,7 +555,6 @@ json_env() {
         BEGIN { printf "{" } END { printf "}" }'
 }
 
-# os_name: the distribution's name and version (/etc/os-release).
 # busy_cores CORES: how many of the CORES were busy (not idle, not waiting
 # for I/O) over half a second, from /proc/stat's totals; nothing where it
 # cannot be read
@@ -565,11 +564,15 @@ busy_cores() {
     b_b=$(sed -n 's/^cpu  *//p' /proc/stat 2>/dev/null)
     [ -n "$b_a" ] && [ -n "$b_b" ] || return 0
     printf '%s\n%s\n' "$b_a" "$b_b" | awk -v c="$1" '
-        { t[NR] = 0; for (i = 1; i <= NF; ++i) t[NR] += $i; idle[NR] = $4 + $5 }
+        # user nice system idle iowait irq softirq steal; guest and
+        # guest_nice, after them, are already in user and nice
+        { t[NR] = 0; for (i = 1; i <= 8 && i <= NF; ++i) t[NR] += $i
+          idle[NR] = $4 + $5 }
         END { dt = t[2] - t[1]; if (dt > 0 && c > 0)
                   printf "%.2f", (dt - (idle[2] - idle[1])) / dt * c }'
 }
 
+# os_name: the distribution's name and version (/etc/os-release).
 os_name() {
     if [ -r /etc/os-release ]; then
         (. /etc/os-release && printf '%s\n' "${PRETTY_NAME:-$NAME}")
