@@ -129,15 +129,8 @@ static int plan_work(struct histo_run *r)
     return HISTO_OK;
 }
 
-/* The work's context and queues (work_open). */
-static int open_work(struct histo_run *r)
-{
-    return work_open(r->work, r->devices.platforms[r->devices.platform].id);
-}
-
-/* Each device's loop limit, the strategy (chosen, unless `keep`: the one
- * chosen before) and its kernels. */
-static int probe_and_build(struct histo_run *r, bool keep)
+/* Each device's loop limit, the strategy and its kernels. */
+static int probe_and_build(struct histo_run *r)
 {
     /* the strategy every share runs: --strategy, else the default of
      * every device named, share or not yet (--device all), with the loop
@@ -147,9 +140,8 @@ static int probe_and_build(struct histo_run *r, bool keep)
     int status;
     if ((status = work_probe(r->work, r->opt.kernel_dir, shares, &n))
             == HISTO_OK
-        && (keep
-            || (status = strategy_choose(r->opt.strategy, shares, n,
-                                         &r->strategy)) == HISTO_OK))
+        && (status = strategy_choose(r->opt.strategy, shares, n,
+                                     &r->strategy)) == HISTO_OK)
         status = work_build(r->work, r->strategy.run, r->opt.kernel_dir);
     return status;
 }
@@ -159,12 +151,13 @@ static int probe_and_build(struct histo_run *r, bool keep)
 static int build(struct histo_run *r)
 {
     double t = timer_now();
-    int status = open_work(r);
+    int status = work_open(r->work,
+                           r->devices.platforms[r->devices.platform].id);
     if (status != HISTO_OK)
         return status;
     r->ph.setup_s += timer_now() - t;
     t = timer_now();
-    if ((status = probe_and_build(r, false)) != HISTO_OK)
+    if ((status = probe_and_build(r)) != HISTO_OK)
         return status;
     r->ph.build_s = timer_now() - t;
     return HISTO_OK;
