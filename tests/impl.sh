@@ -15,8 +15,10 @@ SUBJECT=impl
 # only. On the implementations tests/pairs/impl.pict names, make test
 # runs the cells of its covering arrays (impl.pairs, impl-queues.pairs)
 # and a slice of the rest, make test-full all of them (tests/tier.sh);
-# Oclgrind's cells, and any other implementation's, all run. Mesa's rusticl shows its CPU device (llvmpipe) only when
-# RUSTICL_ENABLE names it.
+# Oclgrind's cells, and any other implementation's, all run, but for
+# those make check-kernels runs the same way under Oclgrind's checks
+# (kernel_checked, below). Mesa's rusticl shows its CPU device
+# (llvmpipe) only when RUSTICL_ENABLE names it.
 export RUSTICL_ENABLE="${RUSTICL_ENABLE:-llvmpipe}"
 # Programs built once per implementation, options and sources, and found
 # by every later run (src/progcache.h): Intel's runtime has no cache of
@@ -63,6 +65,24 @@ l_narrow  --image 1001x999 --histo 257x33 --row-mean 16 --row-sigma 1 --col-mean
 l_twoeye  --image 1001x999 --histo 256x33 --dist twoeye --row-mean 8 --second-row 20 --row-sigma 2 --col-mean 100 --col-sigma 2
 l_edge    --image 1001x999 --histo 257x32 --row-mean 0 --row-sigma 2 --col-mean 200 --col-sigma 2
 '
+# kernel_checked STRATEGY CASE: succeeds, in the pairs tier, where
+# tests/check-kernels.sh (make check-kernels, which CI runs) has a case
+# of the same strategy on the same input at its default plan, here the
+# 2-D histogram's 64x64 values (a case of several seconds on the
+# simulator) and the 7x3 input; make test-full runs them here too.
+kernel_checked() {
+    [ "$TIER" = full ] && return 1
+    case $1.$2 in
+        eye.g_64 | fused.g_64 | global.g_64) k_var=shape k_case=workload_shape ;;
+        eye.g_tiny) k_var=odd k_case=below_one_tile ;;
+        global.g_tiny) k_var=odd k_case=odd_shape ;;
+        *) return 1 ;;
+    esac
+    k_opt=$(echo "$1" | sed 's/^fused$/fus/; s/^global$/glob/')
+    k_gen=$(echo "$small_cases" | sed -n "s/^$2  *//p")
+    grep -qxF "$k_var='$k_gen'" tests/check-kernels.sh \
+        && grep -qF "check_case $1.$k_case \"\$$k_var\" \"\$$k_opt\" " tests/check-kernels.sh
+}
 # verdict ID STATUS STRATEGY REF.bmp: a run's line. fused waits for other
 # groups in loops of no fixed length: where the device ends loops early it
 # must refuse, loudly, and write nothing; 124 is timeout's (a queue that
@@ -117,9 +137,9 @@ for icd in "$vendors"/*.icd; do
     # between iterations is checked on every other implementation here,
     # and on the test platform at 3), and which spends about 5 s an
     # iteration on the 256x8192 histogram.
-    iters=2
+    iters=2 simulator=""
     case $name in
-        Oclgrind*) list=$small_cases iters=1 ;;
+        Oclgrind*) list=$small_cases iters=1 simulator=yes ;;
         *) list=$(for c in $(case_names); do echo "$c $(case_gen "$c")"; done) ;;
     esac
     # Under the sanitizers (make test-asan) an implementation's library
@@ -162,6 +182,7 @@ $limit_cases" ;;
         for s in $STRATEGIES default; do
             id=impl.$tag.$s.$case_name
             in_tier impl "$tag $s $case_name" || continue
+            [ -z "$simulator" ] || ! kernel_checked "$s" "$case_name" || continue
             pick="--strategy $s"
             [ "$s" = default ] && pick=""
             # shellcheck disable=SC2086 # pick is no words or two

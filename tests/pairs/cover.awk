@@ -6,7 +6,8 @@
 # Prints "ok ROWS rows, PAIRS pairs, of a product of CELLS cells" or what
 # is wrong, one line a fault. Reads the model lines make-pairs.sh's
 # models use: "NAME: V1, V2, ..." and
-# 'IF [F] = "V" THEN [G] IN {"W1", "W2", ...};'.
+# 'IF [F] = "V" THEN [G] IN {"W1", "W2", ...};', whose IF may hold several
+# conditions joined by AND, each [F] = "V" or [F] IN {"V1", ...}.
 FNR == NR {
     line = $0
     sub(/#.*/, "", line)
@@ -19,8 +20,16 @@ FNR == NR {
     } else if (line ~ /^IF /) {
         gsub(/[][{}";,]/, " ", line)
         n = split(line, t, " ")
-        nc++; cf[nc] = t[2]; cv[nc] = t[4]; cg[nc] = t[6]
-        for (i = 8; i <= n; i++) allow[nc, t[i]] = 1
+        # conditions: factor, then = or IN, then values up to AND or THEN
+        nc++; ncond[nc] = 0
+        for (i = 2; i <= n && t[i] != "THEN"; ) {
+            ncond[nc]++; m = ncond[nc]; cf[nc, m] = t[i]
+            for (i += 2; i <= n && t[i] != "AND" && t[i] != "THEN"; i++)
+                cin[nc, m, t[i]] = 1
+            if (t[i] == "AND") i++
+        }
+        cg[nc] = t[i + 1]
+        for (i += 3; i <= n; i++) allow[nc, t[i]] = 1
     }
     next
 }
@@ -32,9 +41,13 @@ NF {
     if (!valid()) { print "row " rows " (" $0 ") breaks a constraint"; bad++ }
     for (i = 1; i <= nf; i++) for (j = i + 1; j <= nf; j++) have[i, r[i], j, r[j]] = 1
 }
-function valid(   c) {
-    for (c = 1; c <= nc; c++)
-        if (r[at[cf[c]]] == cv[c] && !((c, r[at[cg[c]]]) in allow)) return 0
+function valid(   c, m, holds) {
+    for (c = 1; c <= nc; c++) {
+        holds = 1
+        for (m = 1; m <= ncond[c]; m++)
+            if (!((c, m, r[at[cf[c, m]]]) in cin)) holds = 0
+        if (holds && !((c, r[at[cg[c]]]) in allow)) return 0
+    }
     return 1
 }
 END {
