@@ -732,6 +732,110 @@ int device_check_alloc(const struct device_info *dev, const char *what,
     return HISTO_EXIT_DEVICE;
 }
 
+cl_device_partition_property
+device_partition_kind(const cl_device_partition_property *props, size_t n)
+{
+    cl_device_partition_property kind = 0;
+    for (size_t i = 0; i < n && props[i] != 0; ++i) {
+        if (props[i] == CL_DEVICE_PARTITION_BY_COUNTS)
+            return props[i];
+        if (props[i] == CL_DEVICE_PARTITION_EQUALLY)
+            kind = props[i];
+    }
+    return kind;
+}
+
+const char *device_partition_name(cl_device_partition_property kind)
+{
+    return kind == CL_DEVICE_PARTITION_BY_COUNTS
+           ? "CL_DEVICE_PARTITION_BY_COUNTS" : "CL_DEVICE_PARTITION_EQUALLY";
+}
+
+/* The partition the device offers (0: none), or `why` it is not known. */
+static cl_device_partition_property partition_offered(cl_device_id id,
+                                                      char *why,
+                                                      size_t why_size)
+{
+    cl_device_partition_property props[16];
+    size_t bytes = 0;
+    const cl_int err = clGetDeviceInfo(id, CL_DEVICE_PARTITION_PROPERTIES,
+                                       sizeof props, props, &bytes);
+    if (err != CL_SUCCESS) {
+        snprintf(why, why_size, "clGetDeviceInfo(CL_DEVICE_PARTITION_"
+                 "PROPERTIES) failed: %s (%d)", cl_error_name(err),
+                 (int)err);
+        return 0;
+    }
+    const cl_device_partition_property kind =
+        device_partition_kind(props, bytes / sizeof props[0]);
+    if (kind == 0)
+        snprintf(why, why_size, "the device offers no partition by counts "
+                 "or equally (CL_DEVICE_PARTITION_PROPERTIES)");
+    return kind;
+}
+
+/* The first sub-device of the partition `kind` of `units` units into
+ * *id, the others released; `why` where the implementation refuses. */
+static int create_sub(cl_device_id parent,
+                      cl_device_partition_property kind, uint64_t units,
+                      cl_device_id *id, char *why, size_t why_size)
+{
+    int status = HISTO_OK;
+    const cl_device_partition_property by_counts[] = {
+        kind, (cl_device_partition_property)units,
+        CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+    const cl_device_partition_property equally[] = {
+        kind, (cl_device_partition_property)units, 0};
+    const cl_device_partition_property *props =
+        kind == CL_DEVICE_PARTITION_BY_COUNTS ? by_counts : equally;
+    cl_uint n = 0;
+    cl_device_id *ids = NULL;
+    cl_int err = clCreateSubDevices(parent, props, 0, NULL, &n);
+    if (err == CL_SUCCESS && n > 0) {
+        HOST_ALLOC(ids, n);
+        err = clCreateSubDevices(parent, props, n, ids, NULL);
+    }
+    if (err != CL_SUCCESS || n == 0) {
+        snprintf(why, why_size, "clCreateSubDevices(%s, %" PRIu64 ") "
+                 "failed: %s (%d), %u sub-devices", device_partition_name(kind),
+                 units, cl_error_name(err), (int)err, n);
+        goto fail;
+    }
+    *id = ids[0];
+    for (cl_uint i = 1; i < n; ++i)
+        clReleaseDevice(ids[i]);
+fail:
+    free(ids);
+    return status;
+}
+
+int device_partition(const struct device_info *parent, uint64_t units,
+                     struct device_info *sub,
+                     cl_device_partition_property *kind, char *why,
+                     size_t why_size)
+{
+    int status = HISTO_OK;
+    cl_device_id id = NULL;
+    why[0] = '\0';
+    *kind = partition_offered(parent->id, why, why_size);
+    if (*kind == 0
+        || (status = create_sub(parent->id, *kind, units, &id, why,
+                                why_size)) != HISTO_OK
+        || id == NULL)
+        return status;
+    cl_uint cu = 0;
+    CL_CALL(clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu,
+                            NULL));
+    *sub = *parent;
+    sub->id = id;
+    sub->compute_units = cu;
+    sub->parent_units = parent->compute_units;
+    return HISTO_OK;
+fail:
+    clReleaseDevice(id);
+    return status;
+}
+
 int device_open(const struct device_list *list, cl_context *context,
                 cl_command_queue *queue)
 {

@@ -269,3 +269,65 @@ elif need_case gauss; then
         fi
     fi
 fi
+
+# A sub-device (work_narrow): the cpu strategy asked onto one of the test
+# device's compute units (HISTO_TEST_SUB_DEVICE_UNITS=1, test-only), the
+# work made again in a context of that sub-device alone, filled from the
+# input held in host memory: exact over 5 iterations, histo.out naming
+# the sub-device (cpu.sub_device_units = 1, one compute unit in the
+# share). Where it cannot be made, the plan on the whole device, exact,
+# histo.out saying why: the input streamed past the device budget, or
+# too little host memory for its copy (HISTO_TEST_HOST_BYTES=1). On a
+# device of one compute unit there is nothing to split; on a device that
+# offers no partition (another test platform) the first case passes
+# with histo.out saying so.
+# sub_device ID OUT WANT ARGS...: exact with HISTO_TEST_SUB_DEVICE_UNITS=1
+# and --strategy cpu, and histo.out's cpu.sub_device beginning with WANT
+sub_device() {
+    s_id=$1 s_out=$2 s_want=$3
+    shift 3
+    s_line=$(HISTO_TEST_SUB_DEVICE_UNITS=1 X_ITERS=5 exact "$s_id" "$s_out" \
+                 "$INPUTS/gauss.ref.bmp" "" --strategy cpu "$@")
+    s_got=$(sed -n 's/^cpu\.sub_device = //p' "$s_out.out" 2>/dev/null)
+    case $s_line:$s_got in
+        PASS*:"$s_want"*) ok "$s_id ($s_got)" ;;
+        PASS*:*) bad "$s_id" "exact, but cpu.sub_device = '$s_got', not '$s_want...'" ;;
+        *) echo "$s_line" ;;
+    esac
+}
+if ! wanted work.sub_device; then
+    :
+elif [ -n "${HISTO_TEST_PART:-}" ] && [ "$HISTO_TEST_PART" != shares ]; then
+    :
+elif need_case gauss; then
+    in=$INPUTS/gauss.bin
+    if wanted work.sub_device.made; then
+        s_line=$(sub_device work.sub_device.made "$W/gauss.sub" "" -i "$in")
+        case $s_line in
+            PASS*"(1 of the device's"*) echo "$s_line" ;;
+            PASS*"offers no partition"*)
+                [ "$PLATFORM" != "Portable Computing Language" ] && echo "$s_line" \
+                    || bad work.sub_device.made "PoCL offers partitions: $s_line" ;;
+            PASS*"every compute unit"*)
+                [ "$(sed -n 's/^share\.0\.compute_units = //p' "$W/gauss.sub.out")" = 1 ] \
+                    && echo "$s_line (a device of one compute unit)" \
+                    || bad work.sub_device.made "$s_line" ;;
+            PASS*) bad work.sub_device.made "${s_line#PASS }" ;;
+            *) echo "$s_line" ;;
+        esac
+        if grep -q "^cpu\.sub_device = 1 of the device's" "$W/gauss.sub.out" 2>/dev/null \
+           && ! grep -q '^share\.0\.compute_units = 1$' "$W/gauss.sub.out"; then
+            bad work.sub_device.made "histo.out names the sub-device, but share.0.compute_units is not 1"
+        fi
+    fi
+    if wanted work.sub_device.streamed; then
+        n=$(( $(wc -c <"$in") / 4 - 4 ))
+        sub_device work.sub_device.streamed "$W/gauss.sub_streamed" \
+            "none: asked for 1 of the device's" --chunk-values $((n / 5 + 1)) \
+            --device-budget $((8 * (n / 5 + 1))) -i "$in"
+    fi
+    if wanted work.sub_device.unheld; then
+        HISTO_TEST_HOST_BYTES=1 sub_device work.sub_device.unheld \
+            "$W/gauss.sub_unheld" "none: asked for 1 of the device's" -i "$in"
+    fi
+fi
