@@ -18,12 +18,10 @@
 # run's own check must pass (else the row says FAIL and the exit status
 # is 1). Prints one tab-separated row a run:
 #   label threads input values pass wall_us device_us count_us merge_us
-#   commands batches units sub_units seq_c_us check
+#   commands batches units seq_c_us check
 # wall_us = iteration.wall_mean_us; commands = kernel entries in histo.out
 # (commands per iteration); units = cpu.compute_units where histo.out has
-# it (a sub-device's where it ran on one), else selected.compute_units;
-# sub_units = cpu.sub_device_units (0: the whole device; empty where
-# histo.out has no such key).
+# it, else selected.compute_units.
 set -u
 [ $# -ge 2 ] || { echo "usage: sh bench/cpu-plan.sh OUTDIR LABEL=HISTO..." >&2; exit 2; }
 cd "$(dirname "$0")/.." || exit 1
@@ -50,7 +48,7 @@ run() {
 }
 
 status=0
-printf 'label\tthreads\tinput\tvalues\tpass\twall_us\tdevice_us\tcount_us\tmerge_us\tcommands\tbatches\tunits\tsub_units\tseq_c_us\tcheck\n'
+printf 'label\tthreads\tinput\tvalues\tpass\twall_us\tdevice_us\tcount_us\tmerge_us\tcommands\tbatches\tunits\tseq_c_us\tcheck\n'
 for size in $SIZES; do
     in="$W/$size.bin"
     case $size in
@@ -84,15 +82,14 @@ for size in $SIZES; do
                 fi
                 units=$(key "$o" cpu.compute_units)
                 [ -n "$units" ] || units=$(key "$o" selected.compute_units)
-                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
                     "$label" "$t" "$size" "$(key "$o" input.values)" "$pass" \
                     "$(key "$o" iteration.wall_mean_us)" \
                     "$(key "$o" iteration.device.median_us)" \
                     "$(key "$o" kernel.cpu_count.median_us)" \
                     "$(key "$o" kernel.cpu_merge.median_us)" \
                     "$(grep -c '^kernel\..*\.median_us = ' "$o")" \
-                    "$(key "$o" config.batches)" "$units" \
-                    "$(key "$o" cpu.sub_device_units)" "$seq" "$check"
+                    "$(key "$o" config.batches)" "$units" "$seq" "$check"
             done
         done
     done

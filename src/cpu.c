@@ -42,9 +42,6 @@ struct cpu_plan {
     cl_uint lines_per_group; /* lines each merge work-group owns            */
     uint64_t partial_bytes;  /* privates * stride                           */
     uint64_t units;          /* the device's compute units                  */
-    bool modelled;           /* batches as the cost model chose them: none
-                                given, no loop limit or allocation moved
-                                them (cpu_units)                          */
 };
 
 /* b first, so that the strategy_buffers_ functions take the state as
@@ -54,7 +51,6 @@ struct cpu_state {
     struct cpu_plan plan;
     bool pocl;               /* the platform is PoCL (the report's hint)    */
     uint64_t values;         /* the chunk's values (the report's hint)      */
-    uint64_t parent_units;   /* a sub-device's device's units, else 0       */
 };
 
 /* Loop iterations one work-item of the cpu kernels makes, counted as a
@@ -141,9 +137,8 @@ static int plan_batches(struct cpu_plan *p, const struct strategy_env *env,
                           ? dev->max_alloc : HISTO_CPU_PRIVATE_BYTES - 1;
     const uint64_t most = room / stride + 1;
     uint64_t batches = env->knobs.v[KNOB_BATCHES];
-    const uint64_t modelled = cpu_plan_batches(n, stride, device_units(dev));
     if (batches == 0) {
-        batches = modelled;
+        batches = cpu_plan_batches(n, stride, device_units(dev));
         if (batches > n)
             batches = n;
         if (batches > most)
@@ -180,7 +175,6 @@ static int plan_batches(struct cpu_plan *p, const struct strategy_env *env,
     /* Worked out in 64 bits; what is kept in a cl_uint fits: first and
      * slice <= n <= 2^31, nlines <= 2^26, batches <= 65536 (knobs.c), the
      * compute units, or n / 30000 within a loop limit. */
-    p->modelled = env->knobs.v[KNOB_BATCHES] == 0 && batches == modelled;
     p->batches = (cl_uint)batches;
     p->first = (cl_uint)first;
     p->slice = (cl_uint)slice;
@@ -282,7 +276,6 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
                                           partial_bytes)) != HISTO_OK)
         goto fail;
     s->values = env->input->nvalues;
-    s->parent_units = env->device->parent_units;
     s->pocl = env->device->platform_name != NULL
               && strstr(env->device->platform_name,
                         "Portable Computing Language") != NULL;
@@ -347,51 +340,6 @@ static void cpu_used(const void *opaque, struct knob_used *u)
     u->v[KNOB_BATCHES] = (long)s->plan.batches;
 }
 
-/* The compute units the plan would rather have: fewer where the cost
- * model finds them faster by a margin (cpu_plan_fewer_units), for the
- * model's own batches only. */
-static uint64_t cpu_units(const void *opaque)
-{
-    const struct cpu_state *s = opaque;
-    const struct cpu_plan *p = &s->plan;
-    return p->modelled ? cpu_plan_fewer_units(s->values, p->stride, p->units)
-                       : p->units;
-}
-
-/* PoCL's CPU device wakes every worker thread it started for each
- * command, also those a plan of fewer work-groups leaves idle and those
- * outside a sub-device (docs/design.md): its own variable avoids that,
- * and only the user may set it. Named where the run is on a sub-device
- * of PoCL's device, or where the model puts the input at under
- * HISTO_CPU_FEWER_SHARE of this plan's cost on fewer threads. */
-static void cpu_hint(const struct cpu_state *s, FILE *f)
-{
-    const struct cpu_plan *p = &s->plan;
-    const unsigned long long parent = s->parent_units;
-    if (s->pocl && parent > p->units) {
-        fprintf(f, "cpu.hint = PoCL wakes all %llu of its threads for every "
-                   "command, also on this sub-device of %llu of them "
-                   "(docs/design.md): POCL_CPU_MAX_CU_COUNT=%llu may make "
-                   "it faster\n", parent, (unsigned long long)p->units,
-                (unsigned long long)p->units);
-        return;
-    }
-    double fewer_us = 0;
-    const uint64_t fewer = cpu_plan_units(s->values, p->stride, p->units,
-                                          &fewer_us);
-    const double plan_us = cpu_plan_cost_us(s->values, p->stride, p->units,
-                                            p->batches);
-    if (s->pocl && fewer < p->units
-        && fewer_us < HISTO_CPU_FEWER_SHARE * plan_us)
-        fprintf(f, "cpu.hint = PoCL wakes all %llu of its threads for every "
-                   "command; the cost model (docs/design.md) puts an "
-                   "iteration at %.0f us on %llu threads against %.0f on "
-                   "%llu: POCL_CPU_MAX_CU_COUNT=%llu may make it faster\n",
-                (unsigned long long)p->units, fewer_us,
-                (unsigned long long)fewer, plan_us,
-                (unsigned long long)p->units, (unsigned long long)fewer);
-}
-
 static void cpu_report(const void *opaque, FILE *f)
 {
     const struct cpu_state *s = opaque;
@@ -417,7 +365,25 @@ static void cpu_report(const void *opaque, FILE *f)
     fprintf(f, "cpu.compute_units = %llu\n", (unsigned long long)p->units);
     fprintf(f, "cpu.compute_units_used = %llu\n",
             (unsigned long long)units_used);
-    cpu_hint(s, f);
+    /* PoCL's CPU device wakes every worker thread for each command, also
+     * those a plan of fewer work-groups leaves idle, and that costs most
+     * on many cores; neither fewer groups nor a sub-device avoided it on
+     * PoCL 5.0 (docs/design.md). Its own variable does, and only the user
+     * may set it: named where the model puts the input at under 3/4 of
+     * this plan's cost on fewer threads. */
+    double fewer_us = 0;
+    const uint64_t fewer = cpu_plan_units(s->values, p->stride, p->units,
+                                          &fewer_us);
+    const double plan_us = cpu_plan_cost_us(s->values, p->stride, p->units,
+                                            p->batches);
+    if (s->pocl && fewer < p->units && fewer_us < 0.75 * plan_us)
+        fprintf(f, "cpu.hint = PoCL wakes all %llu of its threads for every "
+                   "command; the cost model (docs/design.md) puts an "
+                   "iteration at %.0f us on %llu threads against %.0f on "
+                   "%llu: POCL_CPU_MAX_CU_COUNT=%llu may make it faster\n",
+                (unsigned long long)p->units, fewer_us,
+                (unsigned long long)fewer, plan_us,
+                (unsigned long long)p->units, (unsigned long long)fewer);
 }
 
 static void cpu_summary(const void *opaque, FILE *f)
@@ -452,6 +418,5 @@ const struct strategy cpu_strategy = {
     .release = strategy_buffers_release,
     .report = cpu_report,
     .used = cpu_used,
-    .units = cpu_units,
     .summary = cpu_summary,
 };

@@ -75,15 +75,3 @@ uint64_t cpu_plan_units(uint64_t n, uint64_t bytes, uint64_t units,
     }
     return best;
 }
-
-uint64_t cpu_plan_fewer_units(uint64_t n, uint64_t bytes, uint64_t units)
-{
-    if (units < 1)
-        units = 1;
-    double fewer_us;
-    const uint64_t fewer = cpu_plan_units(n, bytes, units, &fewer_us);
-    const double all_us = cpu_plan_cost_us(n, bytes, units,
-                                           cpu_plan_batches(n, bytes, units));
-    return fewer < units && fewer_us < HISTO_CPU_FEWER_SHARE * all_us
-           ? fewer : units;
-}

@@ -45,10 +45,4 @@ uint64_t cpu_plan_batches(uint64_t n, uint64_t bytes, uint64_t units);
 uint64_t cpu_plan_units(uint64_t n, uint64_t bytes, uint64_t units,
                         double *us);
 
-/* The compute units the plan would rather have for n values: those of
- * cpu_plan_units where the model puts the input there under
- * HISTO_CPU_FEWER_SHARE of its cost with its best batches on all
- * `units`, else `units` (at least 1). */
-uint64_t cpu_plan_fewer_units(uint64_t n, uint64_t bytes, uint64_t units);
-
 #endif

@@ -84,9 +84,6 @@ struct device_info {
     bool nv_compiler;
     /* Optional too: a failed query leaves DEVICE_FENCE_NONE. */
     enum device_fence fence;
-    /* A sub-device made by device_partition: the compute units of the
-     * device it is part of; 0 for a device the platform lists. */
-    cl_uint parent_units;
 };
 
 struct platform_info {
@@ -187,30 +184,6 @@ void device_list_free(struct device_list *list);
  * naming the buffer (`what`), its size and the limit. */
 int device_check_alloc(const struct device_info *device, const char *what,
                        uint64_t bytes);
-
-/* How a device splits off one sub-device of a chosen number of compute
- * units, from its CL_DEVICE_PARTITION_PROPERTIES (n entries):
- * CL_DEVICE_PARTITION_BY_COUNTS (exactly one of that many) where it is
- * listed, else CL_DEVICE_PARTITION_EQUALLY (as many as fit, of which the
- * first is kept), else 0: it cannot (rusticl and Oclgrind list none). */
-cl_device_partition_property
-device_partition_kind(const cl_device_partition_property *props, size_t n);
-
-/* A sub-device of `units` compute units of `parent` (1 <= units < its
- * units) into *sub: the parent's description with the sub-device's id,
- * its compute units as it reports them and parent_units set; *kind the
- * partition used. Where the device offers no such partition, or
- * clCreateSubDevices refuses, *sub is left alone and `why` (why_size
- * bytes) says so: the caller runs on the whole device. Returns 0 (why ""
- * when made), or an exit status where a sub-device was made and could
- * not be queried. The caller releases sub->id (clReleaseDevice). */
-int device_partition(const struct device_info *parent, uint64_t units,
-                     struct device_info *sub,
-                     cl_device_partition_property *kind, char *why,
-                     size_t why_size);
-
-/* "CL_DEVICE_PARTITION_BY_COUNTS" or "CL_DEVICE_PARTITION_EQUALLY". */
-const char *device_partition_name(cl_device_partition_property kind);
 
 /* Context and queue (in order, profiling on) on the selected device. */
 int device_open(const struct device_list *list, cl_context *context,

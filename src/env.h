@@ -82,9 +82,6 @@ struct env_bounds {
       "the devices --device all uses, after measuring each count")          \
     X(HISTO_TEST_HOST_BYTES, ENV_TEST, ENV_COUNT_OF(1, 1ull << 50),         \
       "the host memory --device all takes as available")                    \
-    X(HISTO_TEST_SUB_DEVICE_UNITS, ENV_TEST, ENV_COUNT_OF(1, UINT32_MAX),   \
-      "the compute units of the sub-device the cpu strategy asks for, "     \
-      "whatever its plan (its device's count or more: the whole device)")   \
     X(HISTO_TEST_SETS, ENV_TEST,                                            \
       ENV_COUNT_OF(1, 16), "buffer sets of the streamed pipeline")          \
     X(HISTO_TEST_PROFILE_EVERY, ENV_TEST, ENV_COUNT_OF(1, 1 << 20),         \

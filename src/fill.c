@@ -241,7 +241,7 @@ static int host_available(uint64_t *bytes)
 int work_hold(struct work *w, bool *held)
 {
     *held = false;
-    if (!w->whole && (w->nshares != 1 || w->shares[0].streamed)) {
+    if (!w->whole) {
         histo_error("internal: the input is not whole on the first device "
                     "to be held");
         return HISTO_EXIT_INTERNAL;

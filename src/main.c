@@ -239,16 +239,6 @@ static int set_up(struct histo_run *r)
     return HISTO_OK;
 }
 
-/* A sub-device of fewer compute units where the strategy's plan would
- * rather have them (work_narrow: the cpu strategy on many cores). */
-static int narrow(struct histo_run *r)
-{
-    const double t = timer_now();
-    const int status = work_narrow(r->work);
-    r->ph.sub_device_s = timer_now() - t;
-    return status;
-}
-
 /* How many devices count: those named, or with --device all the count
  * measured fastest, each count in a context of its own devices. */
 static int choose(struct histo_run *r)
@@ -449,7 +439,6 @@ int main(int argc, char **argv)
         && (status = build(&r)) == HISTO_OK
         && (status = fill(&r)) == HISTO_OK
         && (status = set_up(&r)) == HISTO_OK
-        && (status = narrow(&r)) == HISTO_OK
         && (status = choose(&r)) == HISTO_OK
         && (status = iterate(&r)) == HISTO_OK
         && (status = download_and_check(&r)) == HISTO_OK)

@@ -221,15 +221,6 @@
 #define HISTO_CPU_COMMAND_US 50.0
 #define HISTO_CPU_COMMAND_US_PER_UNIT 5.0
 
-/* cpu strategy: the plan asks for fewer compute units than the device
- * has (a sub-device; on PoCL, the cpu.hint) only where the model puts
- * the input on them under this share of its cost on all of them: the
- * model's per-command term was fitted on PoCL held to fewer threads,
- * which costs less a command than a sub-device of as many units
- * (docs/bench/cpu-plan-c018eac.md), and a sub-device costs a second
- * context, probe, build and fill before the iterations. */
-#define HISTO_CPU_FEWER_SHARE 0.75
-
 /* cpu strategy: batch 0 zeroes the output before counting into it, so it
  * gets fewer values: zeroing this many bytes took about as long as
  * counting one value on PoCL (docs/design.md). */

@@ -273,33 +273,6 @@ static void print_run(const struct report *r, FILE *f)
     print_choice(f, r->options, r->choice);
 }
 
-/* For a strategy that may ask for fewer compute units (strategy.units):
- * NAME.sub_device_units, the sub-device's (0: the whole device ran), and
- * NAME.sub_device, what was asked and made or why not (work_narrow). */
-static void print_sub_device(FILE *f, const struct strategy *s,
-                             const struct work_narrowing *n)
-{
-    if (s->units == NULL)
-        return;
-    fprintf(f, "%s.sub_device_units = %" PRIu64 "\n", s->name, n->units);
-    const char *by = n->forced ? " (HISTO_TEST_SUB_DEVICE_UNITS)" : "";
-    if (n->wanted == 0)
-        fprintf(f, "%s.sub_device = none: %s every compute unit of the "
-                   "device\n", s->name,
-                n->forced ? "HISTO_TEST_SUB_DEVICE_UNITS asks for"
-                          : "the plan asks for");
-    else if (n->units > 0)
-        fprintf(f, "%s.sub_device = %" PRIu64 " of the device's %" PRIu64
-                   " compute units (%s), asked for %" PRIu64 "%s, in a "
-                   "context of its own\n", s->name, n->units, n->of,
-                n->kind, n->wanted, by);
-    else
-        fprintf(f, "%s.sub_device = none: asked for %" PRIu64 " of the "
-                   "device's %" PRIu64 " compute units%s, but %s; the plan "
-                   "runs on all of them\n", s->name, n->wanted, n->of, by,
-                n->why);
-}
-
 /* The strategy, its knobs, how its program was built, its own report. */
 static void print_strategy(const struct report *r, FILE *f)
 {
@@ -321,7 +294,6 @@ static void print_strategy(const struct report *r, FILE *f)
     fprintf(f, "build.program_cache = %s\n", progcache_state());
     env_report(f);
     r->strategy->report(r->state, f);
-    print_sub_device(f, r->strategy, work_narrowing(r->work));
     print_knobs(f, r->knobs, r->tuning);
 }
 
@@ -336,8 +308,6 @@ static void print_phases(const struct report *r, FILE *f)
         fprintf(f, "time.tune_s = %.6f\n", ph->tune_s);
     fprintf(f, "time.upload_s = %.6f\n", ph->upload_s);
     fprintf(f, "time.strategy_setup_s = %.6f\n", ph->strategy_setup_s);
-    if (work_narrowing(r->work)->wanted > 0)
-        fprintf(f, "time.sub_device_s = %.6f\n", ph->sub_device_s);
     if (r->choice->measured > 0)
         fprintf(f, "time.choose_s = %.6f\n", ph->choose_s);
     fprintf(f, "time.iterations_wall_s = %.6f\n", r->times->wall_s);
@@ -434,10 +404,6 @@ void report_summary(const struct report *r, FILE *f)
     if (all.chunks > 1)
         fprintf(f, "; %zu chunks%s", all.chunks,
                 all.streamed ? ", streamed from host memory" : "");
-    const struct work_narrowing *sub = work_narrowing(w);
-    if (sub->units > 0)
-        fprintf(f, "; a sub-device of %" PRIu64 " of its %" PRIu64
-                   " compute units", sub->units, sub->of);
     fputc('\n', f);
     const struct choice *c = r->choice;
     if (c->all) {

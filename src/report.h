@@ -29,8 +29,6 @@ struct phase_times {
     double upload_s;    /* input values: device buffer and copy  */
     double strategy_setup_s; /* the run's strategy: plan, buffers,
                                 arguments, first fills            */
-    double sub_device_s; /* the work moved to a sub-device (work_narrow),
-                            where the plan asked for one           */
     double choose_s;    /* --device all: each device count measured */
     double download_s;  /* histogram read back                   */
     double bmp_s;       /* BMP written                           */

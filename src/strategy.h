@@ -110,12 +110,6 @@ struct strategy {
      * run set or the strategy chose (after download: some are chosen on
      * the device), over a `used` whose every knob the caller set to -1. */
     void (*used)(const void *state, struct knob_used *used);
-    /* Optional (NULL: always the whole device): the compute units its
-     * plan for this state's input would rather have, from 1 to the
-     * device's: fewer where its cost model finds a device of fewer units
-     * faster (cpu, cpu_plan.h), which work_narrow then gives it as a
-     * sub-device in a context of its own. */
-    uint64_t (*units)(const void *state);
     /* One line for the console summary (no newline). */
     void (*summary)(const void *state, FILE *f);
     void (*release)(void *state);

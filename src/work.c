@@ -368,47 +368,33 @@ int work_reshare(struct work *w, size_t nshares)
     return work_setup(w, &w->base);
 }
 
-/* The sub-device the work ran on released (after its context). */
-static void release_sub(struct device_info *sub)
+int work_recontext(struct work *w, size_t m)
 {
-    if (sub == NULL)
-        return;
-    clReleaseDevice(sub->id);
-    free(sub);
-}
-
-int work_refill(struct work *w, const struct device_info *const *devices,
-                size_t m, struct device_info *sub)
-{
-    int status = work_finish_all(w);
-    if (status != HISTO_OK) {
-        release_sub(sub);
-        return status;
+    if (w->held == NULL || m < 1 || m > w->nnamed) {
+        histo_error("internal: no held input to fill %zu of %zu devices",
+                    m, w->nnamed);
+        return HISTO_EXIT_INTERNAL;
     }
+    int status = work_finish_all(w);
+    if (status != HISTO_OK)
+        return status;
     /* what outlives the work of the last count */
-    const struct device_info *named[WORK_MAX_SHARES], *devs[WORK_MAX_SHARES];
+    const struct device_info *named[WORK_MAX_SHARES];
     memcpy(named, w->named, sizeof named);
-    memcpy(devs, devices, m * sizeof *devs);
     const size_t nnamed = w->nnamed;
     const struct histo_input *input = w->input;
     const struct work_options options = w->options;
     const cl_platform_id platform = w->platform;
     const struct strategy *strategy = w->strategy;
     const struct strategy_env base = w->base;
-    const struct work_narrowing narrowing = w->narrowing;
     uint32_t *held = w->held;
-    struct device_info *old_sub = w->sub;
     w->held = NULL;
-    w->sub = NULL;
     work_release(w);
-    release_sub(old_sub);
 
-    status = work_plan(w, devs, m, input, &options, false);
+    status = work_plan(w, named, m, input, &options, false);
     memcpy(w->named, named, sizeof named); /* for the next count */
     w->nnamed = nnamed;
     w->held = held;
-    w->sub = sub;
-    w->narrowing = narrowing;
     struct strategy_share shares[WORK_MAX_SHARES];
     size_t n;
     struct source src = {.held = held};
@@ -420,16 +406,6 @@ int work_refill(struct work *w, const struct device_info *const *devices,
         && (status = work_fill_shares(w, 0, &src)) == HISTO_OK)
         status = work_setup(w, &base);
     return status;
-}
-
-int work_recontext(struct work *w, size_t m)
-{
-    if (w->held == NULL || m < 1 || m > w->nnamed) {
-        histo_error("internal: no held input to fill %zu of %zu devices",
-                    m, w->nnamed);
-        return HISTO_EXIT_INTERNAL;
-    }
-    return work_refill(w, w->named, m, NULL);
 }
 
 struct work *work_create(void)
@@ -479,6 +455,5 @@ void work_release(struct work *w)
     }
     if (w->context != NULL)
         clReleaseContext(w->context);
-    release_sub(w->sub);
     memset(w, 0, sizeof *w);
 }

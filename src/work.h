@@ -95,11 +95,10 @@ int work_plan(struct work *w, const struct device_info *const *devices,
  * knobs. Returns 0 or an exit status. */
 int work_reshare(struct work *w, size_t nshares);
 
-/* With work_can_reshare, or one share resident on one device: the whole
- * input read back from the first device into host memory, where
- * work_recontext and work_narrow fill from; *held false (and nothing
- * held) where it would take more than half the host memory available,
- * or cannot be allocated. Returns 0 or an exit status. */
+/* With work_can_reshare: the whole input read back from the first device
+ * into host memory, where work_recontext fills from; *held false (and
+ * nothing held) where it would take more than half the host memory
+ * available, or cannot be allocated. Returns 0 or an exit status. */
 int work_hold(struct work *w, bool *held);
 
 /* After work_hold and work_setup: the work made again over the first m
@@ -111,31 +110,6 @@ int work_recontext(struct work *w, size_t m);
 
 /* The held input freed (work_destroy frees it too). */
 void work_unhold(struct work *w);
-
-/* What work_narrow did: the compute units the strategy's plan asked
- * for, and what ran. */
-struct work_narrowing {
-    uint64_t wanted;   /* units asked for, fewer than the device's; 0:
-                          none asked (the whole device)               */
-    uint64_t of;       /* the device's units                           */
-    uint64_t units;    /* the sub-device's units; 0: the whole device  */
-    const char *kind;  /* the partition that made it, or NULL          */
-    bool forced;       /* asked by HISTO_TEST_SUB_DEVICE_UNITS (tests) */
-    char why[DEVICE_SKIP_TEXT]; /* asked and not made: why             */
-};
-
-/* After work_setup, over one device and one share: where the strategy's
- * plan would rather have fewer compute units than the device has
- * (strategy.units; HISTO_TEST_SUB_DEVICE_UNITS for tests), the work made
- * again on a sub-device of that many in a context of its own (as
- * work_recontext, from the input held in host memory). Where the device
- * offers no partition, refuses one, or the input cannot be held, the
- * work stays on the whole device and work_narrowing says why. Returns 0
- * or an exit status. */
-int work_narrow(struct work *w);
-
-/* What work_narrow did (zeros before it ran). */
-const struct work_narrowing *work_narrowing(const struct work *w);
 
 /* A context over the devices and queues on each. Returns 0 or an exit
  * status. */

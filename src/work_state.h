@@ -1,6 +1,6 @@
 /*
  * work_state.h - the work's state, which the work files (work.c,
- * work_plan.c, probe.c, fill.c, gather.c, narrow.c) share and nothing else
+ * work_plan.c, probe.c, fill.c, gather.c) share and nothing else
  * includes (struct work is opaque outside them: work.h): its limits,
  * its structs, small helpers and the functions one of them calls in
  * another.
@@ -155,10 +155,6 @@ struct work {
     size_t nnamed;
     uint32_t *held;            /* NULL, or the whole input in host
                                   memory (work_hold)                    */
-    struct device_info *sub;   /* NULL, or the sub-device share 0 runs
-                                  on (work_narrow): released after the
-                                  context                               */
-    struct work_narrowing narrowing; /* what work_narrow did            */
     unsigned long enqueued;    /* iterations enqueued                   */
     /* Several shares: the first device's landing buffers (a part of
      * `stride` bytes for each sending share, set_pitch bytes a set), the
@@ -235,13 +231,6 @@ struct source {
 
 /* work.c: everything the work holds released, the struct kept. */
 void work_release(struct work *w);
-
-/* work.c: the work made again over devices[0..m) in a context of their
- * own, filled from the held input and set up with work_setup's knobs;
- * `sub` (or NULL) is the sub-device among them, which the work then owns
- * (released with it, or here on a failure before it is taken). */
-int work_refill(struct work *w, const struct device_info *const *devices,
-                size_t m, struct device_info *sub);
 
 /* work_plan.c: the input split over the first nshares devices. */
 int work_split(struct work *w, size_t nshares);

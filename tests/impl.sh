@@ -197,35 +197,6 @@ $limit_cases" ;;
             done
         done | tee -a "$W/impl.$tag.log" ;;
     esac
-    # The cpu strategy asked onto a sub-device of one compute unit
-    # (HISTO_TEST_SUB_DEVICE_UNITS=1, test-only), exact either way: made
-    # where the implementation offers a partition by counts or equally
-    # (Intel's CPU runtime), else the whole device with histo.out saying
-    # why (rusticl lists none, and ended the process where asked for one
-    # all the same; Oclgrind's one compute unit has nothing to split).
-    id=impl.$tag.sub_device
-    sub_in=$(echo "$list" | awk 'NF { print $1; exit }')
-    if wanted "$id"; then
-        HISTO_TEST_SUB_DEVICE_UNITS=1 OCL_ICD_VENDORS=$dir timeout -k 5 300 \
-            $HISTO --platform 0 --strategy cpu -i "$INPUTS/$sub_in.bin" \
-            -o "$W/$id.bmp" --raw "$W/$id.raw" --timing "$W/$id.out" \
-            -- "$iters" >"$W/$id.log" 2>&1
-        st=$?
-        got=$(sed -n 's/^cpu\.sub_device = //p' "$W/$id.out" 2>/dev/null)
-        case $name in
-            Intel*) want="1 of the device's" ;;
-            rusticl*) want="none: asked for 1 of the device's * compute units (HISTO_TEST_SUB_DEVICE_UNITS), but the device offers no partition" ;;
-            Oclgrind*) want="none: HISTO_TEST_SUB_DEVICE_UNITS asks for every compute unit" ;;
-            *) want="" ;;
-        esac
-        # shellcheck disable=SC2254 # want is a pattern
-        case $got in
-            $want*) verdict "$id" "$st" cpu "$INPUTS/$sub_in.ref.bmp" \
-                        | sed "s|^PASS $id\$|PASS $id ($got)|" ;;
-            *) echo "FAIL $id: cpu.sub_device = '$got', expected '$want...'" ;;
-        esac | tee -a "$W/impl.$tag.log"
-        rm -f "$W/$id.bmp" "$W/$id.raw"
-    fi
     # the fused program built with the fence its histo.out names, and the
     # default fused only where that fence is of device scope (device.h),
     # read from the first input each ran on

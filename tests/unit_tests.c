@@ -1260,27 +1260,6 @@ static void test_cpu_plan(void)
               && us64 == us16
               && us64 < cpu_plan_cost_us(test, mib2, 64, 16),
           "cpu_plan.units", "%.1f, %.1f us", us64, us16);
-    /* the units the plan asks for (a sub-device): fewer only under 3/4
-     * of the cost on all of them. By hand, 50 + 5u us a command, 1 ns a
-     * value (the 2 MiB output's zeroing worth 104857 more), 100 us a MiB
-     * of private histograms over min(4B, u) cores: the test dataset on
-     * 64 units, B = 16, 740 + 71.3 + 46.9 = 858.2 us; on 16, B = 8,
-     * 260 + 142.6 + 87.5 = 490.1, under 643.7: 16. On 32, B = 16,
-     * 420 + 71.3 + 93.8 = 585.0, and 490.1 is not under 438.8: all 32.
-     * 16.7M values on 64, B = 64, 740 + 263.8 + 196.9 = 1200.7; on 32
-     * 1141.3, not under 900.5: all 64. 100,000 values, one batch: on 64
-     * 370 + 204.9 = 574.9, on one unit 55 + 204.9 = 259.9, under 431.2:
-     * 1; on 2, 264.9 against 259.9: all 2. */
-    check(cpu_plan_fewer_units(test, mib2, 64) == 16
-              && cpu_plan_fewer_units(test, mib2, 32) == 32
-              && cpu_plan_fewer_units(test, mib2, 16) == 16
-              && cpu_plan_fewer_units(16777216, mib2, 64) == 64
-              && cpu_plan_fewer_units(100000, mib2, 64) == 1
-              && cpu_plan_fewer_units(100000, mib2, 2) == 2
-              && cpu_plan_fewer_units(test, mib2, 0) == 1,
-          "cpu_plan.fewer_units", "%llu at 64 units, %llu at 32",
-          (unsigned long long)cpu_plan_fewer_units(test, mib2, 64),
-          (unsigned long long)cpu_plan_fewer_units(test, mib2, 32));
     /* the cost it minimises: a merge only with batches, the count shared */
     check(cpu_plan_cost_us(test, mib2, 2, 2) < cpu_plan_cost_us(test, mib2, 2, 1)
               && cpu_plan_cost_us(0, mib2, 64, 1)
@@ -2145,32 +2124,6 @@ static void test_device_work_items(void)
 /* A device of several types is labelled with all of them, in --list and
  * in its type_name (histo.out's selected.type), and --device selects it
  * by each; CL_DEVICE_TYPE_DEFAULT is no type of its own. */
-/* The partition a sub-device is made by, from hand-made
- * CL_DEVICE_PARTITION_PROPERTIES lists: by counts wherever it is listed,
- * else equally, else none (a list of one 0: rusticl and Oclgrind). */
-static void test_device_partition(void)
-{
-    const cl_device_partition_property both[] = {
-        CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS,
-        CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN};
-    const cl_device_partition_property equally[] = {
-        CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN, CL_DEVICE_PARTITION_EQUALLY};
-    const cl_device_partition_property none[] = {0};
-    const cl_device_partition_property affinity[] = {
-        CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN};
-    /* entries after a 0 are not read */
-    const cl_device_partition_property ended[] = {
-        0, CL_DEVICE_PARTITION_BY_COUNTS};
-    check(device_partition_kind(both, 3) == CL_DEVICE_PARTITION_BY_COUNTS
-              && device_partition_kind(equally, 2)
-                     == CL_DEVICE_PARTITION_EQUALLY
-              && device_partition_kind(none, 1) == 0
-              && device_partition_kind(none, 0) == 0
-              && device_partition_kind(affinity, 1) == 0
-              && device_partition_kind(ended, 2) == 0,
-          "device.partition_kind", "a kind differs");
-}
-
 static void test_device_types(void)
 {
     struct device_list list;
@@ -2704,7 +2657,6 @@ static const struct {
     {"device_memory_and_byte_order", test_device_memory_and_byte_order},
     {"device_work_items", test_device_work_items},
     {"device_types", test_device_types},
-    {"device_partition", test_device_partition},
     {"device_prefers_pocl", test_device_prefers_pocl},
     {"outfile_signal", test_outfile_signal},
 };
