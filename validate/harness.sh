@@ -54,7 +54,7 @@ die() {
 
 # spec FILE KEY: the value of KEY in FILE (empty if absent).
 spec() {
-    sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$1" | sed -n '1p'
+    sed -n "/^$2[[:space:]]*=[[:space:]]*/{s///p;q;}" "$1"
 }
 
 # need FILE KEY: like spec, but a missing key is an error.
@@ -171,13 +171,14 @@ dataset() {
 
 # timing KEY: a value from the run's timing file (empty when absent).
 timing() {
-    [ -r "$d_timing" ] && sed -n "s/^$1 = //p" "$d_timing" | sed -n '1p'
+    [ -r "$d_timing" ] && sed -n "/^$1 = /{s///p;q;}" "$d_timing"
 }
 
 # build_info KEY: how the histo that ran was built, from the binary itself
 # (histo --version: cc, compiler, cflags, ldflags, ldlibs).
 build_info() {
-    ./histo --version 2>/dev/null | sed -n "s/^$1 = //p" | sed -n '1p'
+    [ -n "${build_text:-}" ] || build_text=$(./histo --version 2>/dev/null)
+    printf '%s\n' "$build_text" | sed -n "/^$1 = /{s///p;q;}"
 }
 
 # json_str TEXT: TEXT as a JSON string: backslashes and quotes escaped,
@@ -185,6 +186,12 @@ build_info() {
 # variable, a driver's name), every byte above 127 written as the text
 # \xHH, so that each record stays valid UTF-8 JSON.
 json_str() {
+    # printable ASCII without a quote or backslash (nearly every value)
+    # needs no escaping, and no process
+    case $1 in
+        *[!\ -~]* | *[\"\\]*) ;;
+        *) printf '"%s"' "$1"; return ;;
+    esac
     if printf '%s' "$1" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; then
         j_text=$1
     else

@@ -22,8 +22,7 @@ SYSTEM_REQUIRED="hw_vendor hw_model hw_avail sw_avail test_sponsor tested_by sw_
 # sys_user KEY: the file's value for KEY ("" when absent)
 sys_user() {
     [ -n "$system_file" ] || return 0
-    sed -n "s/^$1[[:space:]]*=[[:space:]]*//p" "$system_file" | sed -n '$p' \
-        | sed 's/[[:space:]]*$//'
+    sed -n "/^$1[[:space:]]*=[[:space:]]*/{s///;s/[[:space:]]*\$//;h;}; \${x;p;}" "$system_file"
 }
 
 # sys_cache LEVEL [TYPE]: cpu0's cache of that level (and type), as
