@@ -723,8 +723,11 @@ static int launch(struct eye_state *s, cl_command_queue queue, int k,
         const cl_int err = clEnqueueNDRangeKernel(queue, s->kernel[k], 1,
                                                   NULL, &global, &group, 0,
                                                   NULL, ev);
-        if (err == CL_SUCCESS)
+        if (err == CL_SUCCESS) {
+            if (s->env.launches != NULL)
+                ++*s->env.launches;
             return HISTO_OK;
+        }
         size_t limit = 0;
         if ((status = strategy_device_group_limit(s->env.device, &limit))
             != HISTO_OK)

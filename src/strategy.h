@@ -47,6 +47,9 @@ struct strategy_env {
     const struct histo_input *input; /* sizes: nvalues is the chunk's */
     cl_mem values;      /* the chunk's values on the device (read only) */
     struct knob_values knobs; /* 0: the strategy decides (knobs.h)     */
+    unsigned long *launches;  /* NULL, or where each kernel launch an
+                                 enqueue makes is counted (histo.out's
+                                 commands.*)                           */
 };
 
 /* One device of the run as strategy_choose weighs it: the device, its
@@ -145,6 +148,7 @@ struct strategy_buffers {
     size_t global[STRATEGY_MAX_KERNELS], local[STRATEGY_MAX_KERNELS];
     cl_mem values, scratch, histo;
     size_t nbins;
+    unsigned long *launches;   /* env->launches                         */
 };
 
 /* Creates the named kernels (at most STRATEGY_MAX_KERNELS) from
