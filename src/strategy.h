@@ -53,7 +53,9 @@ struct strategy_env {
 };
 
 /* One device of the run as strategy_choose weighs it: the device, its
- * loop limit (kernels/probe.cl; 0: none) and the whole input's sizes. */
+ * loop limit (kernels/probe.cl; 0: none), the histogram's bins and the
+ * most values a device counts (the largest share's; the whole input's
+ * where the first device holds it all). */
 struct strategy_share {
     const struct device_info *device;
     uint32_t loop_limit;
