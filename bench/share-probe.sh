@@ -11,7 +11,7 @@
 # order: a process on the first device alone (solo), one thread and a
 # thread a device in one context (shared), a thread a device each in a
 # context of its own (own, and the combine probes), then a process a
-# device at once (solo, started together).
+# device at once (solo, started together, with the solo run's rounds).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 P=${1:-$(./histo --list 2>/dev/null | awk '/^platform [0-9]+:.*NVIDIA/ { sub(":", "", $2); print $2; exit }')}
@@ -26,7 +26,9 @@ while read -r devs values target; do
     [ "$n" -le "$n_gpus" ] || { echo "# $devs: only $n_gpus devices"; continue; }
     echo "## devices $devs, $values values a share, kernel ~$target us"
     echo "# solo, alone"
-    ./build/share-probe solo "$P" 0 "$values" "$target" || status=1
+    ./build/share-probe solo "$P" 0 "$values" "$target" >build/share-probe.solo.txt || status=1
+    cat build/share-probe.solo.txt
+    rounds=$(sed -n 's/^rounds = //p' build/share-probe.solo.txt)
     echo "# shared"
     ./build/share-probe shared "$P" "$devs" "$values" "$target" || status=1
     echo "# own"
@@ -35,7 +37,7 @@ while read -r devs values target; do
     start=$(( $(date +%s%3N) + 6000 ))
     pids=""
     for d in $(echo "$devs" | tr ',' ' '); do
-        ./build/share-probe solo "$P" "$d" "$values" "$target" "$start" \
+        SHARE_PROBE_ROUNDS=$rounds ./build/share-probe solo "$P" "$d" "$values" "$target" "$start" \
             >"build/share-probe.$d.txt" 2>&1 &
         pids="$pids $!"
     done
