@@ -138,6 +138,9 @@ for size in $SIZES; do
                 printf '"strategy":"%s","iterations":%s,"iteration_median_us":%s,' \
                     "$(key "$out" strategy)" "$its" "$iter"
                 printf '"wall_mean_us":%s,' "$(key "$out" iteration.wall_mean_us)"
+                printf '"commands_per_iteration":%s,"launches_per_iteration":%s,' \
+                    "$(key "$out" commands.per_iteration)" \
+                    "$(key "$out" commands.launches_per_iteration)"
                 printf '"timed_by":"%s","transfer_median_us":%s,"kernels_median_us":%s,' \
                     "$(key "$out" iteration.timed_by | cut -d' ' -f1)" "${copy:-null}" "$kern"
                 printf '"chunks":%s,"chunk_values":%s,"host_memory":"%s",' \

@@ -447,7 +447,10 @@ static int set_tile_args(struct eye_state *s)
                                &p->bucket_cap));
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->buckets));
     } else {
-        CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
+        /* the output bound (fused_bind_output), else its own */
+        const cl_mem hist = s->out != NULL ? s->out : s->histo;
+        s->fused_hist_arg = a;
+        CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &hist));
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->control));
         s->launch_arg = a;
         CL_CALL(clSetKernelArg(k, a++, sizeof s->launch, &s->launch));
@@ -723,8 +726,11 @@ static int launch(struct eye_state *s, cl_command_queue queue, int k,
         const cl_int err = clEnqueueNDRangeKernel(queue, s->kernel[k], 1,
                                                   NULL, &global, &group, 0,
                                                   NULL, ev);
-        if (err == CL_SUCCESS)
+        if (err == CL_SUCCESS) {
+            if (s->env.launches != NULL)
+                ++*s->env.launches;
             return HISTO_OK;
+        }
         size_t limit = 0;
         if ((status = strategy_device_group_limit(s->env.device, &limit))
             != HISTO_OK)
@@ -808,6 +814,23 @@ fail:
     return status;
 }
 
+/* The fused kernel's output: its reduction writes every bin, and it is
+ * the iteration's one launch, so that with several shares it counts
+ * into a share's sum itself, one launch a share and iteration. */
+static int fused_bind_output(void *opaque, cl_mem out)
+{
+    int status = HISTO_OK;
+    struct eye_state *s = opaque;
+    if (s->out == out)
+        return HISTO_OK;
+    const cl_mem hist = out != NULL ? out : s->histo;
+    CL_CALL(clSetKernelArg(s->kernel[K_TILE], s->fused_hist_arg,
+                           sizeof hist, &hist));
+    s->out = out;
+fail:
+    return status;
+}
+
 static int eye_download(void *opaque, cl_command_queue queue, uint8_t *histo)
 {
     int status = HISTO_OK;
@@ -866,7 +889,7 @@ const struct strategy eye_strategy =
 const struct strategy fused_strategy =
     EYE_STRATEGY("fused", EYE_KNOBS, fused_sources, fused_names,
                  fused_defines, fused_fits, fused_setup, fused_enqueue,
-                 NULL);
+                 fused_bind_output);
 
 const struct strategy replicated_strategy =
     EYE_STRATEGY("replicated", EYE_KNOBS | KNOB_BIT(KNOB_REPLICAS), sources,

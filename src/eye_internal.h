@@ -22,6 +22,7 @@ struct eye_state {
     cl_uint launch;          /* fused: launches so far (eye_fused.cl)    */
     cl_uint launch_arg;      /* fused: the tile kernel's argument `launch` */
     cl_uint hist_arg;        /* the reduction's argument `hist`          */
+    cl_uint fused_hist_arg;  /* fused: the tile kernel's argument `hist` */
     struct eye_plan plan;
     unsigned long narrow_min; /* the program's 8-bit tiles from this
                                 many values (eye_count.cl, Narrow

@@ -302,18 +302,22 @@ static int combine(struct work *w, struct work_share *sh,
     CL_CALL(clSetKernelArg(k, 3, sizeof copy, &copy));
     CL_CALL(clEnqueueNDRangeKernel(queue, k, 1, NULL, &sh->combine_items,
                                    NULL, n, n > 0 ? waits : NULL, event));
+    sh->commands.launches++;
 fail:
     return status;
 }
 
-/* A marker on queue that completes when all before it has: *event. */
-static int mark(cl_command_queue queue, cl_event *event)
+/* A marker on queue (share sh's) that completes when all before it
+ * has: *event. */
+static int mark(struct work_share *sh, cl_command_queue queue,
+                cl_event *event)
 {
     int status = HISTO_OK;
     if (*event != NULL)
         clReleaseEvent(*event);
     *event = NULL;
     CL_CALL(clEnqueueMarkerWithWaitList(queue, 0, NULL, event));
+    sh->commands.markers++;
 fail:
     return status;
 }
@@ -373,6 +377,9 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         /* Flushed wherever another queue waits on it (design.md). */
         CL_CALL(clFlush(sh->copy));
         CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &ev[*e], NULL));
+        sh->commands.copies++;
+        sh->commands.flushes++;
+        sh->commands.markers++;
         ++*e;
     }
     const cl_event last_use = c > 0 || !work_has_acc(w, s) ? NULL
@@ -384,9 +391,11 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
                 != HISTO_OK)
             return status;
         bool *seen = s == 0 ? &w->gathered_seen[set] : &sh->sent_seen[set];
-        if (last_use != NULL && !seen_complete(last_use, seen))
+        if (last_use != NULL && !seen_complete(last_use, seen)) {
             CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &last_use,
                                                  NULL));
+            sh->commands.markers++;
+        }
     }
     /* not profiled: the last kernel's event alone, where the strategy
      * offers that (the share's sum, waited on, may be its output) */
@@ -411,9 +420,10 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         /* The copy queue waits on this marker: flushed at once, since an
          * implementation need not start unflushed commands (rusticl
          * does not, and a finish of the copy queue then waits forever). */
-        if ((status = mark(queue, &sh->buffer_free[b])) != HISTO_OK)
+        if ((status = mark(sh, queue, &sh->buffer_free[b])) != HISTO_OK)
             return status;
         CL_CALL(clFlush(queue));
+        sh->commands.flushes++;
     }
 fail:
     return status;
@@ -423,29 +433,32 @@ fail:
  * that waited on it would cost the host 16-20 us to enqueue (NVIDIA's
  * OpenCL, docs/design.md). The time spent waiting is kept apart from the
  * host's enqueuing (w->waited_s). */
-static int host_wait(struct work *w, cl_event event, bool *seen)
+static int host_wait(struct work *w, struct work_share *sh, cl_event event,
+                     bool *seen)
 {
     int status = HISTO_OK;
     if (event == NULL || seen_complete(event, seen))
         return HISTO_OK;
     const double t0 = timer_now();
     CL_CALL(clWaitForEvents(1, &event));
+    sh->commands.waits++;
     *seen = true;
 fail:
     w->waited_s += timer_now() - t0;
     return status;
 }
 
-/* host_wait for the events of sets [set, set + n), of which those of one
- * batch are one event, waited for once. */
-static int host_wait_sets(struct work *w, const cl_event *events,
-                          bool *seen, size_t set, size_t n)
+/* host_wait for the events of sets [set, set + n) of share sh's device,
+ * of which those of one batch are one event, waited for once. */
+static int host_wait_sets(struct work *w, struct work_share *sh,
+                          const cl_event *events, bool *seen, size_t set,
+                          size_t n)
 {
     int status = HISTO_OK;
     for (size_t t = set; t < set + n && status == HISTO_OK; ++t) {
         if (t > set && events[t] != NULL && events[t] == events[t - 1])
             seen[t] = true;
-        status = host_wait(w, events[t], &seen[t]);
+        status = host_wait(w, sh, events[t], &seen[t]);
     }
     return status;
 }
@@ -464,13 +477,15 @@ static int enqueue_sends(struct work *w, unsigned long first, size_t n,
     int status = HISTO_OK;
     const size_t set = first % w->nsets, last = set + n - 1;
     cl_event sent = NULL;
-    if ((status = host_wait_sets(w, w->gathered, w->gathered_seen, set, n))
-            != HISTO_OK)
+    if ((status = host_wait_sets(w, &w->shares[0], w->gathered,
+                                 w->gathered_seen, set, n)) != HISTO_OK)
         return status;
     /* every share's counting of the batch, which the copies and the
      * additions wait on, flushed (rusticl starts no command before) */
-    for (size_t s = 0; s < w->nshares; ++s)
+    for (size_t s = 0; s < w->nshares; ++s) {
         CL_CALL(clFlush(w->shares[s].counted_on));
+        w->shares[s].commands.flushes++;
+    }
     for (size_t s = 1; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         if (!sends(w, s))
@@ -495,6 +510,8 @@ static int enqueue_sends(struct work *w, unsigned long first, size_t n,
                                             &sh->summed[last], done));
         }
         CL_CALL(clFlush(move));
+        sh->commands.copies++;
+        sh->commands.flushes++;
         for (size_t t = set; t <= last; ++t) {
             if ((status = hold(&sh->sent[t], *done)) != HISTO_OK)
                 goto fail;
@@ -548,8 +565,8 @@ static int enqueue_gather(struct work *w, unsigned long j)
     for (size_t s = 1; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         if (sends(w, s)
-            && (status = host_wait_sets(w, sh->sent, sh->sent_seen, set, n))
-                   != HISTO_OK)
+            && (status = host_wait_sets(w, sh, sh->sent, sh->sent_seen, set,
+                                        n)) != HISTO_OK)
             return status;
     }
     /* every part of every set in one copy (a command costs the host more
@@ -579,6 +596,9 @@ static int enqueue_gather(struct work *w, unsigned long j)
                                    &first->summed[last],
                                    ev != NULL ? &ev[e + 1] : &added));
     CL_CALL(clFlush(gather));
+    first->commands.copies++;
+    first->commands.launches++;
+    first->commands.flushes++;
     for (size_t t = set; t <= last; ++t) {
         if ((status = hold(&w->gathered[t], ev != NULL ? ev[e + 1] : added))
                 != HISTO_OK)
@@ -635,6 +655,8 @@ static int switch_queue(struct work_share *sh, cl_command_queue to)
                                             &before));
         CL_CALL(clFlush(sh->counted_on));
         CL_CALL(clEnqueueBarrierWithWaitList(to, 1, &before, NULL));
+        sh->commands.markers += 2;
+        sh->commands.flushes++;
     }
     sh->counted_on = to;
 fail:
@@ -671,6 +693,7 @@ static int enqueue_share(struct work *w, size_t s, size_t set, bool profiled,
                                     w->input->nbins, last_use != NULL,
                                     last_use != NULL ? &last_use : NULL,
                                     &ev[(*e)++]));
+        sh->commands.fills++;
     }
     if ((s == 0 || sends(w, s))
         && (status = hold(&sh->summed[set], ev[*e - 1])) != HISTO_OK)
@@ -678,8 +701,10 @@ static int enqueue_share(struct work *w, size_t s, size_t set, bool profiled,
     /* Its sum is copied or added on another queue, after it is flushed:
      * by its batch's copies to host memory (enqueue_sends), else now. A
      * flush cost NVIDIA's OpenCL 1.8-2.5 us. */
-    if (!batched)
+    if (!batched) {
         CL_CALL(clFlush(q));
+        sh->commands.flushes++;
+    }
 fail:
     return status;
 }
@@ -755,25 +780,27 @@ static int settle(void *ctx, unsigned long pending)
                                                  : 0);
 }
 
-static int each_queue(void *ctx, cl_int (CL_API_CALL *op)(cl_command_queue))
+/* Every queue of every device flushed, or finished (`finish`), those of
+ * an earlier split's shares too; each counted as its device's. */
+static int each_queue(struct work *w, bool finish)
 {
     int status = HISTO_OK;
-    struct work *w = ctx;
-    /* every device's, those of an earlier split's shares too */
+    cl_int (CL_API_CALL *op)(cl_command_queue) = finish ? clFinish
+                                                        : clFlush;
     for (size_t s = 0; s < w->ndevices; ++s) {
-        if (w->shares[s].copy != NULL)
-            CL_CALL(op(w->shares[s].copy));
-        CL_CALL(op(w->shares[s].queue));
-        if (w->shares[s].move != NULL)
-            CL_CALL(op(w->shares[s].move));
-        if (w->shares[s].gather != NULL)
-            CL_CALL(op(w->shares[s].gather));
-        cl_command_queue plain[] = {w->shares[s].plain,
-                                    w->shares[s].plain_move,
-                                    w->shares[s].plain_gather};
-        for (size_t q = 0; q < 3; ++q)
-            if (plain[q] != NULL)
-                CL_CALL(op(plain[q]));
+        struct work_share *sh = &w->shares[s];
+        cl_command_queue queues[] = {sh->copy, sh->queue, sh->move,
+                                     sh->gather, sh->plain, sh->plain_move,
+                                     sh->plain_gather};
+        for (size_t q = 0; q < sizeof queues / sizeof queues[0]; ++q) {
+            if (queues[q] == NULL)
+                continue;
+            CL_CALL(op(queues[q]));
+            if (finish)
+                sh->commands.waits++;
+            else
+                sh->commands.flushes++;
+        }
     }
 fail:
     return status;
@@ -781,7 +808,7 @@ fail:
 
 static int flush_all(void *ctx)
 {
-    return each_queue(ctx, clFlush);
+    return each_queue(ctx, false);
 }
 
 /* Every iteration gathered, then every queue flushed before any is
@@ -792,7 +819,7 @@ int work_finish_all(void *ctx)
     int status = settle(ctx, 0);
     if (status == HISTO_OK)
         status = flush_all(ctx);
-    return status != HISTO_OK ? status : each_queue(ctx, clFinish);
+    return status != HISTO_OK ? status : each_queue(ctx, true);
 }
 
 /* The host's time waiting for devices in enqueue and settle so far. */

@@ -255,7 +255,9 @@ static int choose(struct histo_run *r)
 static int timed_run(struct histo_run *r, const struct run_plan *plan)
 {
     energy_start(&r->energy);
+    work_count_start(r->work);
     const int status = run_plan(plan, r->opt.iterations, &r->times);
+    work_count_stop(r->work);
     energy_stop(&r->energy, r->opt.iterations);
     return status;
 }

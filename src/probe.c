@@ -127,13 +127,21 @@ int work_probe(struct work *w, const char *kernel_dir,
                struct strategy_share *shares, size_t *n)
 {
     int status = HISTO_OK;
+    /* the values a device counts at most: the largest share's, so that
+     * the default follows what each device counts (a share below
+     * HISTO_FUSED_MAX_VALUES runs fused: one launch a share and
+     * iteration); the whole input's where the first device holds it
+     * (--device all measures every count with one strategy) */
+    uint64_t most = w->whole ? w->input->nvalues : 0;
+    for (size_t s = 0; s < w->nshares; ++s)
+        most = most > w->shares[s].count ? most : w->shares[s].count;
     for (size_t s = 0; s < w->ndevices && status == HISTO_OK; ++s) {
         status = build_combine(w, &w->shares[s], kernel_dir);
         shares[s] = (struct strategy_share){
             .device = w->shares[s].device,
             .loop_limit = w->shares[s].loop_limit,
             .nbins = w->input->nbins,
-            .nvalues = w->input->nvalues,
+            .nvalues = most,
         };
     }
     *n = w->ndevices;

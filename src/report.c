@@ -145,6 +145,43 @@ static void print_choice(FILE *f, const struct histo_options *opt,
     }
 }
 
+/* The host commands of an iteration (work_commands over `iterations`),
+ * under `prefix`: commands enqueued (launches, copies, fills, markers
+ * and barriers), each kind, and the flushes and waits beside them. */
+static void print_commands(FILE *f, const char *prefix,
+                           const struct work_commands *c,
+                           unsigned long iterations)
+{
+    const double n = iterations > 0 ? (double)iterations : 1;
+    const unsigned long enqueued = c->launches + c->copies + c->fills
+                                 + c->markers;
+    fprintf(f, "%scommands.per_iteration = %.3f\n", prefix, enqueued / n);
+    const char *names[] = {"launches", "copies", "fills", "markers",
+                           "flushes", "waits"};
+    const unsigned long v[] = {c->launches, c->copies, c->fills, c->markers,
+                               c->flushes, c->waits};
+    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)
+        fprintf(f, "%scommands.%s_per_iteration = %.3f\n", prefix, names[k],
+                v[k] / n);
+}
+
+/* Every share's commands, and their sum under commands.*. */
+static void print_all_commands(FILE *f, const struct work *w,
+                               unsigned long iterations)
+{
+    struct work_commands all = {0, 0, 0, 0, 0, 0};
+    for (size_t s = 0; s < work_ndevices(w); ++s) {
+        const struct work_commands c = work_share_info(w, s).commands;
+        all.launches += c.launches;
+        all.copies += c.copies;
+        all.fills += c.fills;
+        all.markers += c.markers;
+        all.flushes += c.flushes;
+        all.waits += c.waits;
+    }
+    print_commands(f, "", &all, iterations);
+}
+
 /* Where the values are and who counts them (work.h), and the
  * iteration's parts: copies, kernels, combines, per share. */
 static void print_work(FILE *f, const struct work *w,
@@ -187,6 +224,8 @@ static void print_work(FILE *f, const struct work *w,
                     sh.loop_limit);
         else
             fprintf(f, "share.%zu.loop_limit = none\n", s);
+        snprintf(key, sizeof key, "share.%zu.", s);
+        print_commands(f, key, &sh.commands, t->iterations);
         if (!profiled)
             continue;
         for (unsigned long i = 0; i < t->samples; ++i)
@@ -194,6 +233,7 @@ static void print_work(FILE *f, const struct work *w,
         snprintf(key, sizeof key, "share.%zu.busy", s);
         print_stats(f, key, run_stats(scratch, t->samples));
     }
+    print_all_commands(f, w, t->iterations);
     fprintf(f, "memory.peak_rss_bytes = %" PRIu64 "\n", work_peak_rss());
 }
 

@@ -54,6 +54,7 @@ int strategy_buffers_create(struct strategy_buffers *b,
 {
     int status = HISTO_OK;
     b->nbins = env->input->nbins;
+    b->launches = env->launches;
     b->nkernels = nkernels < STRATEGY_MAX_KERNELS ? nkernels
                                                   : STRATEGY_MAX_KERNELS;
     for (size_t k = 0; k < b->nkernels; ++k)
@@ -85,6 +86,8 @@ static int enqueue_kernels(const struct strategy_buffers *b,
         CL_CALL(clEnqueueNDRangeKernel(queue, b->kernel[k], 1, NULL,
                                        &b->global[k], &b->local[k], 0, NULL,
                                        ev));
+        if (b->launches != NULL)
+            ++*b->launches;
     }
 fail:
     return status;

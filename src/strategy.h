@@ -47,10 +47,15 @@ struct strategy_env {
     const struct histo_input *input; /* sizes: nvalues is the chunk's */
     cl_mem values;      /* the chunk's values on the device (read only) */
     struct knob_values knobs; /* 0: the strategy decides (knobs.h)     */
+    unsigned long *launches;  /* NULL, or where each kernel launch an
+                                 enqueue makes is counted (histo.out's
+                                 commands.*)                           */
 };
 
 /* One device of the run as strategy_choose weighs it: the device, its
- * loop limit (kernels/probe.cl; 0: none) and the whole input's sizes. */
+ * loop limit (kernels/probe.cl; 0: none), the histogram's bins and the
+ * most values a device counts (the largest share's; the whole input's
+ * where the first device holds it all). */
 struct strategy_share {
     const struct device_info *device;
     uint32_t loop_limit;
@@ -145,6 +150,7 @@ struct strategy_buffers {
     size_t global[STRATEGY_MAX_KERNELS], local[STRATEGY_MAX_KERNELS];
     cl_mem values, scratch, histo;
     size_t nbins;
+    unsigned long *launches;   /* env->launches                         */
 };
 
 /* Creates the named kernels (at most STRATEGY_MAX_KERNELS) from

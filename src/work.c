@@ -122,11 +122,13 @@ int work_setup(struct work *w, const struct strategy_env *base)
     w->base.program = NULL;
     w->base.values = NULL;
     w->base.input = NULL;
+    w->base.launches = NULL;
     for (size_t s = 0; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
         for (size_t i = 0; i < sh->nslots; ++i) {
             struct strategy_env env = *base;
             share_env(w, sh, &sh->slots[i], &env);
+            env.launches = &sh->commands.launches;
             if ((status = strategy_setup(w->strategy, &env,
                                          &sh->slots[i].state)) != HISTO_OK)
                 return status;
@@ -220,7 +222,30 @@ struct work_share_info work_share_info(const struct work *w, size_t s)
         .nchunks = sh->nchunks,
         .streamed = sh->streamed,
         .loop_limit = sh->loop_limit,
+        .commands = sh->counted,
     };
+}
+
+void work_count_start(struct work *w)
+{
+    for (size_t s = 0; s < w->ndevices; ++s)
+        w->shares[s].count_base = w->shares[s].commands;
+}
+
+void work_count_stop(struct work *w)
+{
+    for (size_t s = 0; s < w->ndevices; ++s) {
+        struct work_share *sh = &w->shares[s];
+        const struct work_commands *a = &sh->commands, *b = &sh->count_base;
+        sh->counted = (struct work_commands){
+            .launches = a->launches - b->launches,
+            .copies = a->copies - b->copies,
+            .fills = a->fills - b->fills,
+            .markers = a->markers - b->markers,
+            .flushes = a->flushes - b->flushes,
+            .waits = a->waits - b->waits,
+        };
+    }
 }
 
 const char *work_clock_unusable(const struct work *w)

@@ -162,13 +162,30 @@ struct work_totals {
 struct work_totals work_totals(const struct work *w);
 
 /* What histo.out and the summary say of one share. */
+/* Host commands, counted where the work and the strategies make them:
+ * commands enqueued (kernel launches, copies, fills, markers and
+ * barriers) and the host's flushes and waits (clWaitForEvents and
+ * clFinish of the work's queues; the timed loop's own reading of its
+ * events, one wait a batch of 32, is not among them). */
+struct work_commands {
+    unsigned long launches, copies, fills, markers, flushes, waits;
+};
+
 struct work_share_info {
     const struct device_info *device;
     size_t first, count;       /* its values: input[first, first+count) */
     size_t chunk_values, nchunks;
     bool streamed;
     uint32_t loop_limit;       /* 0: none seen                          */
+    struct work_commands commands; /* between work_count_start and
+                                  work_count_stop: the share's device's */
 };
+
+/* The host commands counted from now on (work_count_start) up to now
+ * (work_count_stop), which work_share_info then gives per share; the
+ * timed loop's. */
+void work_count_start(struct work *w);
+void work_count_stop(struct work *w);
 
 /* How many shares the input is split into (at least 1 once planned). */
 size_t work_nshares(const struct work *w);

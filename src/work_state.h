@@ -135,6 +135,10 @@ struct work_share {
                                           of its batch)                 */
     size_t ev_send;            /* that copy's place in an iteration's
                                   events                                */
+    /* The host commands made on its device so far (its strategy states
+     * count their launches here: strategy_env.launches), and those
+     * between work_count_start and work_count_stop. */
+    struct work_commands commands, count_base, counted;
 };
 
 struct work {

@@ -98,7 +98,7 @@ case " $modes " in
                     "$W/gauss.batched" "$INPUTS/gauss.ref.bmp" "shares.gather_sets = 4" \
                     --chunk-values $c --device-budget $((8 * c)) \
                     --device "$twice,${DEVICE:-0}" -i "$in"
-            for s in eye replicated; do
+            for s in eye replicated fused; do
                 case " $STRATEGIES " in *" $s "*) ;; *) continue ;; esac
                 id=work.sets.batched_direct.$s.gauss
                 wanted "$id" || continue
@@ -116,6 +116,51 @@ case " $modes " in
                 exact work.sets.large_histogram "$W/bighisto" \
                 "$INPUTS/bighisto.ref.bmp" "shares.sets = 8" \
                 --device "$twice" -i "$INPUTS/bighisto.bin"
+        fi ;;
+esac
+
+# The host commands histo.out counts (commands.*), against what the plan
+# makes by hand: fused on one device is one launch an iteration and
+# nothing else enqueued (one chunk, resident; no share to gather). On the
+# device named twice, 32 iterations, each share one chunk counted by
+# fused into its sum in place: 32 launches a share; iteration 31 is
+# profiled (one in 32, and the run's last), the others move in batches of
+# 4 by their block of sets (0-3, ..., 24-27), 28-30 closed before the
+# profiled 31 moves alone: 9 batches, each one copy to host memory (share
+# 1), one copy into the first device and one addition there (share 0):
+# launches 32 + 9 and 32, copies 9 each, 73 and 18 over 32 iterations.
+commands_case() {
+    c_id=$1 c_out=$2 c_want=$3
+    shift 3
+    c_line=$(X_ITERS=$C_ITERS exact "$c_id" "$c_out" "$INPUTS/gauss.ref.bmp" "" \
+                 --strategy fused "$@" -i "$INPUTS/gauss.bin")
+    case $c_line in
+        PASS*)
+            c_got=$(awk -F' = ' '$1 == "commands.launches_per_iteration" { l = $2 }
+                $1 == "commands.copies_per_iteration" { c = $2 }
+                $1 == "commands.per_iteration" { a = $2 }
+                END { print l, c, a }' "$c_out.out")
+            case "$c_got" in
+                $c_want) ok "$c_id" ;;
+                *) bad "$c_id" "exact, but histo.out's launches, copies and commands an iteration are '$c_got', not '$c_want'" ;;
+            esac ;;
+        *) echo "$c_line" ;;
+    esac
+}
+case " $STRATEGIES " in
+    *" fused "*)
+        if { wanted work.commands.one || wanted work.commands.shares; } \
+           && { [ -z "${HISTO_TEST_PART:-}" ] || [ "$HISTO_TEST_PART" = shares ]; } \
+           && need_case gauss; then
+            unset HISTO_TEST_SETS HISTO_TEST_PROFILE_EVERY HISTO_TEST_LAST_PLAIN
+            ! wanted work.commands.one \
+                || C_ITERS=30 commands_case work.commands.one "$W/gauss.commands1" \
+                       "1.000 0.000 1.000"
+            # markers and barriers vary (a barrier only where a set's last
+            # use is not yet seen done): launches and copies exact
+            ! wanted work.commands.shares \
+                || C_ITERS=32 commands_case work.commands.shares "$W/gauss.commands2" \
+                       "2.281 0.562 *" --device "$twice"
         fi ;;
 esac
 
