@@ -63,6 +63,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define PROBE_NAME "atomic-probe"
+#include "probe.h"
+
 /* Local counters a group: 32 KiB, within every full-profile device's
  * local memory, about the eye's 16-bit tile of 46 KiB in words. */
 #define TILE_WORDS 8192u
@@ -173,20 +176,6 @@ static const char source_rest[] =
     "    out[get_global_id(0)] = s.x + s.y + s.z + s.w;\n"
     "}\n";
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        cl_int e_ = (call);                                                  \
-        if (e_ != CL_SUCCESS) {                                              \
-            fprintf(stderr, "atomic-probe: %s failed: %d\n", #call, e_);     \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Median device time of `runs` launches of k over `global` items, us. */
 static double time_kernel(cl_command_queue q, cl_kernel k, size_t global,

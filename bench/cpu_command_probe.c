@@ -26,6 +26,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#define PROBE_NAME "cpu-command-probe"
+#include "probe.h"
+
 #define RUNS 300
 #define WARM 30
 
@@ -39,28 +42,6 @@ static const char *source =
     "  for (uint i = 0; i < iters; ++i) x = x * 1664525u + 1013904223u;\n"
     "  if (x == 7u) p[0] = x; }\n";
 
-#define CHECK(call)                                                        \
-    do {                                                                   \
-        const cl_int e_ = (call);                                          \
-        if (e_ != CL_SUCCESS) {                                            \
-            fprintf(stderr, "cpu-command-probe: %s: %d (line %d)\n",       \
-                    #call, e_, __LINE__);                                  \
-            exit(1);                                                       \
-        }                                                                  \
-    } while (0)
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Median wall time of an iteration of `cmds` launches of kernel k over
  * `groups` one-item groups, each iteration waited for. */
@@ -77,7 +58,7 @@ static double timed(cl_command_queue q, cl_kernel k, size_t groups, int cmds)
         if (r >= 0)
             t[r] = now_us() - t0;
     }
-    qsort(t, RUNS, sizeof t[0], cmp);
+    qsort(t, RUNS, sizeof t[0], by_value);
     return t[RUNS / 2];
 }
 

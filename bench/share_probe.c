@@ -46,6 +46,9 @@
 #include <string.h>
 #include <time.h>
 
+#define PROBE_NAME "share-probe"
+#include "probe.h"
+
 #define MAX_DEV 16
 #ifndef ITERS
 #define ITERS 2048
@@ -69,45 +72,6 @@ static const char source[] =
     "                          (uchar)(j >> 8));\n"
     "}\n";
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        cl_int e_ = (call);                                                  \
-        if (e_ != CL_SUCCESS) {                                              \
-            fprintf(stderr, "share-probe: %s failed: %d (line %d)\n", #call, \
-                    e_, __LINE__);                                           \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define CREATE(lhs, call)                                                    \
-    do {                                                                     \
-        cl_int err = CL_SUCCESS;                                             \
-        (lhs) = (call);                                                      \
-        if (err != CL_SUCCESS || (lhs) == NULL) {                            \
-            fprintf(stderr, "share-probe: %s failed: %d (line %d)\n", #call, \
-                    err, __LINE__);                                          \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* One device's share: its context (shared or its own), queues, kernel,
  * values, sums and pinned host memory; the loop's results. */

@@ -83,6 +83,9 @@
 #include <string.h>
 #include <time.h>
 
+#define PROBE_NAME "transfer-probe"
+#include "probe.h"
+
 #define MAX_DEVICES 16
 
 static const char source[] =
@@ -106,45 +109,6 @@ static const char source[] =
     "        a[0] = b[0] + c[0] + d[0] + e[0] + f[0] + g[0] + h[0] + v;\n"
     "}\n";
 
-#define CHECK(call)                                                          \
-    do {                                                                     \
-        cl_int e_ = (call);                                                  \
-        if (e_ != CL_SUCCESS) {                                              \
-            fprintf(stderr, "transfer-probe: %s failed: %d (line %d)\n",     \
-                    #call, e_, __LINE__);                                    \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-#define CREATE(lhs, call)                                                    \
-    do {                                                                     \
-        cl_int err = CL_SUCCESS;                                             \
-        (lhs) = (call);                                                      \
-        if (err != CL_SUCCESS || (lhs) == NULL) {                            \
-            fprintf(stderr, "transfer-probe: %s failed: %d (line %d)\n",     \
-                    #call, err, __LINE__);                                   \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static double event_us(cl_event ev)
 {

@@ -4,7 +4,8 @@
 #
 # The suite is one file per subject in tests/, each runnable alone
 # (sh tests/device.sh), sharing tests/lib.sh. This runs the subjects
-# HISTO_TEST_JOBS at a time (default: the cores online), the longest
+# HISTO_TEST_JOBS at a time (default: the cores online and one more, which
+# keeps the cores busy while a subject sleeps or waits), the longest
 # first, and as they go prints when each starts and ends (its counts and
 # seconds) and every failure at once, with the path of its subject's log.
 # A subject prints "PASS id", "FAIL id: why" or "SKIP id: why" lines;
@@ -73,7 +74,7 @@ ROOT=${HISTO_TEST_WORK:-tests/work}
 SUBJECTS=${HISTO_TEST_SUBJECTS:-"impl harness eye work device big saturation tune
           contract outputs progress energy docs self install suite asan unit"}
 DIR=${HISTO_TEST_SUBJECT_DIR:-tests}
-JOBS=${HISTO_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+JOBS=${HISTO_TEST_JOBS:-$(($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1))}
 case $JOBS in '' | *[!0-9]* | 0) JOBS=1 ;; esac
 
 # one suite at a time in a work folder: the lock is held by this shell
