@@ -244,9 +244,20 @@ static int load_sources(const char *kernel_dir, const char *const *files,
     return HISTO_OK;
 }
 
+/* Whether any of the sources names HISTO_WIDTH: a program whose kernels
+ * do not is built without it, so that one build (and one entry in every
+ * kernel cache) serves every histogram width. */
+static bool uses_width(char *const *texts, size_t nstrings)
+{
+    for (size_t i = 0; i < nstrings; ++i)
+        if (strstr(texts[i], "HISTO_WIDTH") != NULL)
+            return true;
+    return false;
+}
+
 /* full_options for one try: the OpenCL C version, the constants, the
- * histogram's width, the try's defines DEF, the device's CAP and the
- * user's EXTRA. */
+ * histogram's width (0: none), the try's defines DEF, the device's CAP
+ * and the user's EXTRA. */
 static int compose_options(const struct program_defines *defines,
                            const char *def, uint32_t histo_width,
                            const char *cap, const char *extra)
@@ -256,13 +267,17 @@ static int compose_options(const struct program_defines *defines,
     full_options = NULL;
     const char *std = defines != NULL && defines->std[0] != '\0'
                     ? defines->std : DEFAULT_STD;
-    const size_t len = sizeof options + 32 + strlen(std) + strlen(cap)
-                     + strlen(def) + 1 + (extra ? strlen(extra) : 0);
+    char width[32] = "";
+    if (histo_width != 0)
+        snprintf(width, sizeof width, " -DHISTO_WIDTH=%" PRIu32 "u",
+                 histo_width);
+    const size_t len = sizeof options + sizeof width + strlen(std)
+                     + strlen(cap) + strlen(def) + 1
+                     + (extra ? strlen(extra) : 0);
     HOST_ALLOC(full_options, len);
-    snprintf(full_options, len,
-             "-cl-std=%s%s -DHISTO_WIDTH=%" PRIu32 "u%s%s%s%s%s", std,
-             CONSTANTS, histo_width, *def ? " " : "", def, cap,
-             extra ? " " : "", extra ? extra : "");
+    snprintf(full_options, len, "-cl-std=%s%s%s%s%s%s%s%s", std, CONSTANTS,
+             width, *def ? " " : "", def, cap, extra ? " " : "",
+             extra ? extra : "");
 fail:
     return status;
 }
@@ -322,6 +337,7 @@ int program_build(cl_context context, const struct device_info *dev,
     if ((status = load_sources(kernel_dir, files, nfiles, texts, lens))
             != HISTO_OK)
         goto fail;
+    const uint32_t width = uses_width(texts, nstrings) ? histo_width : 0;
     const char *extra = extra_options();
     char cap[64];
     register_cap(dev, cap, sizeof cap);
@@ -333,7 +349,7 @@ int program_build(cl_context context, const struct device_info *dev,
         if (*program != NULL)
             clReleaseProgram(*program);
         *program = NULL;
-        if ((status = compose_options(defines, def, histo_width, cap, extra))
+        if ((status = compose_options(defines, def, width, cap, extra))
                 != HISTO_OK
             || (status = build_once(context, dev, texts, lens, nstrings,
                                     &key, &key_len, program, &err))

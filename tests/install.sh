@@ -113,11 +113,11 @@ else
     bad version.commit "'$got', the tree is at '$commit' (run make after a change or a commit)"
 fi
 # the options every kernel is built with: histo.out's build.options of a
-# real run starts with them, then the histogram's width (48 here) and
-# whatever the device adds
+# real run of a strategy whose kernels read the width (eye) starts with
+# them, then the histogram's width (48 here) and whatever the device adds
 opts=$(sed -n 's/^kernel build options: //p' "$W/version.out")
 mkdir -p "$W/opts"
-run_in "$W/opts" "$HISTO" -i ../data/in.bin.gz --no-bmp --raw got.raw -- 1 >"$W/opts.log" 2>&1
+run_in "$W/opts" "$HISTO" --strategy eye -i ../data/in.bin.gz --no-bmp --raw got.raw -- 1 >"$W/opts.log" 2>&1
 st=$?
 built=$(key "$W/opts/histo.out" build.options 2>/dev/null)
 case $built in
