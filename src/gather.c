@@ -302,7 +302,7 @@ static int combine(struct work *w, struct work_share *sh,
     CL_CALL(clSetKernelArg(k, 3, sizeof copy, &copy));
     CL_CALL(clEnqueueNDRangeKernel(queue, k, 1, NULL, &sh->combine_items,
                                    NULL, n, n > 0 ? waits : NULL, event));
-    sh->commands.launches++;
+    sh->commands.n[WORK_LAUNCHES]++;
 fail:
     return status;
 }
@@ -317,7 +317,7 @@ static int mark(struct work_share *sh, cl_command_queue queue,
         clReleaseEvent(*event);
     *event = NULL;
     CL_CALL(clEnqueueMarkerWithWaitList(queue, 0, NULL, event));
-    sh->commands.markers++;
+    sh->commands.n[WORK_MARKERS]++;
 fail:
     return status;
 }
@@ -377,9 +377,9 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         /* Flushed wherever another queue waits on it (design.md). */
         CL_CALL(clFlush(sh->copy));
         CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &ev[*e], NULL));
-        sh->commands.copies++;
-        sh->commands.flushes++;
-        sh->commands.markers++;
+        sh->commands.n[WORK_COPIES]++;
+        sh->commands.n[WORK_FLUSHES]++;
+        sh->commands.n[WORK_MARKERS]++;
         ++*e;
     }
     const cl_event last_use = c > 0 || !work_has_acc(w, s) ? NULL
@@ -394,7 +394,7 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         if (last_use != NULL && !seen_complete(last_use, seen)) {
             CL_CALL(clEnqueueBarrierWithWaitList(queue, 1, &last_use,
                                                  NULL));
-            sh->commands.markers++;
+            sh->commands.n[WORK_MARKERS]++;
         }
     }
     /* not profiled: the last kernel's event alone, where the strategy
@@ -423,7 +423,7 @@ static int enqueue_chunk(struct work *w, struct work_share *sh, size_t s,
         if ((status = mark(sh, queue, &sh->buffer_free[b])) != HISTO_OK)
             return status;
         CL_CALL(clFlush(queue));
-        sh->commands.flushes++;
+        sh->commands.n[WORK_FLUSHES]++;
     }
 fail:
     return status;
@@ -441,7 +441,7 @@ static int host_wait(struct work *w, struct work_share *sh, cl_event event,
         return HISTO_OK;
     const double t0 = timer_now();
     CL_CALL(clWaitForEvents(1, &event));
-    sh->commands.waits++;
+    sh->commands.n[WORK_WAITS]++;
     *seen = true;
 fail:
     w->waited_s += timer_now() - t0;
@@ -484,7 +484,7 @@ static int enqueue_sends(struct work *w, unsigned long first, size_t n,
      * additions wait on, flushed (rusticl starts no command before) */
     for (size_t s = 0; s < w->nshares; ++s) {
         CL_CALL(clFlush(w->shares[s].counted_on));
-        w->shares[s].commands.flushes++;
+        w->shares[s].commands.n[WORK_FLUSHES]++;
     }
     for (size_t s = 1; s < w->nshares; ++s) {
         struct work_share *sh = &w->shares[s];
@@ -510,8 +510,8 @@ static int enqueue_sends(struct work *w, unsigned long first, size_t n,
                                             &sh->summed[last], done));
         }
         CL_CALL(clFlush(move));
-        sh->commands.copies++;
-        sh->commands.flushes++;
+        sh->commands.n[WORK_COPIES]++;
+        sh->commands.n[WORK_FLUSHES]++;
         for (size_t t = set; t <= last; ++t) {
             if ((status = hold(&sh->sent[t], *done)) != HISTO_OK)
                 goto fail;
@@ -596,9 +596,9 @@ static int enqueue_gather(struct work *w, unsigned long j)
                                    &first->summed[last],
                                    ev != NULL ? &ev[e + 1] : &added));
     CL_CALL(clFlush(gather));
-    first->commands.copies++;
-    first->commands.launches++;
-    first->commands.flushes++;
+    first->commands.n[WORK_COPIES]++;
+    first->commands.n[WORK_LAUNCHES]++;
+    first->commands.n[WORK_FLUSHES]++;
     for (size_t t = set; t <= last; ++t) {
         if ((status = hold(&w->gathered[t], ev != NULL ? ev[e + 1] : added))
                 != HISTO_OK)
@@ -655,8 +655,8 @@ static int switch_queue(struct work_share *sh, cl_command_queue to)
                                             &before));
         CL_CALL(clFlush(sh->counted_on));
         CL_CALL(clEnqueueBarrierWithWaitList(to, 1, &before, NULL));
-        sh->commands.markers += 2;
-        sh->commands.flushes++;
+        sh->commands.n[WORK_MARKERS] += 2;
+        sh->commands.n[WORK_FLUSHES]++;
     }
     sh->counted_on = to;
 fail:
@@ -693,7 +693,7 @@ static int enqueue_share(struct work *w, size_t s, size_t set, bool profiled,
                                     w->input->nbins, last_use != NULL,
                                     last_use != NULL ? &last_use : NULL,
                                     &ev[(*e)++]));
-        sh->commands.fills++;
+        sh->commands.n[WORK_FILLS]++;
     }
     if ((s == 0 || sends(w, s))
         && (status = hold(&sh->summed[set], ev[*e - 1])) != HISTO_OK)
@@ -703,7 +703,7 @@ static int enqueue_share(struct work *w, size_t s, size_t set, bool profiled,
      * flush cost NVIDIA's OpenCL 1.8-2.5 us. */
     if (!batched) {
         CL_CALL(clFlush(q));
-        sh->commands.flushes++;
+        sh->commands.n[WORK_FLUSHES]++;
     }
 fail:
     return status;
@@ -797,9 +797,9 @@ static int each_queue(struct work *w, bool finish)
                 continue;
             CL_CALL(op(queues[q]));
             if (finish)
-                sh->commands.waits++;
+                sh->commands.n[WORK_WAITS]++;
             else
-                sh->commands.flushes++;
+                sh->commands.n[WORK_FLUSHES]++;
         }
     }
 fail:

@@ -152,32 +152,29 @@ static void print_commands(FILE *f, const char *prefix,
                            const struct work_commands *c,
                            unsigned long iterations)
 {
+    static const char *const names[WORK_COMMAND_KINDS] = {
+        [WORK_LAUNCHES] = "launches", [WORK_COPIES] = "copies",
+        [WORK_FILLS] = "fills",       [WORK_MARKERS] = "markers",
+        [WORK_FLUSHES] = "flushes",   [WORK_WAITS] = "waits"};
     const double n = iterations > 0 ? (double)iterations : 1;
-    const unsigned long enqueued = c->launches + c->copies + c->fills
-                                 + c->markers;
+    unsigned long enqueued = 0;
+    for (int k = 0; k < WORK_ENQUEUED; ++k)
+        enqueued += c->n[k];
     fprintf(f, "%scommands.per_iteration = %.3f\n", prefix, enqueued / n);
-    const char *names[] = {"launches", "copies", "fills", "markers",
-                           "flushes", "waits"};
-    const unsigned long v[] = {c->launches, c->copies, c->fills, c->markers,
-                               c->flushes, c->waits};
-    for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k)
+    for (int k = 0; k < WORK_COMMAND_KINDS; ++k)
         fprintf(f, "%scommands.%s_per_iteration = %.3f\n", prefix, names[k],
-                v[k] / n);
+                c->n[k] / n);
 }
 
 /* Every share's commands, and their sum under commands.*. */
 static void print_all_commands(FILE *f, const struct work *w,
                                unsigned long iterations)
 {
-    struct work_commands all = {0, 0, 0, 0, 0, 0};
+    struct work_commands all = {{0}};
     for (size_t s = 0; s < work_ndevices(w); ++s) {
         const struct work_commands c = work_share_info(w, s).commands;
-        all.launches += c.launches;
-        all.copies += c.copies;
-        all.fills += c.fills;
-        all.markers += c.markers;
-        all.flushes += c.flushes;
-        all.waits += c.waits;
+        for (int k = 0; k < WORK_COMMAND_KINDS; ++k)
+            all.n[k] += c.n[k];
     }
     print_commands(f, "", &all, iterations);
 }

@@ -128,7 +128,7 @@ int work_setup(struct work *w, const struct strategy_env *base)
         for (size_t i = 0; i < sh->nslots; ++i) {
             struct strategy_env env = *base;
             share_env(w, sh, &sh->slots[i], &env);
-            env.launches = &sh->commands.launches;
+            env.launches = &sh->commands.n[WORK_LAUNCHES];
             if ((status = strategy_setup(w->strategy, &env,
                                          &sh->slots[i].state)) != HISTO_OK)
                 return status;
@@ -236,15 +236,8 @@ void work_count_stop(struct work *w)
 {
     for (size_t s = 0; s < w->ndevices; ++s) {
         struct work_share *sh = &w->shares[s];
-        const struct work_commands *a = &sh->commands, *b = &sh->count_base;
-        sh->counted = (struct work_commands){
-            .launches = a->launches - b->launches,
-            .copies = a->copies - b->copies,
-            .fills = a->fills - b->fills,
-            .markers = a->markers - b->markers,
-            .flushes = a->flushes - b->flushes,
-            .waits = a->waits - b->waits,
-        };
+        for (int k = 0; k < WORK_COMMAND_KINDS; ++k)
+            sh->counted.n[k] = sh->commands.n[k] - sh->count_base.n[k];
     }
 }
 

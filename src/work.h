@@ -161,16 +161,27 @@ struct work_totals {
 };
 struct work_totals work_totals(const struct work *w);
 
-/* What histo.out and the summary say of one share. */
-/* Host commands, counted where the work and the strategies make them:
- * commands enqueued (kernel launches, copies, fills, markers and
- * barriers) and the host's flushes and waits (clWaitForEvents and
- * clFinish of the work's queues; the timed loop's own reading of its
- * events, one wait a batch of 32, is not among them). */
+/* Host commands, counted where the work and the strategies make them,
+ * by kind: those enqueued first (kernel launches, copies, fills, markers
+ * and barriers: up to WORK_ENQUEUED), then the host's flushes and waits
+ * (clWaitForEvents and clFinish of the work's queues; the timed loop's
+ * own reading of its events, one wait a batch of 32, is not among
+ * them). */
+enum work_command {
+    WORK_LAUNCHES,
+    WORK_COPIES,
+    WORK_FILLS,
+    WORK_MARKERS,
+    WORK_ENQUEUED, /* the kinds above are enqueued, those below not */
+    WORK_FLUSHES = WORK_ENQUEUED,
+    WORK_WAITS,
+    WORK_COMMAND_KINDS
+};
 struct work_commands {
-    unsigned long launches, copies, fills, markers, flushes, waits;
+    unsigned long n[WORK_COMMAND_KINDS];
 };
 
+/* What histo.out and the summary say of one share. */
 struct work_share_info {
     const struct device_info *device;
     size_t first, count;       /* its values: input[first, first+count) */
