@@ -30,20 +30,22 @@ reportable_reasons() {
     [ -z "${system_missing:-}" ] || echo "system description: $system_missing not given (${system_file:-no config/system.conf: copy config/system.conf.example, or SYSTEM=FILE})"
     # stricter than SPEC, on purpose (docs/harness.md, "Run quality"):
     # runs that disagree, or a machine already busy when the run began
-    if [ -n "${spread:-}" ] \
-       && awk -v s="$spread" -v m="$SPREAD_MAX" 'BEGIN { exit !(s > m) }'; then
+    if above "${spread:-}" "$SPREAD_MAX"; then
         echo "noisy: spread ${spread}x > ${SPREAD_MAX}x (slowest over fastest run)"
     fi
     # the load the machine carried before histo ran, as its 1-minute
     # average and as the cores busy just before: each at most half its
     # cores (at least 1)
     l_max=$(awk -v c="${cores:-0}" 'BEGIN { print (c / 2 > 1 ? c / 2 : 1) }')
-    if [ -n "${load_before:-}" ] && [ -n "${cores:-}" ] \
-       && awk -v l="$load_before" -v m="$l_max" 'BEGIN { exit !(l > m) }'; then
+    if [ -n "${cores:-}" ] && above "${load_before:-}" "$l_max"; then
         echo "load $load_before on $cores cores when the run began (more than $l_max)"
     fi
-    if [ -n "${busy_before:-}" ] && [ -n "${cores:-}" ] \
-       && awk -v l="$busy_before" -v m="$l_max" 'BEGIN { exit !(l > m) }'; then
+    if [ -n "${cores:-}" ] && above "${busy_before:-}" "$l_max"; then
         echo "busy: $busy_before of $cores cores busy when the run began (more than $l_max)"
     fi
+}
+
+# above VALUE MAX: whether VALUE is given and a number above MAX
+above() {
+    [ -n "$1" ] && awk -v v="$1" -v m="$2" 'BEGIN { exit !(v > m) }'
 }
