@@ -412,6 +412,14 @@ static int plan(struct eye_state *s, const struct strategy_env *env)
     return check_allocs(p, env);
 }
 
+/* Where the counters end: the output bound (bind_output), else the
+ * strategy's own histogram. */
+static cl_mem eye_output(const void *opaque)
+{
+    const struct eye_state *s = opaque;
+    return s->out != NULL ? s->out : s->histo;
+}
+
 static int set_tile_args(struct eye_state *s)
 {
     int status = HISTO_OK;
@@ -448,7 +456,7 @@ static int set_tile_args(struct eye_state *s)
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->buckets));
     } else {
         /* the output bound (fused_bind_output), else its own */
-        const cl_mem hist = s->out != NULL ? s->out : s->histo;
+        const cl_mem hist = eye_output(s);
         s->fused_hist_arg = a;
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &hist));
         CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->control));
@@ -792,26 +800,27 @@ static int eye_bind(void *opaque, cl_mem values)
 }
 
 /* The buffer an iteration leaves the histogram in. */
-static cl_mem eye_output(const void *opaque)
+/* Output `out` (NULL: the strategy's own histogram) bound to argument
+ * `arg` of kernel k, the kernel that writes every bin last. */
+static int bind_output_to(struct eye_state *s, cl_mem out, int k,
+                          cl_uint arg)
 {
-    const struct eye_state *s = opaque;
-    return s->out != NULL ? s->out : s->histo;
+    int status = HISTO_OK;
+    if (s->out == out)
+        return HISTO_OK;
+    const cl_mem hist = out != NULL ? out : s->histo;
+    CL_CALL(clSetKernelArg(s->kernel[k], arg, sizeof hist, &hist));
+    s->out = out;
+fail:
+    return status;
 }
 
 /* The reduction's output (two launches an iteration: eye_reduce writes
  * every bin, and is the last kernel). */
 static int eye_bind_output(void *opaque, cl_mem out)
 {
-    int status = HISTO_OK;
     struct eye_state *s = opaque;
-    if (s->out == out)
-        return HISTO_OK;
-    const cl_mem hist = out != NULL ? out : s->histo;
-    CL_CALL(clSetKernelArg(s->kernel[K_REDUCE], s->hist_arg, sizeof hist,
-                           &hist));
-    s->out = out;
-fail:
-    return status;
+    return bind_output_to(s, out, K_REDUCE, s->hist_arg);
 }
 
 /* The fused kernel's output: its reduction writes every bin, and it is
@@ -819,16 +828,8 @@ fail:
  * into a share's sum itself, one launch a share and iteration. */
 static int fused_bind_output(void *opaque, cl_mem out)
 {
-    int status = HISTO_OK;
     struct eye_state *s = opaque;
-    if (s->out == out)
-        return HISTO_OK;
-    const cl_mem hist = out != NULL ? out : s->histo;
-    CL_CALL(clSetKernelArg(s->kernel[K_TILE], s->fused_hist_arg,
-                           sizeof hist, &hist));
-    s->out = out;
-fail:
-    return status;
+    return bind_output_to(s, out, K_TILE, s->fused_hist_arg);
 }
 
 static int eye_download(void *opaque, cl_command_queue queue, uint8_t *histo)
