@@ -148,6 +148,14 @@ results_state() {
 results_state >"$ROOT/results.before"
 
 now() { date +%s.%N; }
+# cpu_of SUBJECT: the CPU seconds (user and system) of the subject's
+# process and every child it waited for, from the shell's `times` as its
+# wrapper wrote them ("?" when it ended without: killed)
+cpu_of() {
+    awk 'NR == 2 { t = 0; for (i = 1; i <= 2; ++i) { split($i, p, "m"); t += p[1] * 60 + p[2] }
+                   printf "%.1f", t; found = 1 }
+         END { if (!found) printf "?" }' "$ROOT/$1.cpu" 2>/dev/null || printf '?'
+}
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 : >"$ROOT/times.tsv"
@@ -179,7 +187,7 @@ start_subject() {
     s=$1 v=$(var "$1")
     echo "== $s: started"
     said=$(now)
-    rm -f "$ROOT/$s.status" "$ROOT/$s.new"
+    rm -f "$ROOT/$s.status" "$ROOT/$s.new" "$ROOT/$s.cpu"
     : >"$ROOT/$s.log"
     eval "started_$v=$(now) read_$v=0 last_$v=\$started_$v pass_$v=0 fail_$v=0 skip_$v=0"
     part=""
@@ -187,11 +195,11 @@ start_subject() {
     # in a process group of its own, so that an interrupt stops it and
     # every process it started (a background job ignores SIGINT)
     case $s in
-        warm.*) setsid sh -c 'sh tests/warm.sh "$1" "$2" >"$3" 2>"$4"; echo $? >"$5"' sh \
-                    "$ROOT/warm" "$part" "$ROOT/$s.log" "$ROOT/$s.err" "$ROOT/$s.status" & ;;
+        warm.*) setsid sh -c 'sh tests/warm.sh "$1" "$2" >"$3" 2>"$4"; st=$?; times >"$6"; echo $st >"$5"' sh \
+                    "$ROOT/warm" "$part" "$ROOT/$s.log" "$ROOT/$s.err" "$ROOT/$s.status" "$ROOT/$s.cpu" & ;;
         *) TEST_FILTER=$filter HISTO_TEST_PART=$part setsid sh -c \
-               'sh "$1" >"$2" 2>"$3"; echo $? >"$4"' sh "$DIR/${s%%.*}.sh" \
-               "$ROOT/$s.log" "$ROOT/$s.err" "$ROOT/$s.status" & ;;
+               'sh "$1" >"$2" 2>"$3"; st=$?; times >"$5"; echo $st >"$4"' sh "$DIR/${s%%.*}.sh" \
+               "$ROOT/$s.log" "$ROOT/$s.err" "$ROOT/$s.status" "$ROOT/$s.cpu" & ;;
     esac
     eval "pid_$v=$!"
     running="$running $s"
@@ -237,8 +245,9 @@ finish_subject() {
             sed 's/^/  /' "$ROOT/$s.log"
             eval "t0=\$started_$v"
             secs=$(since "$t0")
-            printf '%s\t%s\n' "$s" "$secs" >>"$ROOT/subjects.tsv"
-            echo "== $s: $secs s (kernel builds, apart from the cases)"
+            cpu=$(cpu_of "$s")
+            printf '%s\t%s\t%s\n' "$s" "$secs" "$cpu" >>"$ROOT/subjects.tsv"
+            echo "== $s: $secs s, $cpu CPU-s (kernel builds, apart from the cases)"
             said=$(now)
             return ;;
     esac
@@ -260,11 +269,12 @@ finish_subject() {
     fi
     grep "skipped" "$ROOT/$s.err" | sed "s/^/  /"
     secs=$(since "$t0")
-    printf '%s\t%s\n' "$s" "$secs" >>"$ROOT/subjects.tsv"
+    cpu=$(cpu_of "$s")
+    printf '%s\t%s\t%s\n' "$s" "$secs" "$cpu" >>"$ROOT/subjects.tsv"
     # a subject that passed leaves its log and no outputs; a failed one
     # keeps them for whoever looks
     [ "$f" -ne 0 ] || [ -n "${HISTO_TEST_KEEP:-}" ] || rm -rf "${ROOT:?}/$s"
-    echo "== $s: $p passed, $f failed, $k skipped ($secs s)"
+    echo "== $s: $p passed, $f failed, $k skipped ($secs s, $cpu CPU-s)"
     said=$(now)
     pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
 }
@@ -375,7 +385,12 @@ echo "1..$tap_n" >>"$ROOT/suite.tap"
 if [ -z "$T" ]; then
     echo "slowest tests (s): $(sort -t "$(printf '\t')" -k3 -rn "$ROOT/times.tsv" | head -n 10 \
         | awk -F '\t' '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $2, $3 }')"
-    echo "suite: $(since "$t_all") s with $JOBS at a time; $ROOT at most $((peak_kb / 1024)) MiB (sampled every 20 s), $(du -sm "$ROOT" 2>/dev/null | cut -f1) MiB at the end"
+    # CPU: the subjects' own (subjects.tsv), and this runner's with the
+    # processes it waited for (its clock readings, the subjects' wrappers)
+    sub_cpu=$(awk -F '\t' '{ t += $3 } END { printf "%.1f", t }' "$ROOT/subjects.tsv")
+    times >"$ROOT/runner.cpu"
+    all_cpu=$(awk '{ for (i = 1; i <= 2; ++i) { split($i, p, "m"); t += p[1] * 60 + p[2] } } END { printf "%.1f", t }' "$ROOT/runner.cpu")
+    echo "suite: $(since "$t_all") s with $JOBS at a time, $sub_cpu CPU-s in the subjects ($all_cpu with the runner's own); $ROOT at most $((peak_kb / 1024)) MiB (sampled every 20 s), $(du -sm "$ROOT" 2>/dev/null | cut -f1) MiB at the end"
 fi
 echo "$skip skipped (each SKIP line above says why)"
 echo "$pass passed, $fail failed"
