@@ -301,7 +301,8 @@ static int combine(struct work *w, struct work_share *sh,
     CL_CALL(clSetKernelArg(k, 2, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, 3, sizeof copy, &copy));
     CL_CALL(clEnqueueNDRangeKernel(queue, k, 1, NULL, &sh->combine_items,
-                                   NULL, n, n > 0 ? waits : NULL, event));
+                                   &sh->combine_local, n,
+                                   n > 0 ? waits : NULL, event));
     sh->commands.n[WORK_LAUNCHES]++;
 fail:
     return status;
@@ -591,8 +592,9 @@ static int enqueue_gather(struct work *w, unsigned long j)
     CL_CALL(clSetKernelArg(k, 3, sizeof stride, &stride));
     CL_CALL(clSetKernelArg(k, 4, sizeof set_pitch, &set_pitch));
     CL_CALL(clSetKernelArg(k, 5, sizeof nparts, &nparts));
-    const size_t global[2] = {first->combine_items, n};
-    CL_CALL(clEnqueueNDRangeKernel(gather, k, 2, NULL, global, NULL, 1,
+    const size_t global[2] = {first->combine_items, n},
+                 local[2] = {first->combine_local, 1};
+    CL_CALL(clEnqueueNDRangeKernel(gather, k, 2, NULL, global, local, 1,
                                    &first->summed[last],
                                    ev != NULL ? &ev[e + 1] : &added));
     CL_CALL(clFlush(gather));

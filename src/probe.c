@@ -113,12 +113,16 @@ static int build_combine(struct work *w, struct work_share *sh,
     const uint64_t runs = w->input->nbins / 16 + 1;
     size_t local;
     if ((status = strategy_group_size(dev, sh->combine, HISTO_WORK_GROUP,
-                                      &local, NULL)) != HISTO_OK)
+                                      &local, NULL)) != HISTO_OK
+        || (sh->parts != NULL
+            && (status = strategy_group_size(dev, sh->parts, local, &local,
+                                             NULL)) != HISTO_OK))
         return status;
     sh->combine_items = strategy_stride_groups(dev, 4, runs, local,
                                                sh->loop_limit) * local;
     if (sh->combine_items < 16)
         sh->combine_items = (16 + local - 1) / local * local;
+    sh->combine_local = local;
 fail:
     return status;
 }

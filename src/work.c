@@ -317,6 +317,7 @@ static void release_share(struct work *w, size_t s, bool keep)
         .combine = sh->combine,
         .parts = sh->parts,
         .combine_items = sh->combine_items,
+        .combine_local = sh->combine_local,
         .loop_limit = sh->loop_limit,
         .clock_unusable = sh->clock_unusable,
         .buffers = sh->buffers,

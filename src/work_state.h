@@ -89,7 +89,12 @@ struct work_share {
     cl_program program;        /* the strategy's kernels                */
     cl_program combine_program;
     cl_kernel combine;
-    size_t combine_items;
+    size_t combine_items;      /* the combines' work-items (a multiple of
+                                  combine_local)                        */
+    size_t combine_local;      /* their work-group: given, not left to the
+                                  runtime, which picks by the global size
+                                  (PoCL then builds the kernel again for
+                                  each group size it picks)             */
     uint32_t loop_limit;       /* iterations after which the device ends
                                   a work-item's loops (kernels/probe.cl),
                                   0: none seen                          */

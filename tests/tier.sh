@@ -11,13 +11,13 @@
 #   full   (make test-full) every cell.
 # HISTO_TEST_SLICE=K/N takes the cells whose key's cksum is K mod N;
 # "none" takes none (make test-asan). By default make test takes slice
-# C mod 8, C the number of commits to HEAD, so that eight commits in a
-# row cover the whole product between them (0/8 outside a git checkout).
+# C mod 16, C the number of commits to HEAD, so that sixteen commits in a
+# row cover the whole product between them (0/16 outside a git checkout).
 #
 # A cell with a value its model lacks (a strategy or input added since
 # the table was made) runs in every tier; tests/suite.sh fails until the
 # table is made again (tests/pairs/make-pairs.sh).
-TIER_SLICES=8
+TIER_SLICES=16
 TIER=${HISTO_TEST_TIER:-pairs}
 # tier_error: what is wrong with the two variables, or empty; tests/run.sh
 # and tests/lib.sh stop on it
