@@ -180,13 +180,23 @@ tap() {
 # per running subject: its start, the lines of its log already read and
 # the time of the last one, its counts
 running=""
-# var JOB: the job's name as a shell variable's (impl.intel-cpu:
-# impl_intel_cpu)
-var() { echo "$1" | tr '.-' '__'; }
+# var JOB: v = the job's name as a shell variable's (impl.intel-cpu:
+# impl_intel_cpu), without a process: the loop below asks it for every
+# running job twice a second
+var() {
+    v="" v_rest=$1
+    while :; do
+        case $v_rest in
+            *[.-]*) v=$v${v_rest%%[.-]*}_ v_rest=${v_rest#*[.-]} ;;
+            *) v=$v$v_rest; return ;;
+        esac
+    done
+}
 start_subject() {
-    s=$1 v=$(var "$1")
+    s=$1
+    var "$1"
     echo "== $s: started"
-    said=$(now)
+    said=$(now) said_pass=$sampled
     rm -f "$ROOT/$s.status" "$ROOT/$s.new" "$ROOT/$s.cpu"
     : >"$ROOT/$s.log"
     eval "started_$v=$(now) read_$v=0 last_$v=\$started_$v pass_$v=0 fail_$v=0 skip_$v=0"
@@ -208,7 +218,8 @@ start_subject() {
 # take_lines SUBJECT: counts and prints the subject's new lines: a FAIL at
 # once with the log's path, the others counted; times each.
 take_lines() {
-    s=$1 v=$(var "$1") subject=${1%%.*}
+    s=$1 subject=${1%%.*}
+    var "$1"
     eval "n=\$read_$v last=\$last_$v"
     total=$(wc -l <"$ROOT/$s.log")
     [ "$total" -gt "$n" ] || return 0
@@ -239,7 +250,8 @@ take_lines() {
 # finish_subject SUBJECT: its last lines, its summary line; a subject that
 # printed no result at all fails.
 finish_subject() {
-    s=$1 v=$(var "$1")
+    s=$1
+    var "$1"
     case $s in
         warm.*)
             sed 's/^/  /' "$ROOT/$s.log"
@@ -248,7 +260,7 @@ finish_subject() {
             cpu=$(cpu_of "$s")
             printf '%s\t%s\t%s\n' "$s" "$secs" "$cpu" >>"$ROOT/subjects.tsv"
             echo "== $s: $secs s, $cpu CPU-s (kernel builds, apart from the cases)"
-            said=$(now)
+            said=$(now) said_pass=$sampled
             return ;;
     esac
     take_lines "$s"
@@ -275,7 +287,7 @@ finish_subject() {
     # keeps them for whoever looks
     [ "$f" -ne 0 ] || [ -n "${HISTO_TEST_KEEP:-}" ] || rm -rf "${ROOT:?}/$s"
     echo "== $s: $p passed, $f failed, $k skipped ($secs s, $cpu CPU-s)"
-    said=$(now)
+    said=$(now) said_pass=$sampled
     pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + k))
 }
 
@@ -285,10 +297,11 @@ finish_subject() {
 interrupted() {
     trap '' INT TERM HUP
     for s in $running; do
-        eval "pid=\$pid_$(var "$s")"
+        var "$s"
+        eval "pid=\$pid_$v"
         kill -TERM "-$pid" 2>/dev/null
         take_lines "$s"
-        eval "pass=\$((pass + pass_$(var "$s"))) fail=\$((fail + fail_$(var "$s"))) skip=\$((skip + skip_$(var "$s")))"
+        eval "pass=\$((pass + pass_$v)) fail=\$((fail + fail_$v)) skip=\$((skip + skip_$v))"
     done
     # shellcheck disable=SC2086,SC2116 # the list on one line
     what="interrupted by $1 with $(echo $running) running"
@@ -310,7 +323,7 @@ sample_size() {
     [ "${kb:-0}" -le "$peak_kb" ] || peak_kb=$kb
 }
 t_all=$(now)
-said=$t_all
+said=$t_all said_pass=0
 HEARTBEAT_S=${HISTO_TEST_HEARTBEAT_S:-30}
 # shellcheck disable=SC2086,SC2116 # the list on one line
 queue=$(echo $jobs)
@@ -338,7 +351,8 @@ while [ -n "$queue" ] || [ -n "$running" ]; do
     done
     still=""
     for s in $running; do
-        eval "pid=\$pid_$(var "$s")"
+        var "$s"
+        eval "pid=\$pid_$v"
         if [ -f "$ROOT/$s.status" ] || ! kill -0 "$pid" 2>/dev/null; then
             finish_subject "$s"
         else
@@ -348,14 +362,19 @@ while [ -n "$queue" ] || [ -n "$running" ]; do
     done
     running=$still
     # never silent for more than HEARTBEAT_S: what runs, and its cases
-    if [ -n "$running" ] && [ "$(since "$said" | cut -d. -f1)" -ge "$HEARTBEAT_S" ]; then
+    # (the clock read only once as many passes as half-seconds in
+    # HEARTBEAT_S went by since the last line, not every pass: each
+    # reading is a few processes)
+    if [ -n "$running" ] && [ $((sampled - said_pass)) -ge $((2 * HEARTBEAT_S)) ] \
+       && [ "$(since "$said" | cut -d. -f1)" -ge "$HEARTBEAT_S" ]; then
         busy=""
         for s in $running; do
-            eval "c=\$((pass_$(var "$s") + fail_$(var "$s") + skip_$(var "$s")))"
+            var "$s"
+            eval "c=\$((pass_$v + fail_$v + skip_$v))"
             busy="$busy${busy:+, }$s ($c cases)"
         done
         echo "== still running after $(since "$t_all") s: $busy"
-        said=$(now)
+        said=$(now) said_pass=$sampled
     fi
     sampled=$((sampled + 1))
     [ $((sampled % 40)) -ne 1 ] || sample_size
