@@ -8,21 +8,40 @@
 
 /* The kernel's scalar arguments (eye.c sets them: set_tile_args). */
 struct eye_args {
-    uint n, nbins, tile_bins, tile_words, ncells, cell_tiles, max_tiles,
-         min_samples, min_samples_2d, forced_batches, count_groups, replicas,
-         bucket_cap;
+    uint n, nbins, width, tile_bins, tile_words, ncells, cell_tiles,
+         max_tiles, min_samples, min_samples_2d, forced_batches,
+         count_groups, replicas, bucket_cap;
+    ulong width_recip;
 };
 
 /* The parameters every entry opens with; each adds its own after them. */
 #define EYE_PARAMS                                                        \
-    global const uint *restrict in, uint n, uint nbins, uint tile_bins,   \
-        uint tile_words, uint ncells, uint cell_tiles, uint max_tiles,    \
-        uint min_samples, uint min_samples_2d, uint forced_batches,       \
-        uint count_groups, uint replicas, local uint *tile
+    global const uint *restrict in, uint n, uint nbins, uint width,       \
+        ulong width_recip, uint tile_bins, uint tile_words, uint ncells,  \
+        uint cell_tiles, uint max_tiles, uint min_samples,                \
+        uint min_samples_2d, uint forced_batches, uint count_groups,      \
+        uint replicas, local uint *tile
 
 /* struct eye_args from an entry's EYE_PARAMS and its bucket_cap (0u for
  * the entries without buckets). */
 #define EYE_ARGS(bucket_cap)                                              \
-    {n, nbins, tile_bins, tile_words, ncells, cell_tiles, max_tiles,      \
-     min_samples, min_samples_2d, forced_batches, count_groups, replicas, \
-     bucket_cap}
+    {n, nbins, width, tile_bins, tile_words, ncells, cell_tiles,          \
+     max_tiles, min_samples, min_samples_2d, forced_batches,              \
+     count_groups, replicas, bucket_cap, width_recip}
+
+/*
+ * The histogram's width (bins a row) is an argument, not a build option,
+ * so that one program serves every histogram shape: PoCL, rusticl and
+ * Intel's runtime build a program once for its sources and options. Its
+ * quotients in the loops over values and bins take no division: with
+ * width_recip = ceil(2^64 / width) (eye.c, eye_width_recip), d / width
+ * is the high 64 bits of d * width_recip for every 32-bit d (Lemire,
+ * Kaser and Kurz, "Faster remainder by direct computation", 2019: exact
+ * where the reciprocal has at least the numerator's 32 bits and the
+ * divisor's bits together); a width of 1, whose reciprocal 2^64 has no
+ * ulong, is its own quotient.
+ */
+static inline uint width_div(uint d, uint width, ulong width_recip)
+{
+    return width == 1u ? d : (uint)mul_hi((ulong)d, width_recip);
+}

@@ -126,7 +126,7 @@ static uint tile_bin(const struct place *pl, uint offset)
     if (pl->cols == 0)
         return pl->tile_lo + offset;
     const uint r = offset / pl->cols;
-    return pl->tile_lo + r * HISTO_WIDTH + (offset - r * pl->cols);
+    return pl->tile_lo + r * pl->width + (offset - r * pl->cols);
 }
 
 /* The records in `outer` of an add to 8-bit counter `offset` that
@@ -180,12 +180,12 @@ static void flush_narrow(local const uint *tile, uint tile_len,
 
 /* Whether d bins past a 2-D window's (or tile's) first bin, within its
  * span, lies in its columns; *offset = the bin's counter, row by row. */
-static bool in_cols(uint d, uint cols, uint *offset)
+static bool in_cols(uint d, const struct place *pl, uint *offset)
 {
-    const uint r = d / HISTO_WIDTH;
-    const uint c = d - r * HISTO_WIDTH;
-    *offset = r * cols + c;
-    return c < cols;
+    const uint r = width_div(d, pl->width, pl->width_recip);
+    const uint c = d - r * pl->width;
+    *offset = r * pl->cols + c;
+    return c < pl->cols;
 }
 
 /* One value of bin v into `outer`, the result unused (so that NVIDIA's
@@ -231,11 +231,11 @@ static inline void count(local uint *tile, uint *sat, global uint *outer,
         return;
     }
     const uint d = v - pl->tile_lo;
-    if (d < pl->tile_span && in_cols(d, pl->cols, &offset)) {
+    if (d < pl->tile_span && in_cols(d, pl, &offset)) {
         counter_add(tile, offset, sat, outer, pl, plain, narrow);
     } else if (duty) {
         const uint e = v - pl->lo;
-        if (!(e < pl->len && in_cols(e, pl->cols, &offset)))
+        if (!(e < pl->len && in_cols(e, pl, &offset)))
             outer_add(outer, v);
     }
 }
@@ -304,8 +304,8 @@ static void place_tile(struct place *pl, uint t, uint tiles, uint tile_bins,
         pl->tile_span = 0;
     } else {
         const uint rows = min(cell_rows, win_rows - t * cell_rows);
-        pl->tile_lo = pl->lo + t * cell_rows * HISTO_WIDTH;
-        pl->tile_span = (rows - 1) * HISTO_WIDTH + pl->cols;
+        pl->tile_lo = pl->lo + t * cell_rows * pl->width;
+        pl->tile_span = (rows - 1) * pl->width + pl->cols;
         pl->tile_len = rows * pl->cols;
     }
 }

@@ -144,8 +144,8 @@ static uint4 lane_sum(uint4 c, global const uchar *p, uint lane,
  * the flat histogram, or (cols != 0) `cols` columns from lo over `rows`
  * rows; the tiles' partials, `stride` bytes from one batch to the next. */
 struct window {
-    uint lo, hi, batches, cols, rows;
-    ulong stride;
+    uint lo, hi, batches, cols, rows, width;
+    ulong stride, width_recip; /* width: the histogram's (width_div) */
     bool records; /* the window's bins have records in `outer` */
 };
 
@@ -153,9 +153,12 @@ struct window {
  * find_grid (eye_tile.cl) fill theirs: Oclgrind cannot run the noalias
  * scope markers LLVM leaves where it inlines a function that returns
  * such a struct. */
-static void read_window(global const uint *eye, struct window *w,
+static void read_window(global const uint *eye, uint width,
+                        ulong width_recip, struct window *w,
                         const bool may_record)
 {
+    w->width = width;
+    w->width_recip = width_recip;
     const uint tiles = eye[HISTO_EYE_TILES];
     w->lo = eye[HISTO_EYE_LO];
     w->hi = eye[HISTO_EYE_HI];
@@ -188,8 +191,8 @@ static void reduce_outer(global uint *outer,
         bool in = d < hi - lo;
         uint off = d; /* the quad's offset in a tile of `partial` */
         if (cols != 0) {
-            const uint r = d / HISTO_WIDTH;
-            const uint c = d - r * HISTO_WIDTH;
+            const uint r = width_div(d, w->width, w->width_recip);
+            const uint c = d - r * w->width;
             in = c < cols && r < w->rows;
             off = r * cols + c;
         }
@@ -245,7 +248,7 @@ static void reduce_window(global uint *outer, global const uchar *partial,
             const uint r = wq / (cols / 4);
             const uint cq = wq - r * (cols / 4);
             off = r * cols + 4 * cq;
-            q = (lo + r * HISTO_WIDTH) / 4 + cq;
+            q = (lo + r * w->width) / 4 + cq;
         }
         const bool mine = wq < win_quads && lane < HISTO_REDUCE_LANES;
         /* every lane starts from the quad's records, biased (see
@@ -415,7 +418,8 @@ static void reduce_buckets(global uint *outer, global uint *buckets,
 static inline void eye_reduce_body(global uint *restrict outer,
                                    global const uchar *restrict partial,
                                    global const uint *restrict eye,
-                                   uint nbins, global uchar *restrict hist,
+                                   uint nbins, uint width, ulong width_recip,
+                                   global uchar *restrict hist,
                                    uint part_a_groups, uint bucket_cap,
                                    global uint *restrict buckets,
                                    local uint *lanes, const bool may_record)
@@ -426,7 +430,7 @@ static inline void eye_reduce_body(global uint *restrict outer,
         return;
     }
     struct window w;
-    read_window(eye, &w, may_record);
+    read_window(eye, width, width_recip, &w, may_record);
     const uint gid = (uint)get_global_id(0);
     const uint size = (uint)get_local_size(0);
     const uint part_a = part_a_groups * size;
@@ -453,15 +457,15 @@ static inline void eye_reduce_body(global uint *restrict outer,
 
 #define EYE_REDUCE_PARAMS                                                 \
     global uint *restrict outer, global const uchar *restrict partial,    \
-        global const uint *restrict eye, uint nbins,                      \
-        global uchar *restrict hist, uint part_a_groups, uint bucket_cap, \
-        global uint *restrict buckets
+        global const uint *restrict eye, uint nbins, uint width,          \
+        ulong width_recip, global uchar *restrict hist,                   \
+        uint part_a_groups, uint bucket_cap, global uint *restrict buckets
 
 kernel void eye_reduce(EYE_REDUCE_PARAMS)
 {
     local uint lanes[HISTO_BUCKET_LOCAL_WORDS];
-    eye_reduce_body(outer, partial, eye, nbins, hist, part_a_groups,
-                    bucket_cap, buckets, lanes, false);
+    eye_reduce_body(outer, partial, eye, nbins, width, width_recip, hist,
+                    part_a_groups, bucket_cap, buckets, lanes, false);
 }
 
 #if HISTO_NARROW_AUTO
@@ -474,7 +478,7 @@ kernel void eye_reduce(EYE_REDUCE_PARAMS)
  * of these overflow its 32 KiB. */
 kernel void eye_reduce_narrow(EYE_REDUCE_PARAMS, local uint *lanes)
 {
-    eye_reduce_body(outer, partial, eye, nbins, hist, part_a_groups,
-                    bucket_cap, buckets, lanes, true);
+    eye_reduce_body(outer, partial, eye, nbins, width, width_recip, hist,
+                    part_a_groups, bucket_cap, buckets, lanes, true);
 }
 #endif

@@ -140,13 +140,14 @@ static void column_window(local const uint *bucket, local uint *edges,
 static void sample_columns(global const uint *restrict in,
                            const struct sampling *sp, uint mine,
                            local uint *bucket, local struct eye_small *sm,
-                           uint lid, uint size, bool active)
+                           uint width, ulong width_recip, uint lid,
+                           uint size, bool active)
 {
     uint v = mine;
     for (uint s = lid; active && s < sp->samples; s += size) {
         const uint next = sample_after(in, sp, s, size);
-        atomic_inc(&bucket[(uint)((ulong)(v % HISTO_WIDTH)
-                                  * HISTO_EYE_COL_BUCKETS / HISTO_WIDTH)]);
+        const uint c = v - width_div(v, width, width_recip) * width;
+        atomic_inc(&bucket[(uint)((ulong)c * HISTO_EYE_COL_BUCKETS / width)]);
         v = next;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -159,7 +160,8 @@ static void sample_columns(global const uint *restrict in,
 /* The 2-D candidate from the columns' edges: whole quads of columns;
  * none where the sampled columns span more than half a row. */
 static struct span2 column_span(local const struct eye_small *sm,
-                                uint tile_bins, uint height, bool can_2d)
+                                uint width, uint tile_bins, uint height,
+                                bool can_2d)
 {
     struct span2 sq;
     sq.c0 = 0;
@@ -169,12 +171,12 @@ static struct span2 column_span(local const struct eye_small *sm,
     sq.cells2 = 0;
     if (!can_2d || sm->edges[0] > sm->edges[1])
         return sq;
-    const uint c0 = (uint)((ulong)sm->edges[0] * HISTO_WIDTH
+    const uint c0 = (uint)((ulong)sm->edges[0] * width
                            / HISTO_EYE_COL_BUCKETS) & ~3u;
-    uint c1 = (uint)(((ulong)sm->edges[1] + 1) * HISTO_WIDTH
+    uint c1 = (uint)(((ulong)sm->edges[1] + 1) * width
                      / HISTO_EYE_COL_BUCKETS);
-    c1 = min((c1 + 3) & ~3u, (uint)HISTO_WIDTH);
-    if (2 * (c1 - c0) > HISTO_WIDTH)
+    c1 = min((c1 + 3) & ~3u, width);
+    if (2 * (c1 - c0) > width)
         return sq;
     sq.c0 = c0;
     sq.cols = c1 - c0;
@@ -244,8 +246,8 @@ static void count_equal(const struct sampling *sp, local const uint *xs,
 static void sample_cells(global const uint *restrict in,
                          const struct sampling *sp, uint mine,
                          const struct scratch *sc, const struct span2 *sq,
-                         uint tile_bins, uint cell_tiles, uint lid,
-                         uint size)
+                         uint width, ulong width_recip, uint tile_bins,
+                         uint cell_tiles, uint lid, uint size)
 {
     const uint cells1 = sc->cells1, cells2 = sq->cells2;
     const uint copy = lid & (sc->copies - 1);
@@ -258,8 +260,8 @@ static void sample_cells(global const uint *restrict in,
         const uint t = v / tile_bins;
         atomic_inc(&cell1[cell_tiles == 1 ? t : t / cell_tiles]);
         if (cells2 != 0) {
-            const uint row = v / HISTO_WIDTH;
-            if (v - row * HISTO_WIDTH - sq->c0 < sq->cols)
+            const uint row = width_div(v, width, width_recip);
+            if (v - row * width - sq->c0 < sq->cols)
                 atomic_inc(&cell2[min(row / sq->bucket_rows, cells2 - 1)]);
         }
         v = next;

@@ -25,7 +25,9 @@
  * to last row); the tile is `cols` columns from bin tile_lo over
  * tile_span bins, its counters row by row. */
 struct place {
-    uint lo, len, tile_lo, tile_len, cols, tile_span;
+    uint lo, len, tile_lo, tile_len, cols, tile_span, width;
+    ulong width_recip; /* the histogram's width and its reciprocal
+                          (eye_args.cl, width_div) */
 };
 
 /* The eye window in one grid of cells of cell_tiles tiles each (the last
@@ -188,14 +190,12 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
     const struct sampling sp = sampling(a->n);
-    const uint height = a->nbins / HISTO_WIDTH;
+    const uint width = a->width;
+    const uint height = width_div(a->nbins, width, a->width_recip);
     /* A 2-D window needs whole quads of columns (the reduction reads four
      * bins at a time) and a whole row per tile. */
-#if HISTO_WIDTH % 4 == 0 && HISTO_WIDTH >= 8
-    const bool can_2d = allow_2d && HISTO_WIDTH <= a->tile_bins;
-#else
-    const bool can_2d = false;
-#endif
+    const bool can_2d = allow_2d && width % 4 == 0 && width >= 8
+                        && width <= a->tile_bins;
     const uint words = min(a->tile_words,
                            HISTO_EYE_COL_BUCKETS
                                + (a->ncells + (can_2d ? HISTO_EYE_ROW_BUCKETS
@@ -222,12 +222,14 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     if (have_xs)
         count_equal(&sp, tile + xs_at, equal, lid, size);
     if (allow_2d)
-        sample_columns(in, &sp, mine, tile, sm, lid, size, can_2d);
-    const struct span2 sq = column_span(sm, a->tile_bins, height, can_2d);
+        sample_columns(in, &sp, mine, tile, sm, width, a->width_recip, lid,
+                       size, can_2d);
+    const struct span2 sq = column_span(sm, width, a->tile_bins, height,
+                                        can_2d);
     const struct scratch sc = scratch_layout(tile, a->tile_words, a->ncells,
                                              sq.cells2);
-    sample_cells(in, &sp, mine, &sc, &sq, a->tile_bins, a->cell_tiles, lid,
-                 size);
+    sample_cells(in, &sp, mine, &sc, &sq, width, a->width_recip,
+                 a->tile_bins, a->cell_tiles, lid, size);
     /* in local memory, not a register: read only when the counting
      * starts (count_group); eye_tile_2d touches none of it */
     if (!allow_2d && lid == 0) {
@@ -242,6 +244,8 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     const uint tiles = choose_windows(a, &sc, &sq, height, sm, lid, size,
                                       allow_2d, &use_2d);
     pl->cols = use_2d ? sq.cols : 0;
+    pl->width = width;
+    pl->width_recip = a->width_recip;
     *win_rows = 0;
     *cell_rows = sq.cell_rows;
     if (!use_2d) {
@@ -250,10 +254,10 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
         *tile_stride = a->tile_bins;
     } else {
         const uint r0 = sm->window2[0];
-        pl->lo = r0 * HISTO_WIDTH + sq.c0;
+        pl->lo = r0 * width + sq.c0;
         *win_rows = min(tiles * sq.cell_rows, height - r0);
         /* bins from the first to one past the last in the window */
-        pl->len = (*win_rows - 1) * HISTO_WIDTH + sq.cols;
+        pl->len = (*win_rows - 1) * width + sq.cols;
         *tile_stride = sq.cell_rows * sq.cols;
     }
     return tiles;

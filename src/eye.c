@@ -427,12 +427,15 @@ static int set_tile_args(struct eye_state *s)
     /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
      * in cl_uint. */
     const cl_uint n = (cl_uint)s->input->nvalues;
-    const cl_uint nbins = s->input->nbins;
+    const cl_uint nbins = s->input->nbins, width = s->input->histo_width;
+    const cl_ulong width_recip = eye_width_recip(width);
     const cl_kernel k = s->kernel[K_TILE];
     cl_uint a = 0;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->values));
     CL_CALL(clSetKernelArg(k, a++, sizeof n, &n));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof width, &width));
+    CL_CALL(clSetKernelArg(k, a++, sizeof width_recip, &width_recip));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_words, &p->tile_words));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
@@ -470,13 +473,16 @@ fail:
 static int set_reduce_args(struct eye_state *s)
 {
     int status = HISTO_OK;
-    const cl_uint nbins = s->input->nbins;
+    const cl_uint nbins = s->input->nbins, width = s->input->histo_width;
+    const cl_ulong width_recip = eye_width_recip(width);
     const cl_kernel k = s->kernel[K_REDUCE];
     cl_uint a = 0;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    CL_CALL(clSetKernelArg(k, a++, sizeof width, &width));
+    CL_CALL(clSetKernelArg(k, a++, sizeof width_recip, &width_recip));
     s->hist_arg = a;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_uint),
@@ -696,7 +702,7 @@ static int tile_rebuild(struct eye_state *s, size_t size)
                                 s->fused ? sizeof fused_sources
                                                / sizeof fused_sources[0]
                                          : sizeof sources / sizeof sources[0],
-                                s->input->histo_width, &defines, &program))
+                                &defines, &program))
         != HISTO_OK)
         return status;
     if (s->rebuilt != NULL)

@@ -40,6 +40,12 @@ size_t eye_plan_reduce_group(size_t allowed)
     return allowed;
 }
 
+uint64_t eye_width_recip(uint32_t width)
+{
+    /* ceil(2^64 / w) = floor((2^64 - 1) / w) + 1 for every w >= 1 */
+    return width < 2 ? 0 : UINT64_MAX / width + 1;
+}
+
 uint64_t eye_plan_local_words(uint64_t local_mem, uint64_t static_local)
 {
     const uint64_t reserved = HISTO_LOCAL_HEADROOM + static_local;

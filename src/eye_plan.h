@@ -61,6 +61,12 @@ size_t eye_plan_tile_group(size_t compiled, size_t accepted, size_t target,
  * (`allowed`): a multiple of HISTO_REDUCE_LANES where it holds any. */
 size_t eye_plan_reduce_group(size_t allowed);
 
+/* The eye kernels' reciprocal of the histogram's width (their width_div,
+ * kernels/eye_args.cl): ceil(2^64 / width), so that d / width is the
+ * high 64 bits of d times it for every 32-bit d; 0 for a width of 1,
+ * whose quotients the kernels take as they are. */
+uint64_t eye_width_recip(uint32_t width);
+
 /* Local words a tile group may take of `local_mem` bytes, less the tile
  * kernel's static local memory and HISTO_LOCAL_HEADROOM. */
 uint64_t eye_plan_local_words(uint64_t local_mem, uint64_t static_local);

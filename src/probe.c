@@ -97,8 +97,7 @@ static int build_combine(struct work *w, struct work_share *sh,
     int status = HISTO_OK;
     static const char *const files[] = {"combine.cl", "probe.cl"};
     const struct device_info *dev = sh->device;
-    if ((status = program_build(w->context, dev, kernel_dir, files, 2,
-                                w->input->histo_width, NULL,
+    if ((status = program_build(w->context, dev, kernel_dir, files, 2, NULL,
                                 &sh->combine_program)) != HISTO_OK
         || (status = probe_loops(w, sh)) != HISTO_OK)
         return status;

@@ -67,9 +67,8 @@
 #define DEFAULT_STD "CL1.2"
 static const char options[] = "-cl-std=" DEFAULT_STD CONSTANTS;
 
-/* The options above, the histogram's width (-DHISTO_WIDTH: the kernels
- * split bins into rows and columns by a constant), then $HISTO_CL_OPTIONS
- * when set: extra options for the implementation's compiler
+/* The options above, the strategy's defines and the device's, then
+ * $HISTO_CL_OPTIONS when set: extra options for the implementation's compiler
  * (-cl-nv-verbose prints NVIDIA's register report; the build log is then
  * shown even when the build succeeds). */
 static char *full_options;
@@ -244,39 +243,23 @@ static int load_sources(const char *kernel_dir, const char *const *files,
     return HISTO_OK;
 }
 
-/* Whether any of the sources names HISTO_WIDTH: a program whose kernels
- * do not is built without it, so that one build (and one entry in every
- * kernel cache) serves every histogram width. */
-static bool uses_width(char *const *texts, size_t nstrings)
-{
-    for (size_t i = 0; i < nstrings; ++i)
-        if (strstr(texts[i], "HISTO_WIDTH") != NULL)
-            return true;
-    return false;
-}
-
 /* full_options for one try: the OpenCL C version, the constants, the
- * histogram's width (0: none), the try's defines DEF, the device's CAP
- * and the user's EXTRA. */
+ * try's defines DEF, the device's CAP and the user's EXTRA. */
 static int compose_options(const struct program_defines *defines,
-                           const char *def, uint32_t histo_width,
-                           const char *cap, const char *extra)
+                           const char *def, const char *cap,
+                           const char *extra)
 {
     int status = HISTO_OK;
     free(full_options);
     full_options = NULL;
     const char *std = defines != NULL && defines->std[0] != '\0'
                     ? defines->std : DEFAULT_STD;
-    char width[32] = "";
-    if (histo_width != 0)
-        snprintf(width, sizeof width, " -DHISTO_WIDTH=%" PRIu32 "u",
-                 histo_width);
-    const size_t len = sizeof options + sizeof width + strlen(std)
+    const size_t len = sizeof options + strlen(std)
                      + strlen(cap) + strlen(def) + 1
                      + (extra ? strlen(extra) : 0);
     HOST_ALLOC(full_options, len);
-    snprintf(full_options, len, "-cl-std=%s%s%s%s%s%s%s%s", std, CONSTANTS,
-             width, *def ? " " : "", def, cap, extra ? " " : "",
+    snprintf(full_options, len, "-cl-std=%s%s%s%s%s%s%s", std, CONSTANTS,
+             *def ? " " : "", def, cap, extra ? " " : "",
              extra ? extra : "");
 fail:
     return status;
@@ -321,8 +304,7 @@ fail:
 
 int program_build(cl_context context, const struct device_info *dev,
                   const char *kernel_dir, const char *const *files,
-                  size_t nfiles, uint32_t histo_width,
-                  const struct program_defines *defines,
+                  size_t nfiles, const struct program_defines *defines,
                   cl_program *program)
 {
     int status = HISTO_OK;
@@ -337,7 +319,6 @@ int program_build(cl_context context, const struct device_info *dev,
     if ((status = load_sources(kernel_dir, files, nfiles, texts, lens))
             != HISTO_OK)
         goto fail;
-    const uint32_t width = uses_width(texts, nstrings) ? histo_width : 0;
     const char *extra = extra_options();
     char cap[64];
     register_cap(dev, cap, sizeof cap);
@@ -349,7 +330,7 @@ int program_build(cl_context context, const struct device_info *dev,
         if (*program != NULL)
             clReleaseProgram(*program);
         *program = NULL;
-        if ((status = compose_options(defines, def, width, cap, extra))
+        if ((status = compose_options(defines, def, cap, extra))
                 != HISTO_OK
             || (status = build_once(context, dev, texts, lens, nstrings,
                                     &key, &key_len, program, &err))

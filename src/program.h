@@ -22,16 +22,16 @@ struct program_defines {
 };
 
 /* Builds one program from the files (names relative to kernel_dir) on the
- * device (its compiler's options from what device.c found), for
- * histograms histo_width bins wide (-DHISTO_WIDTH, where the sources name
- * it), with each of `defines` (NULL: none) in turn until one builds; a
+ * device (its compiler's options from what device.c found), for any
+ * histogram (no option depends on the input: one build, and one entry in
+ * every kernel cache, serves every shape), with each of `defines` (NULL:
+ * none) in turn until one builds; a
  * failed alternative gets a note and its build log on stderr. On a build
  * failure prints the options and the build log. Returns 0 or an exit
  * status. */
 int program_build(cl_context context, const struct device_info *dev,
                   const char *kernel_dir, const char *const *files,
-                  size_t nfiles, uint32_t histo_width,
-                  const struct program_defines *defines,
+                  size_t nfiles, const struct program_defines *defines,
                   cl_program *program);
 
 /* The build options, for the report. */

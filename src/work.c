@@ -79,8 +79,7 @@ int work_build(struct work *w, const struct strategy *strategy,
                                                       &defines)) != HISTO_OK)
             || (status = program_build(w->context, dev, kernel_dir,
                                        strategy->sources, strategy->nsources,
-                                       w->input->histo_width, &defines,
-                                       &sh->program)) != HISTO_OK)
+                                       &defines, &sh->program)) != HISTO_OK)
             return status;
     }
     return HISTO_OK;

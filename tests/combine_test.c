@@ -68,8 +68,8 @@ int main(int argc, char **argv)
     static uint8_t partial[CHUNKS][NBINS], got[NBINS], want[NBINS];
     static const char *const files[] = {"combine.cl"};
 
-    if ((status = kernel_test_open(&t, "combine", argc, argv, files, 1, 16,
-                                   NULL, "combine")) != HISTO_OK)
+    if ((status = kernel_test_open(&t, "combine", argc, argv, files, 1, NULL,
+                                   "combine")) != HISTO_OK)
         goto fail;
     const cl_context ctx = t.ctx;
     const cl_command_queue q = t.queue;

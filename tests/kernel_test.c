@@ -9,7 +9,7 @@
 
 int kernel_test_open(struct kernel_test *t, const char *suite, int argc,
                      char **argv, const char *const *files, size_t nfiles,
-                     uint32_t width, const struct program_defines *defines,
+                     const struct program_defines *defines,
                      const char *name)
 {
     int status = HISTO_OK;
@@ -22,7 +22,7 @@ int kernel_test_open(struct kernel_test *t, const char *suite, int argc,
         || (status = device_open(&t->list, &t->ctx, &t->queue)) != HISTO_OK
         || (status = program_build(t->ctx, device_selected(&t->list),
                                    dir != NULL ? dir : "kernels", files,
-                                   nfiles, width, defines, &t->program))
+                                   nfiles, defines, &t->program))
                != HISTO_OK)
         return status;
     CL_CREATE(t->kernel, clCreateKernel(t->program, name, &cl_err_));

@@ -21,12 +21,12 @@ struct kernel_test {
     cl_kernel kernel;
 };
 
-/* Opens the device argv names and builds `name` from files (histogram
- * width `width`, with defines or NULL) for the tests of `suite`. 0, or
+/* Opens the device argv names and builds `name` from files (with defines
+ * or NULL) for the tests of `suite`. 0, or
  * an exit status after a message; kernel_test_close either way. */
 int kernel_test_open(struct kernel_test *t, const char *suite, int argc,
                      char **argv, const char *const *files, size_t nfiles,
-                     uint32_t width, const struct program_defines *defines,
+                     const struct program_defines *defines,
                      const char *name);
 
 /* "PASS SUITE.NAME", or "FAIL SUITE.NAME: DETAIL" counted. */

@@ -18,6 +18,7 @@
  * part A alone and by parts A and B. Prints PASS/FAIL lines; exit 0
  * when all pass.
  */
+#include "eye_plan.h"
 #include "kernel_test.h"
 #include "params.h"
 
@@ -187,6 +188,10 @@ static int run_window(struct kernel_test *t, const struct window *w,
     CL_CALL(clSetKernelArg(k, a++, sizeof dpart, &dpart));
     CL_CALL(clSetKernelArg(k, a++, sizeof eye, &eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
+    const cl_uint width = WIDTH;
+    const cl_ulong width_recip = eye_width_recip(WIDTH);
+    CL_CALL(clSetKernelArg(k, a++, sizeof width, &width));
+    CL_CALL(clSetKernelArg(k, a++, sizeof width_recip, &width_recip));
     CL_CALL(clSetKernelArg(k, a++, sizeof hist, &hist));
     const cl_uint part_a_arg = a++; /* part_a_groups: reduce() */
     CL_CALL(clSetKernelArg(k, a++, sizeof bucket_cap, &bucket_cap));
@@ -253,8 +258,8 @@ int main(int argc, char **argv)
     };
 
     if ((status = kernel_test_open(&t, "records", argc, argv, files,
-                                   sizeof files / sizeof files[0], WIDTH,
-                                   &defines, "eye_reduce_narrow"))
+                                   sizeof files / sizeof files[0], &defines,
+                                   "eye_reduce_narrow"))
         != HISTO_OK)
         goto fail;
     HOST_ALLOC(partial, (size_t)BATCHES * 260);

@@ -26,6 +26,7 @@
 #include "work.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -2325,6 +2326,38 @@ static void test_eye_plan_sizes(void)
               && eye_plan_tile_group(0, 0, 1024, 4096, 4096) == 1024
               && eye_plan_tile_group(0, 0, 0, 256, 2048) == 1,
           "eye_plan.tile_group", "a size differs");
+    /* the kernels' quotient by the width (width_div): the high half of
+     * d times the reciprocal, against C's division, for widths of every
+     * size and numerators at and around their multiples and the ends */
+    static const uint32_t widths[] = {
+        2, 3, 7, 64, 100, 255, 256, 257, 1000, 65535, 65537, 1000000,
+        2147483647u, 2147483648u, 3000000001u, 4294967295u};
+    uint32_t bad_w = 0, bad_d = 0;
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; ++i) {
+        const uint32_t w = widths[i];
+        const uint64_t m = eye_width_recip(w);
+        uint64_t x = 0x9e3779b97f4a7c15u;
+        for (uint32_t j = 0; j < 4096; ++j) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            const uint64_t k = (x >> 33) % (UINT32_MAX / w + 1);
+            const uint32_t cand[] = {(uint32_t)(k * w), (uint32_t)(k * w - 1),
+                                     (uint32_t)(x >> 32), UINT32_MAX - j, j};
+            for (size_t c = 0; c < sizeof cand / sizeof cand[0]; ++c) {
+                const uint32_t d = cand[c];
+                /* (d * m) >> 64 by 32-bit halves of m: d * (m >> 32)
+                 * plus the carry of d * (m's low half) fits 64 bits */
+                const uint32_t q = (uint32_t)((d * (m >> 32)
+                                               + (d * (m & UINT32_MAX) >> 32))
+                                              >> 32);
+                if (q != d / w && bad_w == 0)
+                    bad_w = w, bad_d = d;
+            }
+        }
+    }
+    check(bad_w == 0 && eye_width_recip(1) == 0
+              && eye_width_recip(256) == UINT64_C(1) << 56,
+          "eye_plan.width_recip", "width %" PRIu32 ", %" PRIu32 " / it wrong",
+          bad_w, bad_d);
     check(eye_plan_reduce_group(256) == 256 && eye_plan_reduce_group(7) == 7
               && eye_plan_reduce_group(12) == 8
               && eye_plan_reduce_group(1023) == 1016,
