@@ -33,15 +33,24 @@ struct eye_args {
  * The histogram's width (bins a row) is an argument, not a build option,
  * so that one program serves every histogram shape: PoCL, rusticl and
  * Intel's runtime build a program once for its sources and options. Its
- * quotients in the loops over values and bins take no division: with
- * width_recip = ceil(2^64 / width) (eye.c, eye_width_recip), d / width
- * is the high 64 bits of d * width_recip for every 32-bit d (Lemire,
- * Kaser and Kurz, "Faster remainder by direct computation", 2019: exact
- * where the reciprocal has at least the numerator's 32 bits and the
- * divisor's bits together); a width of 1, whose reciprocal 2^64 has no
- * ulong, is its own quotient.
+ * quotients in the loops over values and bins take no division. A width
+ * that is a power of two (the workload's 256) divides by a shift
+ * (width_shift; 32: none), as fast as the constant it was. Any other
+ * divides by its reciprocal: with width_recip = ceil(2^64 / width)
+ * (eye_plan.c, eye_width_recip), d / width is the high 64 bits of
+ * d * width_recip for every 32-bit d (Lemire, Kaser and Kurz, "Faster
+ * remainder by direct computation", 2019: exact where the reciprocal
+ * has the numerator's 32 bits and the divisor's bits together). The 2-D
+ * count, where the quotient is most of a value's work, runs a loop of
+ * its own for each way (eye_count.cl, in_cols).
  */
-static inline uint width_div(uint d, uint width, ulong width_recip)
+static inline uint width_shift_of(uint width)
 {
-    return width == 1u ? d : (uint)mul_hi((ulong)d, width_recip);
+    return (width & (width - 1u)) == 0u ? 31u - clz(width) : 32u;
+}
+
+static inline uint width_div(uint d, uint width_shift, ulong width_recip)
+{
+    return width_shift < 32u ? d >> width_shift
+                             : (uint)mul_hi((ulong)d, width_recip);
 }

@@ -179,10 +179,13 @@ static void flush_narrow(local const uint *tile, uint tile_len,
 #endif
 
 /* Whether d bins past a 2-D window's (or tile's) first bin, within its
- * span, lies in its columns; *offset = the bin's counter, row by row. */
-static bool in_cols(uint d, const struct place *pl, uint *offset)
+ * span, lies in its columns; *offset = the bin's counter, row by row.
+ * `shifted` (a constant at each call): the width is a power of two. */
+static bool in_cols(uint d, const struct place *pl, uint *offset,
+                    const bool shifted)
 {
-    const uint r = width_div(d, pl->width, pl->width_recip);
+    const uint r = shifted ? d >> pl->width_shift
+                           : (uint)mul_hi((ulong)d, pl->width_recip);
     const uint c = d - r * pl->width;
     *offset = r * pl->cols + c;
     return c < pl->cols;
@@ -218,8 +221,8 @@ static inline void counter_add(local uint *tile, uint offset, uint *sat,
  * nbins <= 2^32 - 1), so one compare tests both sides. */
 static inline void count(local uint *tile, uint *sat, global uint *outer,
                          uint v, const struct place *pl, bool duty,
-                         const bool two_d, const bool plain,
-                         const bool narrow)
+                         const bool two_d, const bool shifted,
+                         const bool plain, const bool narrow)
 {
     uint offset;
     if (!two_d) {
@@ -231,36 +234,36 @@ static inline void count(local uint *tile, uint *sat, global uint *outer,
         return;
     }
     const uint d = v - pl->tile_lo;
-    if (d < pl->tile_span && in_cols(d, pl, &offset)) {
+    if (d < pl->tile_span && in_cols(d, pl, &offset, shifted)) {
         counter_add(tile, offset, sat, outer, pl, plain, narrow);
     } else if (duty) {
         const uint e = v - pl->lo;
-        if (!(e < pl->len && in_cols(e, pl, &offset)))
+        if (!(e < pl->len && in_cols(e, pl, &offset, shifted)))
             outer_add(outer, v);
     }
 }
 
 static inline void count4(local uint *tile, uint *sat, global uint *outer,
                           uint4 v, const struct place *pl, bool duty,
-                          const bool two_d, const bool plain,
-                          const bool narrow)
+                          const bool two_d, const bool shifted,
+                          const bool plain, const bool narrow)
 {
-    count(tile, sat, outer, v.x, pl, duty, two_d, plain, narrow);
-    count(tile, sat, outer, v.y, pl, duty, two_d, plain, narrow);
-    count(tile, sat, outer, v.z, pl, duty, two_d, plain, narrow);
-    count(tile, sat, outer, v.w, pl, duty, two_d, plain, narrow);
+    count(tile, sat, outer, v.x, pl, duty, two_d, shifted, plain, narrow);
+    count(tile, sat, outer, v.y, pl, duty, two_d, shifted, plain, narrow);
+    count(tile, sat, outer, v.z, pl, duty, two_d, shifted, plain, narrow);
+    count(tile, sat, outer, v.w, pl, duty, two_d, shifted, plain, narrow);
 }
 
 /* The group's quads [from_q, to_q) of the input, four quads a step to
  * keep loads in flight; `duty` for quads [duty_lo, duty_hi). Called with
- * two_d and plain constants, so each kind of window and of add gets a
- * loop of its own. */
+ * two_d, shifted and plain constants, so each kind of window, of width
+ * and of add gets a loop of its own. */
 static inline void count_slice(global const uint *restrict in, uint n,
                                local uint *tile, global uint *outer,
                                const struct place *pl, uint from_q,
                                uint to_q, uint duty_lo, uint duty_hi,
-                               const bool two_d, const bool plain,
-                               const bool narrow)
+                               const bool two_d, const bool shifted,
+                               const bool plain, const bool narrow)
 {
     const uint size = get_local_size(0);
     /* n <= 2^31 (checked by the host): q stays below 2^29 + 4 * size,
@@ -276,18 +279,18 @@ static inline void count_slice(global const uint *restrict in, uint n,
         for (uint j = 0; j < 4; ++j) {
             const uint qj = q + j * size;
             count4(tile, &sat, outer, v[j], pl, qj >= duty_lo && qj < duty_hi,
-                   two_d, plain, narrow);
+                   two_d, shifted, plain, narrow);
         }
     }
     for (; q < to_q; q += size) {
         const bool duty = q >= duty_lo && q < duty_hi;
         if (q < full_q) {
-            count4(tile, &sat, outer, vload4(q, in), pl, duty, two_d, plain,
-                   narrow);
+            count4(tile, &sat, outer, vload4(q, in), pl, duty, two_d,
+                   shifted, plain, narrow);
         } else {
             for (uint i = 4 * q; i < n; ++i)
-                count(tile, &sat, outer, in[i], pl, duty, two_d, plain,
-                      narrow);
+                count(tile, &sat, outer, in[i], pl, duty, two_d, shifted,
+                      plain, narrow);
         }
     }
 }

@@ -165,6 +165,7 @@ static void window_of(const struct grid *g, struct window *w)
     w->cols = g->pl.cols;
     w->rows = g->win_rows;
     w->width = g->pl.width;
+    w->width_shift = g->pl.width_shift;
     w->width_recip = g->pl.width_recip;
     w->stride = (ulong)g->tiles * g->tile_stride;
     w->records = g->narrow;

@@ -144,7 +144,7 @@ static uint4 lane_sum(uint4 c, global const uchar *p, uint lane,
  * the flat histogram, or (cols != 0) `cols` columns from lo over `rows`
  * rows; the tiles' partials, `stride` bytes from one batch to the next. */
 struct window {
-    uint lo, hi, batches, cols, rows, width;
+    uint lo, hi, batches, cols, rows, width, width_shift;
     ulong stride, width_recip; /* width: the histogram's (width_div) */
     bool records; /* the window's bins have records in `outer` */
 };
@@ -158,6 +158,7 @@ static void read_window(global const uint *eye, uint width,
                         const bool may_record)
 {
     w->width = width;
+    w->width_shift = width_shift_of(width);
     w->width_recip = width_recip;
     const uint tiles = eye[HISTO_EYE_TILES];
     w->lo = eye[HISTO_EYE_LO];
@@ -191,7 +192,7 @@ static void reduce_outer(global uint *outer,
         bool in = d < hi - lo;
         uint off = d; /* the quad's offset in a tile of `partial` */
         if (cols != 0) {
-            const uint r = width_div(d, w->width, w->width_recip);
+            const uint r = width_div(d, w->width_shift, w->width_recip);
             const uint c = d - r * w->width;
             in = c < cols && r < w->rows;
             off = r * cols + c;

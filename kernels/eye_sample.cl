@@ -140,13 +140,13 @@ static void column_window(local const uint *bucket, local uint *edges,
 static void sample_columns(global const uint *restrict in,
                            const struct sampling *sp, uint mine,
                            local uint *bucket, local struct eye_small *sm,
-                           uint width, ulong width_recip, uint lid,
-                           uint size, bool active)
+                           uint width, uint width_shift, ulong width_recip,
+                           uint lid, uint size, bool active)
 {
     uint v = mine;
     for (uint s = lid; active && s < sp->samples; s += size) {
         const uint next = sample_after(in, sp, s, size);
-        const uint c = v - width_div(v, width, width_recip) * width;
+        const uint c = v - width_div(v, width_shift, width_recip) * width;
         atomic_inc(&bucket[(uint)((ulong)c * HISTO_EYE_COL_BUCKETS / width)]);
         v = next;
     }
@@ -246,8 +246,9 @@ static void count_equal(const struct sampling *sp, local const uint *xs,
 static void sample_cells(global const uint *restrict in,
                          const struct sampling *sp, uint mine,
                          const struct scratch *sc, const struct span2 *sq,
-                         uint width, ulong width_recip, uint tile_bins,
-                         uint cell_tiles, uint lid, uint size)
+                         uint width, uint width_shift, ulong width_recip,
+                         uint tile_bins, uint cell_tiles, uint lid,
+                         uint size)
 {
     const uint cells1 = sc->cells1, cells2 = sq->cells2;
     const uint copy = lid & (sc->copies - 1);
@@ -260,7 +261,7 @@ static void sample_cells(global const uint *restrict in,
         const uint t = v / tile_bins;
         atomic_inc(&cell1[cell_tiles == 1 ? t : t / cell_tiles]);
         if (cells2 != 0) {
-            const uint row = width_div(v, width, width_recip);
+            const uint row = width_div(v, width_shift, width_recip);
             if (v - row * width - sq->c0 < sq->cols)
                 atomic_inc(&cell2[min(row / sq->bucket_rows, cells2 - 1)]);
         }

@@ -176,22 +176,30 @@ count_group(global const uint *restrict in, const struct eye_args *a,
     /* never in eye_tile_2d (sm->hot unset there): !allow_2d folds its
      * plain loop away */
     const bool plain = !allow_2d && plain_adds(sm, slice_q);
+    /* 2-D: a loop for widths of a power of two, one for the others */
+    const bool shifted = pl.width_shift < 32u;
     if (narrow) {
-        if (pl.cols != 0)
+        if (pl.cols != 0 && shifted)
             count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                        duty_hi, true, false, true);
+                        duty_hi, true, true, false, true);
+        else if (pl.cols != 0)
+            count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                        duty_hi, true, false, false, true);
         else
             count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                        duty_hi, false, false, true);
+                        duty_hi, false, false, false, true);
+    } else if (allow_2d && pl.cols != 0 && shifted) {
+        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                    duty_hi, true, true, false, false);
     } else if (allow_2d && pl.cols != 0) {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, true, false, false);
+                    duty_hi, true, false, false, false);
     } else if (plain) {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, false, true, false);
+                    duty_hi, false, false, true, false);
     } else {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, false, false, false);
+                    duty_hi, false, false, false, false);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 

@@ -25,9 +25,9 @@
  * to last row); the tile is `cols` columns from bin tile_lo over
  * tile_span bins, its counters row by row. */
 struct place {
-    uint lo, len, tile_lo, tile_len, cols, tile_span, width;
-    ulong width_recip; /* the histogram's width and its reciprocal
-                          (eye_args.cl, width_div) */
+    uint lo, len, tile_lo, tile_len, cols, tile_span, width, width_shift;
+    ulong width_recip; /* the histogram's width, its shift and its
+                          reciprocal (eye_args.cl, width_div) */
 };
 
 /* The eye window in one grid of cells of cell_tiles tiles each (the last
@@ -190,8 +190,8 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
     const struct sampling sp = sampling(a->n);
-    const uint width = a->width;
-    const uint height = width_div(a->nbins, width, a->width_recip);
+    const uint width = a->width, shift = width_shift_of(width);
+    const uint height = width_div(a->nbins, shift, a->width_recip);
     /* A 2-D window needs whole quads of columns (the reduction reads four
      * bins at a time) and a whole row per tile. */
     const bool can_2d = allow_2d && width % 4 == 0 && width >= 8
@@ -222,13 +222,13 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     if (have_xs)
         count_equal(&sp, tile + xs_at, equal, lid, size);
     if (allow_2d)
-        sample_columns(in, &sp, mine, tile, sm, width, a->width_recip, lid,
-                       size, can_2d);
+        sample_columns(in, &sp, mine, tile, sm, width, shift, a->width_recip,
+                       lid, size, can_2d);
     const struct span2 sq = column_span(sm, width, a->tile_bins, height,
                                         can_2d);
     const struct scratch sc = scratch_layout(tile, a->tile_words, a->ncells,
                                              sq.cells2);
-    sample_cells(in, &sp, mine, &sc, &sq, width, a->width_recip,
+    sample_cells(in, &sp, mine, &sc, &sq, width, shift, a->width_recip,
                  a->tile_bins, a->cell_tiles, lid, size);
     /* in local memory, not a register: read only when the counting
      * starts (count_group); eye_tile_2d touches none of it */
@@ -245,6 +245,7 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
                                       allow_2d, &use_2d);
     pl->cols = use_2d ? sq.cols : 0;
     pl->width = width;
+    pl->width_shift = shift;
     pl->width_recip = a->width_recip;
     *win_rows = 0;
     *cell_rows = sq.cell_rows;
