@@ -63,7 +63,9 @@ fi
 # eye at the centre, at the left and at the right edge, tiles of 16 and 64
 # rows (small tiles make several tiles on any device); every output exact,
 # and the 2-D window must have been taken where whole rows need many tiles.
-# A width that is not a multiple of 4 keeps whole rows. An eye centred on
+# A width that is not a multiple of 4 keeps whole rows; one of 300 (no
+# power of two: its bins split by the width's reciprocal, not a shift,
+# eye_args.cl) takes a 2-D window. An eye centred on
 # row 3000 (no multiple of the tiles' height) must get a window centred on
 # it, within 1/8 of the window's rows.
 if in_part window && echo "$STRATEGIES" | grep -qw eye; then
@@ -71,6 +73,7 @@ if in_part window && echo "$STRATEGIES" | grep -qw eye; then
                 "left:--col-mean 2 --col-sigma 3 --row-sigma 100:256x8192" \
                 "right:--col-mean 253 --col-sigma 3 --row-sigma 100:256x8192" \
                 "odd_width:--col-mean 100 --col-sigma 5 --row-sigma 40:254x4096" \
+                "width300:--col-mean 150 --col-sigma 5 --row-sigma 100:300x8192" \
                 "off_grid:--row-mean 3000 --row-sigma 205 --col-sigma 16:256x8192"; do
         name=${spec%%:*}
         rest=${spec#*:}
