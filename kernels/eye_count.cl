@@ -184,11 +184,11 @@ static void flush_narrow(local const uint *tile, uint tile_len,
 static bool in_cols(uint d, const struct place *pl, uint *offset,
                     const bool shifted)
 {
-    /* shifted: the row and column from the shift alone, no register for
-     * the width (the 2-D tile kernels run under a register cap) */
+    /* shifted: a shift and a mask, the two instructions a constant
+     * width of a power of two compiles to */
     const uint r = shifted ? d >> pl->width_shift
                            : (uint)mul_hi((ulong)d, pl->width_recip);
-    const uint c = shifted ? d - (r << pl->width_shift) : d - r * pl->width;
+    const uint c = shifted ? d & (pl->width - 1u) : d - r * pl->width;
     *offset = r * pl->cols + c;
     return c < pl->cols;
 }
