@@ -34,15 +34,16 @@ struct eye_args {
  * so that one program serves every histogram shape: PoCL, rusticl and
  * Intel's runtime build a program once for its sources and options. Its
  * quotients in the loops over values and bins take no division. A width
- * that is a power of two (the workload's 256) divides by a shift
- * (width_shift; 32: none), as fast as the constant it was. Any other
- * divides by its reciprocal: with width_recip = ceil(2^64 / width)
+ * that is a power of two divides by a shift (width_shift; 32: none), any
+ * other by its reciprocal: with width_recip = ceil(2^64 / width)
  * (eye_plan.c, eye_width_recip), d / width is the high 64 bits of
  * d * width_recip for every 32-bit d (Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019: exact where the reciprocal
  * has the numerator's 32 bits and the divisor's bits together). The 2-D
  * count, where the quotient is most of a value's work, runs a loop of
- * its own for each way (eye_count.cl, in_cols).
+ * its own for the workload's width, HISTO_WORKLOAD_WIDTH, a constant
+ * there, and one by the reciprocal for any other (eye_count.cl,
+ * in_cols).
  */
 static inline uint width_shift_of(uint width)
 {

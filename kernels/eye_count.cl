@@ -180,15 +180,15 @@ static void flush_narrow(local const uint *tile, uint tile_len,
 
 /* Whether d bins past a 2-D window's (or tile's) first bin, within its
  * span, lies in its columns; *offset = the bin's counter, row by row.
- * `shifted` (a constant at each call): the width is a power of two. */
+ * `workload` (a constant at each call): the histogram is the workload's
+ * width, HISTO_WORKLOAD_WIDTH, split by the constant; any other width by
+ * its reciprocal (eye_args.cl). */
 static bool in_cols(uint d, const struct place *pl, uint *offset,
-                    const bool shifted)
+                    const bool workload)
 {
-    /* shifted: a shift and a mask, the two instructions a constant
-     * width of a power of two compiles to */
-    const uint r = shifted ? d >> pl->width_shift
-                           : (uint)mul_hi((ulong)d, pl->width_recip);
-    const uint c = shifted ? d & (pl->width - 1u) : d - r * pl->width;
+    const uint r = workload ? d / HISTO_WORKLOAD_WIDTH
+                            : (uint)mul_hi((ulong)d, pl->width_recip);
+    const uint c = workload ? d % HISTO_WORKLOAD_WIDTH : d - r * pl->width;
     *offset = r * pl->cols + c;
     return c < pl->cols;
 }
@@ -223,7 +223,7 @@ static inline void counter_add(local uint *tile, uint offset, uint *sat,
  * nbins <= 2^32 - 1), so one compare tests both sides. */
 static inline void count(local uint *tile, uint *sat, global uint *outer,
                          uint v, const struct place *pl, bool duty,
-                         const bool two_d, const bool shifted,
+                         const bool two_d, const bool workload,
                          const bool plain, const bool narrow)
 {
     uint offset;
@@ -236,35 +236,35 @@ static inline void count(local uint *tile, uint *sat, global uint *outer,
         return;
     }
     const uint d = v - pl->tile_lo;
-    if (d < pl->tile_span && in_cols(d, pl, &offset, shifted)) {
+    if (d < pl->tile_span && in_cols(d, pl, &offset, workload)) {
         counter_add(tile, offset, sat, outer, pl, plain, narrow);
     } else if (duty) {
         const uint e = v - pl->lo;
-        if (!(e < pl->len && in_cols(e, pl, &offset, shifted)))
+        if (!(e < pl->len && in_cols(e, pl, &offset, workload)))
             outer_add(outer, v);
     }
 }
 
 static inline void count4(local uint *tile, uint *sat, global uint *outer,
                           uint4 v, const struct place *pl, bool duty,
-                          const bool two_d, const bool shifted,
+                          const bool two_d, const bool workload,
                           const bool plain, const bool narrow)
 {
-    count(tile, sat, outer, v.x, pl, duty, two_d, shifted, plain, narrow);
-    count(tile, sat, outer, v.y, pl, duty, two_d, shifted, plain, narrow);
-    count(tile, sat, outer, v.z, pl, duty, two_d, shifted, plain, narrow);
-    count(tile, sat, outer, v.w, pl, duty, two_d, shifted, plain, narrow);
+    count(tile, sat, outer, v.x, pl, duty, two_d, workload, plain, narrow);
+    count(tile, sat, outer, v.y, pl, duty, two_d, workload, plain, narrow);
+    count(tile, sat, outer, v.z, pl, duty, two_d, workload, plain, narrow);
+    count(tile, sat, outer, v.w, pl, duty, two_d, workload, plain, narrow);
 }
 
 /* The group's quads [from_q, to_q) of the input, four quads a step to
  * keep loads in flight; `duty` for quads [duty_lo, duty_hi). Called with
- * two_d, shifted and plain constants, so each kind of window, of width
+ * two_d, workload and plain constants, so each kind of window, of width
  * and of add gets a loop of its own. */
 static inline void count_slice(global const uint *restrict in, uint n,
                                local uint *tile, global uint *outer,
                                const struct place *pl, uint from_q,
                                uint to_q, uint duty_lo, uint duty_hi,
-                               const bool two_d, const bool shifted,
+                               const bool two_d, const bool workload,
                                const bool plain, const bool narrow)
 {
     const uint size = get_local_size(0);
@@ -281,17 +281,17 @@ static inline void count_slice(global const uint *restrict in, uint n,
         for (uint j = 0; j < 4; ++j) {
             const uint qj = q + j * size;
             count4(tile, &sat, outer, v[j], pl, qj >= duty_lo && qj < duty_hi,
-                   two_d, shifted, plain, narrow);
+                   two_d, workload, plain, narrow);
         }
     }
     for (; q < to_q; q += size) {
         const bool duty = q >= duty_lo && q < duty_hi;
         if (q < full_q) {
             count4(tile, &sat, outer, vload4(q, in), pl, duty, two_d,
-                   shifted, plain, narrow);
+                   workload, plain, narrow);
         } else {
             for (uint i = 4 * q; i < n; ++i)
-                count(tile, &sat, outer, in[i], pl, duty, two_d, shifted,
+                count(tile, &sat, outer, in[i], pl, duty, two_d, workload,
                       plain, narrow);
         }
     }

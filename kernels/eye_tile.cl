@@ -176,10 +176,10 @@ count_group(global const uint *restrict in, const struct eye_args *a,
     /* never in eye_tile_2d (sm->hot unset there): !allow_2d folds its
      * plain loop away */
     const bool plain = !allow_2d && plain_adds(sm, slice_q);
-    /* 2-D: a loop for widths of a power of two, one for the others */
-    const bool shifted = pl.width_shift < 32u;
+    /* 2-D: a loop for the workload's width, one for the others */
+    const bool workload = pl.width == HISTO_WORKLOAD_WIDTH;
     if (narrow) {
-        if (pl.cols != 0 && shifted)
+        if (pl.cols != 0 && workload)
             count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
                         duty_hi, true, true, false, true);
         else if (pl.cols != 0)
@@ -188,7 +188,7 @@ count_group(global const uint *restrict in, const struct eye_args *a,
         else
             count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
                         duty_hi, false, false, false, true);
-    } else if (allow_2d && pl.cols != 0 && shifted) {
+    } else if (allow_2d && pl.cols != 0 && workload) {
         count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
                     duty_hi, true, true, false, false);
     } else if (allow_2d && pl.cols != 0) {

@@ -126,6 +126,14 @@
 #define HISTO_EYE_ROW_SUB 8u
 #define HISTO_EYE_ROW_BUCKETS 256u
 #define HISTO_EYE_2D_MAX_TILES 8u
+/* The workload's histogram width (256 x 8192 bins). The eye kernels take
+ * the width as an argument (one build serves every histogram shape); the
+ * 2-D count, where splitting a bin into row and column is most of a
+ * value's work, has a loop of its own with this width a constant, as
+ * fast as a build for it (kernels/eye_count.cl, in_cols; any other width
+ * 0.2-1.3% slower at 16.7M values on an H200 even by shift and mask,
+ * docs/bench/h200-6c801b9-width.txt). */
+#define HISTO_WORKLOAD_WIDTH 256u
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
  * rejects a 49152-byte dynamic __local argument on a 49152-byte device
