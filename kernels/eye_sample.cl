@@ -146,8 +146,11 @@ static void sample_columns(global const uint *restrict in,
     uint v = mine;
     for (uint s = lid; active && s < sp->samples; s += size) {
         const uint next = sample_after(in, sp, s, size);
+        /* active: a row fits a tile, so c * HISTO_EYE_COL_BUCKETS <
+         * width * 64 fits 32 bits, a quotient width_div takes */
         const uint c = v - width_div(v, width_shift, width_recip) * width;
-        atomic_inc(&bucket[(uint)((ulong)c * HISTO_EYE_COL_BUCKETS / width)]);
+        atomic_inc(&bucket[width_div(c * HISTO_EYE_COL_BUCKETS, width_shift,
+                                     width_recip)]);
         v = next;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
