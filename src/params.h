@@ -132,7 +132,7 @@
  * value's work, has a loop of its own with this width a constant, as
  * fast as a build for it (kernels/eye_count.cl, in_cols; any other width
  * 0.2-1.3% slower at 16.7M values on an H200 even by shift and mask,
- * docs/bench/h200-6c801b9-width.txt). */
+ * docs/bench/h200-bd1d2bb-width.txt). */
 #define HISTO_WORKLOAD_WIDTH 256u
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
