@@ -8,25 +8,25 @@
 
 /* The kernel's scalar arguments (eye.c sets them: set_tile_args). */
 struct eye_args {
-    uint n, nbins, width, tile_bins, tile_words, ncells, cell_tiles,
-         max_tiles, min_samples, min_samples_2d, forced_batches,
-         count_groups, replicas, bucket_cap;
+    uint n, nbins, width, width_shift, tile_bins, tile_words, ncells,
+         cell_tiles, max_tiles, min_samples, min_samples_2d,
+         forced_batches, count_groups, replicas, bucket_cap;
     ulong width_recip;
 };
 
 /* The parameters every entry opens with; each adds its own after them. */
 #define EYE_PARAMS                                                        \
     global const uint *restrict in, uint n, uint nbins, uint width,       \
-        ulong width_recip, uint tile_bins, uint tile_words, uint ncells,  \
-        uint cell_tiles, uint max_tiles, uint min_samples,                \
-        uint min_samples_2d, uint forced_batches, uint count_groups,      \
-        uint replicas, local uint *tile
+        uint width_shift, ulong width_recip, uint tile_bins,              \
+        uint tile_words, uint ncells, uint cell_tiles, uint max_tiles,    \
+        uint min_samples, uint min_samples_2d, uint forced_batches,       \
+        uint count_groups, uint replicas, local uint *tile
 
 /* struct eye_args from an entry's EYE_PARAMS and its bucket_cap (0u for
  * the entries without buckets). */
 #define EYE_ARGS(bucket_cap)                                              \
-    {n, nbins, width, tile_bins, tile_words, ncells, cell_tiles,          \
-     max_tiles, min_samples, min_samples_2d, forced_batches,              \
+    {n, nbins, width, width_shift, tile_bins, tile_words, ncells,         \
+     cell_tiles, max_tiles, min_samples, min_samples_2d, forced_batches,  \
      count_groups, replicas, bucket_cap, width_recip}
 
 /*
@@ -35,7 +35,9 @@ struct eye_args {
  * Intel's runtime build a program once for its sources and options. Its
  * quotients in the loops over values and bins take no division. A width
  * that is a power of two divides by a shift (width_shift; 32: none), any
- * other by its reciprocal: with width_recip = ceil(2^64 / width)
+ * other by its reciprocal (both worked out by the host: Oclgrind cannot
+ * run the llvm.ctpop LLVM makes of a power-of-two test): with
+ * width_recip = ceil(2^64 / width)
  * (eye_plan.c, eye_width_recip), d / width is the high 64 bits of
  * d * width_recip for every 32-bit d (Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019: exact where the reciprocal
@@ -45,11 +47,6 @@ struct eye_args {
  * there, and one by the reciprocal for any other (eye_count.cl,
  * in_cols).
  */
-static inline uint width_shift_of(uint width)
-{
-    return (width & (width - 1u)) == 0u ? 31u - clz(width) : 32u;
-}
-
 static inline uint width_div(uint d, uint width_shift, ulong width_recip)
 {
     return width_shift < 32u ? d >> width_shift

@@ -154,11 +154,11 @@ struct window {
  * scope markers LLVM leaves where it inlines a function that returns
  * such a struct. */
 static void read_window(global const uint *eye, uint width,
-                        ulong width_recip, struct window *w,
-                        const bool may_record)
+                        uint width_shift, ulong width_recip,
+                        struct window *w, const bool may_record)
 {
     w->width = width;
-    w->width_shift = width_shift_of(width);
+    w->width_shift = width_shift;
     w->width_recip = width_recip;
     const uint tiles = eye[HISTO_EYE_TILES];
     w->lo = eye[HISTO_EYE_LO];
@@ -419,7 +419,8 @@ static void reduce_buckets(global uint *outer, global uint *buckets,
 static inline void eye_reduce_body(global uint *restrict outer,
                                    global const uchar *restrict partial,
                                    global const uint *restrict eye,
-                                   uint nbins, uint width, ulong width_recip,
+                                   uint nbins, uint width, uint width_shift,
+                                   ulong width_recip,
                                    global uchar *restrict hist,
                                    uint part_a_groups, uint bucket_cap,
                                    global uint *restrict buckets,
@@ -431,7 +432,7 @@ static inline void eye_reduce_body(global uint *restrict outer,
         return;
     }
     struct window w;
-    read_window(eye, width, width_recip, &w, may_record);
+    read_window(eye, width, width_shift, width_recip, &w, may_record);
     const uint gid = (uint)get_global_id(0);
     const uint size = (uint)get_local_size(0);
     const uint part_a = part_a_groups * size;
@@ -459,14 +460,15 @@ static inline void eye_reduce_body(global uint *restrict outer,
 #define EYE_REDUCE_PARAMS                                                 \
     global uint *restrict outer, global const uchar *restrict partial,    \
         global const uint *restrict eye, uint nbins, uint width,          \
-        ulong width_recip, global uchar *restrict hist,                   \
+        uint width_shift, ulong width_recip, global uchar *restrict hist, \
         uint part_a_groups, uint bucket_cap, global uint *restrict buckets
 
 kernel void eye_reduce(EYE_REDUCE_PARAMS)
 {
     local uint lanes[HISTO_BUCKET_LOCAL_WORDS];
-    eye_reduce_body(outer, partial, eye, nbins, width, width_recip, hist,
-                    part_a_groups, bucket_cap, buckets, lanes, false);
+    eye_reduce_body(outer, partial, eye, nbins, width, width_shift,
+                    width_recip, hist, part_a_groups, bucket_cap, buckets,
+                    lanes, false);
 }
 
 #if HISTO_NARROW_AUTO
@@ -479,7 +481,8 @@ kernel void eye_reduce(EYE_REDUCE_PARAMS)
  * of these overflow its 32 KiB. */
 kernel void eye_reduce_narrow(EYE_REDUCE_PARAMS, local uint *lanes)
 {
-    eye_reduce_body(outer, partial, eye, nbins, width, width_recip, hist,
-                    part_a_groups, bucket_cap, buckets, lanes, true);
+    eye_reduce_body(outer, partial, eye, nbins, width, width_shift,
+                    width_recip, hist, part_a_groups, bucket_cap, buckets,
+                    lanes, true);
 }
 #endif

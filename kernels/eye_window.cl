@@ -190,7 +190,7 @@ static uint find_eye(global const uint *restrict in, const struct eye_args *a,
     const uint lid = get_local_id(0);
     const uint size = get_local_size(0);
     const struct sampling sp = sampling(a->n);
-    const uint width = a->width, shift = width_shift_of(width);
+    const uint width = a->width, shift = a->width_shift;
     const uint height = width_div(a->nbins, shift, a->width_recip);
     /* A 2-D window needs whole quads of columns (the reduction reads four
      * bins at a time) and a whole row per tile. */

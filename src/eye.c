@@ -428,6 +428,7 @@ static int set_tile_args(struct eye_state *s)
      * in cl_uint. */
     const cl_uint n = (cl_uint)s->input->nvalues;
     const cl_uint nbins = s->input->nbins, width = s->input->histo_width;
+    const cl_uint width_shift = eye_width_shift(width);
     const cl_ulong width_recip = eye_width_recip(width);
     const cl_kernel k = s->kernel[K_TILE];
     cl_uint a = 0;
@@ -435,6 +436,7 @@ static int set_tile_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof n, &n));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, a++, sizeof width, &width));
+    CL_CALL(clSetKernelArg(k, a++, sizeof width_shift, &width_shift));
     CL_CALL(clSetKernelArg(k, a++, sizeof width_recip, &width_recip));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_words, &p->tile_words));
@@ -474,6 +476,7 @@ static int set_reduce_args(struct eye_state *s)
 {
     int status = HISTO_OK;
     const cl_uint nbins = s->input->nbins, width = s->input->histo_width;
+    const cl_uint width_shift = eye_width_shift(width);
     const cl_ulong width_recip = eye_width_recip(width);
     const cl_kernel k = s->kernel[K_REDUCE];
     cl_uint a = 0;
@@ -482,6 +485,7 @@ static int set_reduce_args(struct eye_state *s)
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     CL_CALL(clSetKernelArg(k, a++, sizeof width, &width));
+    CL_CALL(clSetKernelArg(k, a++, sizeof width_shift, &width_shift));
     CL_CALL(clSetKernelArg(k, a++, sizeof width_recip, &width_recip));
     s->hist_arg = a;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));

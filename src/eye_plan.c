@@ -46,6 +46,16 @@ uint64_t eye_width_recip(uint32_t width)
     return width < 2 ? 0 : UINT64_MAX / width + 1;
 }
 
+uint32_t eye_width_shift(uint32_t width)
+{
+    if (width == 0 || (width & (width - 1)) != 0)
+        return 32;
+    uint32_t s = 0;
+    while ((UINT32_C(1) << s) != width)
+        ++s;
+    return s;
+}
+
 uint64_t eye_plan_local_words(uint64_t local_mem, uint64_t static_local)
 {
     const uint64_t reserved = HISTO_LOCAL_HEADROOM + static_local;

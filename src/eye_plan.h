@@ -66,6 +66,9 @@ size_t eye_plan_reduce_group(size_t allowed);
  * high 64 bits of d times it for every 32-bit d; 0 for a width of 1,
  * whose quotients the kernels take as they are. */
 uint64_t eye_width_recip(uint32_t width);
+/* Their shift for the width: log2(width) where it is a power of two, 32
+ * (none) where it is not. */
+uint32_t eye_width_shift(uint32_t width);
 
 /* Local words a tile group may take of `local_mem` bytes, less the tile
  * kernel's static local memory and HISTO_LOCAL_HEADROOM. */

@@ -189,8 +189,10 @@ static int run_window(struct kernel_test *t, const struct window *w,
     CL_CALL(clSetKernelArg(k, a++, sizeof eye, &eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
     const cl_uint width = WIDTH;
+    const cl_uint width_shift = eye_width_shift(WIDTH);
     const cl_ulong width_recip = eye_width_recip(WIDTH);
     CL_CALL(clSetKernelArg(k, a++, sizeof width, &width));
+    CL_CALL(clSetKernelArg(k, a++, sizeof width_shift, &width_shift));
     CL_CALL(clSetKernelArg(k, a++, sizeof width_recip, &width_recip));
     CL_CALL(clSetKernelArg(k, a++, sizeof hist, &hist));
     const cl_uint part_a_arg = a++; /* part_a_groups: reduce() */

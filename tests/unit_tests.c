@@ -2355,7 +2355,10 @@ static void test_eye_plan_sizes(void)
         }
     }
     check(bad_w == 0 && eye_width_recip(1) == 0
-              && eye_width_recip(256) == UINT64_C(1) << 56,
+              && eye_width_recip(256) == UINT64_C(1) << 56
+              && eye_width_shift(1) == 0 && eye_width_shift(256) == 8
+              && eye_width_shift(UINT32_C(1) << 31) == 31
+              && eye_width_shift(100) == 32 && eye_width_shift(3) == 32,
           "eye_plan.width_recip", "width %" PRIu32 ", %" PRIu32 " / it wrong",
           bad_w, bad_d);
     check(eye_plan_reduce_group(256) == 256 && eye_plan_reduce_group(7) == 7
