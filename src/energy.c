@@ -390,7 +390,10 @@ void energy_stop(struct energy *e, unsigned long iterations)
                      " read at the end of the timed iterations");
         } else if (!joules_since(d, d->start, now, &joules, d->reason,
                                  sizeof d->reason)) {
-            /* the reason says why */
+            /* the reason says why; a counter that proved unreliable over
+             * the run gives no idle figure either (its idle window may
+             * simply have seen no step) */
+            d->idle_watts = -1;
         } else if (e->seconds < d->min_s) {
             snprintf(d->reason, sizeof d->reason, "the timed iterations "
                      "took %.3f s, shorter than the %.1f s this counter "
