@@ -148,14 +148,19 @@ results_state() {
 results_state >"$ROOT/results.before"
 
 now() { date +%s.%N; }
-# cpu_of SUBJECT: the CPU seconds (user and system) of the subject's
-# process and every child it waited for, from the shell's `times` as its
-# wrapper wrote them ("?" when it ended without: killed)
-cpu_of() {
-    awk 'NR == 2 { t = 0; for (i = 1; i <= 2; ++i) { split($i, p, "m"); t += p[1] * 60 + p[2] }
-                   printf "%.1f", t; found = 1 }
-         END { if (!found) printf "?" }' "$ROOT/$1.cpu" 2>/dev/null || printf '?'
+# times_cpu FILE FROM: the CPU seconds (user and system) in the shell's
+# `times` output FILE, its lines FROM on (1: the shell's and its waited
+# children's, 2: the children's alone); "?" where it has none
+times_cpu() {
+    [ -f "$1" ] || { printf '?'; return; }
+    awk -v from="$2" 'NR >= from { for (i = 1; i <= 2; ++i) { split($i, p, "m"); t += p[1] * 60 + p[2] }
+                                   found = 1 }
+        END { if (found) printf "%.1f", t; else printf "?" }' "$1"
 }
+# cpu_of SUBJECT: the CPU seconds of the subject's process and every
+# child it waited for, as its wrapper's `times` wrote them ("?" when it
+# ended without: killed)
+cpu_of() { times_cpu "$ROOT/$1.cpu" 2; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 : >"$ROOT/times.tsv"
@@ -408,7 +413,7 @@ if [ -z "$T" ]; then
     # processes it waited for (its clock readings, the subjects' wrappers)
     sub_cpu=$(awk -F '\t' '{ t += $3 } END { printf "%.1f", t }' "$ROOT/subjects.tsv")
     times >"$ROOT/runner.cpu"
-    all_cpu=$(awk '{ for (i = 1; i <= 2; ++i) { split($i, p, "m"); t += p[1] * 60 + p[2] } } END { printf "%.1f", t }' "$ROOT/runner.cpu")
+    all_cpu=$(times_cpu "$ROOT/runner.cpu" 1)
     echo "suite: $(since "$t_all") s with $JOBS at a time, $sub_cpu CPU-s in the subjects ($all_cpu with the runner's own); $ROOT at most $((peak_kb / 1024)) MiB (sampled every 20 s), $(du -sm "$ROOT" 2>/dev/null | cut -f1) MiB at the end"
 fi
 echo "$skip skipped (each SKIP line above says why)"
