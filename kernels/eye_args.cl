@@ -37,9 +37,8 @@ struct eye_args {
  * that is a power of two divides by a shift (width_shift; 32: none), any
  * other by its reciprocal (both worked out by the host: Oclgrind cannot
  * run the llvm.ctpop LLVM makes of a power-of-two test): with
- * width_recip = ceil(2^64 / width)
- * (eye_plan.c, eye_width_recip), d / width is the high 64 bits of
- * d * width_recip for every 32-bit d (Lemire, Kaser and Kurz, "Faster
+ * width_recip = ceil(2^64 / width) (eye_plan.c, eye_width_recip),
+ * d / width is the high 64 bits of d * width_recip for every 32-bit d (Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019: exact where the reciprocal
  * has the numerator's 32 bits and the divisor's bits together). The 2-D
  * count, where the quotient is most of a value's work, runs a loop of

@@ -420,6 +420,20 @@ static cl_mem eye_output(const void *opaque)
     return s->out != NULL ? s->out : s->histo;
 }
 
+/* The histogram's width, its shift and its reciprocal (the kernels'
+ * width_div, kernels/eye_args.cl) as kernel k's arguments *a on. */
+static int set_width_args(cl_kernel k, cl_uint *a, cl_uint width)
+{
+    int status = HISTO_OK;
+    const cl_uint shift = eye_width_shift(width);
+    const cl_ulong recip = eye_width_recip(width);
+    CL_CALL(clSetKernelArg(k, (*a)++, sizeof width, &width));
+    CL_CALL(clSetKernelArg(k, (*a)++, sizeof shift, &shift));
+    CL_CALL(clSetKernelArg(k, (*a)++, sizeof recip, &recip));
+fail:
+    return status;
+}
+
 static int set_tile_args(struct eye_state *s)
 {
     int status = HISTO_OK;
@@ -427,17 +441,14 @@ static int set_tile_args(struct eye_state *s)
     /* A chunk holds at most WORK_MAX_CHUNK_VALUES = 2^31 values: fits
      * in cl_uint. */
     const cl_uint n = (cl_uint)s->input->nvalues;
-    const cl_uint nbins = s->input->nbins, width = s->input->histo_width;
-    const cl_uint width_shift = eye_width_shift(width);
-    const cl_ulong width_recip = eye_width_recip(width);
+    const cl_uint nbins = s->input->nbins;
     const cl_kernel k = s->kernel[K_TILE];
     cl_uint a = 0;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->values));
     CL_CALL(clSetKernelArg(k, a++, sizeof n, &n));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, a++, sizeof width, &width));
-    CL_CALL(clSetKernelArg(k, a++, sizeof width_shift, &width_shift));
-    CL_CALL(clSetKernelArg(k, a++, sizeof width_recip, &width_recip));
+    if ((status = set_width_args(k, &a, s->input->histo_width)) != HISTO_OK)
+        return status;
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_bins, &p->tile_bins));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->tile_words, &p->tile_words));
     CL_CALL(clSetKernelArg(k, a++, sizeof p->ncells, &p->ncells));
@@ -475,18 +486,15 @@ fail:
 static int set_reduce_args(struct eye_state *s)
 {
     int status = HISTO_OK;
-    const cl_uint nbins = s->input->nbins, width = s->input->histo_width;
-    const cl_uint width_shift = eye_width_shift(width);
-    const cl_ulong width_recip = eye_width_recip(width);
+    const cl_uint nbins = s->input->nbins;
     const cl_kernel k = s->kernel[K_REDUCE];
     cl_uint a = 0;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->outer));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->partial));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->eye));
     CL_CALL(clSetKernelArg(k, a++, sizeof nbins, &nbins));
-    CL_CALL(clSetKernelArg(k, a++, sizeof width, &width));
-    CL_CALL(clSetKernelArg(k, a++, sizeof width_shift, &width_shift));
-    CL_CALL(clSetKernelArg(k, a++, sizeof width_recip, &width_recip));
+    if ((status = set_width_args(k, &a, s->input->histo_width)) != HISTO_OK)
+        return status;
     s->hist_arg = a;
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_mem), &s->histo));
     CL_CALL(clSetKernelArg(k, a++, sizeof(cl_uint),
@@ -809,7 +817,6 @@ static int eye_bind(void *opaque, cl_mem values)
     return strategy_bind_values(&s->values, s->kernel[K_TILE], values);
 }
 
-/* The buffer an iteration leaves the histogram in. */
 /* Output `out` (NULL: the strategy's own histogram) bound to argument
  * `arg` of kernel k, the kernel that writes every bin last. */
 static int bind_output_to(struct eye_state *s, cl_mem out, int k,

@@ -64,7 +64,8 @@ size_t eye_plan_reduce_group(size_t allowed);
 /* The eye kernels' reciprocal of the histogram's width (their width_div,
  * kernels/eye_args.cl): ceil(2^64 / width), so that d / width is the
  * high 64 bits of d times it for every 32-bit d; 0 for a width of 1,
- * whose quotients the kernels take as they are. */
+ * which has no such reciprocal (the kernels divide a power of two by its
+ * shift, below). */
 uint64_t eye_width_recip(uint32_t width);
 /* Their shift for the width: log2(width) where it is a power of two, 32
  * (none) where it is not. */
