@@ -63,10 +63,11 @@ unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
 # the implementations make run would see for this PLATFORM
 OCL_ICD_VENDORS=$(sh validate/harness.sh vendors) || exit 1
 [ -n "$OCL_ICD_VENDORS" ] && export OCL_ICD_VENDORS || unset OCL_ICD_VENDORS
-# which source ran (bench/source-id.sh)
-read -r commit modified <<EOF_ID
-$(sh bench/source-id.sh)
+# which source ran (tools/provenance.sh)
+read -r commit modified sources <<EOF_ID
+$(sh tools/provenance.sh ./histo)
 EOF_ID
+. validate/record.sh
 set --
 [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
 [ -n "${DEVICE:-}" ] && set -- "$@" --device "$DEVICE"
@@ -188,34 +189,46 @@ for name in $INPUTS; do
             values * 4 / (iter * 1e3), ref, ref / iter, floor1,
             (floor1 > 0 ? iter / floor1 : 0), floor,
             (floor > 0 ? iter / floor : 0), (rd > 0 ? iter / rd : 0), check }'
-    # one JSON line per row, composed whole, then appended under a lock
+    rec_start "$W/$tag.fields"
+    rec_put s time "$stamp"
+    rec_put s input "$name"
+    rec_put n values "$values"
+    rec_put z device "$(key "$out" selected.name)"
+    rec_put z platform "$(key "$out" selected.platform_name)"
+    rec_put z strategy "$(key "$out" strategy)"
+    rec_put n iterations "$(key "$out" iterations)"
+    rec_put n iteration_device_median_us "$iter"
+    rec_put n iteration_wall_mean_us "$(key "$out" iteration.wall_mean_us)"
+    rec_put n reference_median_us "$ref_us"
+    for k in $(sed -n 's/^kernel\.\([A-Za-z0-9_]*\)\.median_us = .*/\1/p' "$out"); do
+        rec_put n "kernel_${k}_median_us" "$(key "$out" "kernel.$k.median_us")"
+    done
+    rec_put n floor_us "$floor"
+    rec_put n floor1_us "$floor1"
+    rec_put n read_us "$read_us"
+    rec_put z floor_count_by "$count_by"
+    for k in launch2 read local_atomics atomics kernel_empty \
+             kernel_read_local iteration_cas kernel_one_group_pass; do
+        rec_put n "probe_${k}_median_us" "$(key "$W/$tag.probe" "${k}_median_us")"
+    done
+    # energy from the device's own counter (histo.out's energy.*), null
+    # where it has none or the run was too short for it
+    rec_put z energy_source "$(key "$out" energy.source)"
+    rec_put n energy_j_per_iteration "$(key "$out" energy.joules_per_iteration)"
+    rec_put n energy_mean_watts "$(key "$out" energy.mean_watts)"
+    rec_put s check "$check"
+    rec_put s commit "$commit"
+    rec_modified "$modified"
+    rec_put s host_sources "$sources"
+    rec_put z kernel_sources "$(key "$out" build.kernel_sources)"
+    # one JSON line per row, made by jq, then appended under a lock
     # (concurrent benches never interleave); every number from histo.out
-    {
-        printf '{"time":"%s","input":"%s","values":%s,"device":"%s","platform":"%s",' \
-            "$stamp" "$name" "$values" "$(key "$out" selected.name)" \
-            "$(key "$out" selected.platform_name)"
-        printf '"strategy":"%s","iterations":%s,"iteration_device_median_us":%s,' \
-            "$(key "$out" strategy)" "$(key "$out" iterations)" "$iter"
-        printf '"iteration_wall_mean_us":%s,"reference_median_us":%s,' \
-            "$(key "$out" iteration.wall_mean_us)" "$ref_us"
-        for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
-            printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
-        done
-        printf '"floor_us":%s,"floor1_us":%s,"read_us":%s,"floor_count_by":"%s",' \
-            "$floor" "$floor1" "$read_us" "$count_by"
-        for k in launch2 read local_atomics atomics kernel_empty \
-                 kernel_read_local iteration_cas kernel_one_group_pass; do
-            printf '"probe_%s_median_us":%s,' "$k" \
-                "$(key "$W/$tag.probe" "${k}_median_us" | grep . || echo null)"
-        done
-        # energy from the device's own counter (histo.out's energy.*), null
-        # where it has none or the run was too short for it
-        printf '"energy_source":"%s","energy_j_per_iteration":%s,"energy_mean_watts":%s,' \
-            "$(key "$out" energy.source)" \
-            "$(key "$out" energy.joules_per_iteration | grep . || echo null)" \
-            "$(key "$out" energy.mean_watts | grep . || echo null)"
-        printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
-    } | sh validate/append-line.sh "${RESULTS_ROOT:-results}/bench.jsonl" || status=1
+    if row_json=$(rec_json); then
+        printf '%s\n' "$row_json" | sh validate/append-line.sh "${RESULTS_ROOT:-results}/bench.jsonl" || status=1
+    else
+        echo "bench: no row for $name: $row_json" >&2
+        status=1
+    fi
     echo "$name $(key "$out" strategy) $iter $check $values" >>"$W/compare"
     [ "$(key "$out" strategy)" = global ] && [ "$name" = uniform ] \
         && global_uniform=$iter && probe_at="$(key "$out" selected.platform) $(key "$out" selected.device)"

@@ -29,9 +29,10 @@ SIZES=${SIZES:-262K 1M 2M 4M 8M 16M 67M}
 STRATEGIES=${STRATEGIES:-auto eye fused global}
 ITERATIONS=${ITERATIONS:-2000}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
-read -r commit modified <<EOF_ID
-$(sh bench/source-id.sh)
+read -r commit modified sources <<EOF_ID
+$(sh tools/provenance.sh ./histo)
 EOF_ID
+. validate/record.sh
 set --
 [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
 [ -n "${DEVICE:-}" ] && set -- "$@" --device "$DEVICE"
@@ -103,30 +104,41 @@ for size in $SIZES; do
                 size, values, strat, b == "" ? "-" : b, t, cg == "" ? "-" : cg,
                 g == "" ? "-" : g, l, partial, kernels, iter, floor,
                 (floor > 0 ? iter / floor : 0), empty, check }'
-        {
-            printf '{"time":"%s","size":"%s","values":%s,"device":"%s","platform":"%s",' \
-                "$stamp" "$size" "$values" "$(key "$out" selected.name)" \
-                "$(key "$out" selected.platform_name)"
-            printf '"strategy":"%s","asked":"%s","iterations":%s,' \
-                "$(key "$out" strategy)" "$strategy" "$(key "$out" iterations)"
-            printf '"iteration_device_median_us":%s,"iteration_wall_mean_us":%s,' \
-                "${iter:-null}" "$(key "$out" iteration.wall_mean_us)"
-            for k in $(sed -n 's/^kernel\.\(.*\)\.median_us = .*/\1/p' "$out"); do
-                printf '"kernel_%s_median_us":%s,' "$k" "$(key "$out" "kernel.$k.median_us")"
-            done
-            printf '"launches":%s,"batches":%s,"tiles":%s,"count_groups":%s,"groups":%s,' \
-                "$launches" "$(key "$out" config.batches | grep . || echo null)" \
-                "${tiles:-null}" \
-                "$(key "$out" config.count_groups | grep . || echo null)" \
-                "$(key "$out" config.groups | grep . || echo null)"
-            printf '"partial_bytes":%s,"tile_bins":%s,' "$partial" \
-                "$(key "$out" config.tile_bins | grep . || echo null)"
-            for k in kernel_floor kernel_empty kernel_read_local launch2; do
-                printf '"probe_%s_median_us":%s,' "$k" \
-                    "$(key "$probe" "${k}_median_us" | grep . || echo null)"
-            done
-            printf '"check":"%s","commit":"%s","modified":%s}\n' "$check" "$commit" "$modified"
-        } | sh validate/append-line.sh "${RESULTS_ROOT:-results}/curve.jsonl" || status=1
+        rec_start "$W/row.fields"
+        rec_put s time "$stamp"
+        rec_put s size "$size"
+        rec_put n values "$values"
+        rec_put z device "$(key "$out" selected.name)"
+        rec_put z platform "$(key "$out" selected.platform_name)"
+        rec_put z strategy "$(key "$out" strategy)"
+        rec_put s asked "$strategy"
+        rec_put n iterations "$(key "$out" iterations)"
+        rec_put n iteration_device_median_us "$iter"
+        rec_put n iteration_wall_mean_us "$(key "$out" iteration.wall_mean_us)"
+        for k in $(sed -n 's/^kernel\.\([A-Za-z0-9_]*\)\.median_us = .*/\1/p' "$out"); do
+            rec_put n "kernel_${k}_median_us" "$(key "$out" "kernel.$k.median_us")"
+        done
+        rec_put n launches "$launches"
+        rec_put n batches "$(key "$out" config.batches)"
+        rec_put n tiles "$tiles"
+        rec_put n count_groups "$(key "$out" config.count_groups)"
+        rec_put n groups "$(key "$out" config.groups)"
+        rec_put n partial_bytes "$partial"
+        rec_put n tile_bins "$(key "$out" config.tile_bins)"
+        for k in kernel_floor kernel_empty kernel_read_local launch2; do
+            rec_put n "probe_${k}_median_us" "$(key "$probe" "${k}_median_us")"
+        done
+        rec_put s check "$check"
+        rec_put s commit "$commit"
+        rec_modified "$modified"
+        rec_put s host_sources "$sources"
+        rec_put z kernel_sources "$(key "$out" build.kernel_sources)"
+        if row_json=$(rec_json); then
+            printf '%s\n' "$row_json" | sh validate/append-line.sh "${RESULTS_ROOT:-results}/curve.jsonl" || status=1
+        else
+            echo "curve: no row for $size $strategy: $row_json" >&2
+            status=1
+        fi
     done
 done
 exit "$status"

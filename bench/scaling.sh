@@ -37,10 +37,11 @@ SIZES=${SIZES:-1M 16M 268M 1G}
 MODES=${MODES:-device streamed}
 MIN_SECONDS=${MIN_SECONDS:-1}
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR
-# which source ran (bench/source-id.sh)
-read -r commit modified <<EOF_ID
-$(sh bench/source-id.sh)
+# which source ran (tools/provenance.sh)
+read -r commit modified sources <<EOF_ID
+$(sh tools/provenance.sh ./histo)
 EOF_ID
+. validate/record.sh
 SHARES=${SHARES:-${DEVICE:-first}}
 key() { sed -n "s/^$2 = //p" "$1"; }
 
@@ -129,26 +130,39 @@ for size in $SIZES; do
                 -v n="$(key "$out" input.chunks)" -v r="$rss" -v ch="$check" 'BEGIN {
                 printf "%-5s %10d %-8s %-8s %-26.26s %11.1f %7.1f %11s %11.1f %6d %8.0f %s\n",
                     s, v, m, d, dev, it, b / (it * 1e3), c, k, n, r / 1e6, ch }'
-            {
-                printf '{"time":"%s","input":"eye%s","values":%s,"mode":"%s",' \
-                    "$stamp" "$size" "$(key "$out" input.values)" "$mode"
-                printf '"devices":"%s","shares":%s,"device":"%s","platform":"%s",' \
-                    "$devs" "$(key "$out" shares)" "$(key "$out" selected.name)" \
-                    "$(key "$out" selected.platform_name)"
-                printf '"strategy":"%s","iterations":%s,"iteration_median_us":%s,' \
-                    "$(key "$out" strategy)" "$its" "$iter"
-                printf '"wall_mean_us":%s,' "$(key "$out" iteration.wall_mean_us)"
-                printf '"commands_per_iteration":%s,"launches_per_iteration":%s,' \
-                    "$(key "$out" commands.per_iteration)" \
-                    "$(key "$out" commands.launches_per_iteration)"
-                printf '"timed_by":"%s","transfer_median_us":%s,"kernels_median_us":%s,' \
-                    "$(key "$out" iteration.timed_by | cut -d' ' -f1)" "${copy:-null}" "$kern"
-                printf '"chunks":%s,"chunk_values":%s,"host_memory":"%s",' \
-                    "$(key "$out" input.chunks)" "$(key "$out" input.chunk_values)" \
-                    "$(key "$out" input.host_memory)"
-                printf '"peak_rss_bytes":%s,"check":"%s","commit":"%s","modified":%s}\n' \
-                    "$rss" "$check" "$commit" "$modified"
-            } | sh validate/append-line.sh "${RESULTS_ROOT:-results}/scaling.jsonl" || status=1
+            rec_start "$W/row.fields"
+            rec_put s time "$stamp"
+            rec_put s input "eye$size"
+            rec_put n values "$(key "$out" input.values)"
+            rec_put s mode "$mode"
+            rec_put s devices "$devs"
+            rec_put n shares "$(key "$out" shares)"
+            rec_put z device "$(key "$out" selected.name)"
+            rec_put z platform "$(key "$out" selected.platform_name)"
+            rec_put z strategy "$(key "$out" strategy)"
+            rec_put n iterations "$its"
+            rec_put n iteration_median_us "$iter"
+            rec_put n wall_mean_us "$(key "$out" iteration.wall_mean_us)"
+            rec_put n commands_per_iteration "$(key "$out" commands.per_iteration)"
+            rec_put n launches_per_iteration "$(key "$out" commands.launches_per_iteration)"
+            rec_put z timed_by "$(key "$out" iteration.timed_by | cut -d' ' -f1)"
+            rec_put n transfer_median_us "$copy"
+            rec_put n kernels_median_us "$kern"
+            rec_put n chunks "$(key "$out" input.chunks)"
+            rec_put n chunk_values "$(key "$out" input.chunk_values)"
+            rec_put z host_memory "$(key "$out" input.host_memory)"
+            rec_put n peak_rss_bytes "$rss"
+            rec_put s check "$check"
+            rec_put s commit "$commit"
+            rec_modified "$modified"
+            rec_put s host_sources "$sources"
+            rec_put z kernel_sources "$(key "$out" build.kernel_sources)"
+            if row_json=$(rec_json); then
+                printf '%s\n' "$row_json" | sh validate/append-line.sh "${RESULTS_ROOT:-results}/scaling.jsonl" || status=1
+            else
+                echo "scaling: no row for eye$size $mode: $row_json" >&2
+                status=1
+            fi
         done
     done
 done

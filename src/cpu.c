@@ -23,8 +23,10 @@
 #include "cpu_plan.h"
 #include "params.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const sources[] = {"cpu_count.cl", "cpu_merge.cl"};
@@ -46,10 +48,29 @@ struct cpu_plan {
 
 /* b first, so that the strategy_buffers_ functions take the state as
  * theirs (strategy.h); b.scratch holds the private histograms. */
+/* The variable that sets how many threads PoCL's CPU device runs: PoCL
+ * 4.0 renamed POCL_MAX_PTHREAD_COUNT (which 3.x reads) to
+ * POCL_CPU_MAX_CU_COUNT. By the major version of the driver
+ * (CL_DRIVER_VERSION, "3.1+debian"); both where it does not parse; NULL
+ * off PoCL. */
+static const char *pocl_threads_variable(const struct device_info *dev)
+{
+    if (dev->platform_name == NULL
+        || strstr(dev->platform_name, "Portable Computing Language") == NULL)
+        return NULL;
+    const char *v = dev->driver != NULL ? dev->driver : "";
+    if (!isdigit((unsigned char)v[0]))
+        return "POCL_CPU_MAX_CU_COUNT (PoCL 4.0 on; POCL_MAX_PTHREAD_COUNT "
+               "before)";
+    return strtoul(v, NULL, 10) >= 4 ? "POCL_CPU_MAX_CU_COUNT"
+                                     : "POCL_MAX_PTHREAD_COUNT";
+}
+
 struct cpu_state {
     struct strategy_buffers b;
     struct cpu_plan plan;
-    bool pocl;               /* the platform is PoCL (the report's hint)    */
+    const char *threads_var; /* PoCL's variable for its thread count (the
+                                report's hint), NULL off PoCL             */
     uint64_t values;         /* the chunk's values (the report's hint)      */
 };
 
@@ -276,9 +297,7 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
                                           partial_bytes)) != HISTO_OK)
         goto fail;
     s->values = env->input->nvalues;
-    s->pocl = env->device->platform_name != NULL
-              && strstr(env->device->platform_name,
-                        "Portable Computing Language") != NULL;
+    s->threads_var = pocl_threads_variable(env->device);
     /* one work-item a group: on PoCL a group runs on one core as a plain
      * loop (the top of this file); one batch launches the count alone */
     s->b.nkernels = cpu_plan_commands(p->batches);
@@ -376,14 +395,16 @@ static void cpu_report(const void *opaque, FILE *f)
                                           &fewer_us);
     const double plan_us = cpu_plan_cost_us(s->values, p->stride, p->units,
                                             p->batches);
-    if (s->pocl && fewer < p->units && fewer_us < 0.75 * plan_us)
+    if (s->threads_var != NULL && fewer < p->units
+        && fewer_us < 0.75 * plan_us)
         fprintf(f, "cpu.hint = PoCL wakes all %llu of its threads for every "
                    "command; the cost model (docs/design.md) puts an "
                    "iteration at %.0f us on %llu threads against %.0f on "
-                   "%llu: POCL_CPU_MAX_CU_COUNT=%llu may make it faster\n",
+                   "%llu: %s=%llu may make it faster\n",
                 (unsigned long long)p->units, fewer_us,
                 (unsigned long long)fewer, plan_us,
-                (unsigned long long)p->units, (unsigned long long)fewer);
+                (unsigned long long)p->units, s->threads_var,
+                (unsigned long long)fewer);
 }
 
 static void cpu_summary(const void *opaque, FILE *f)

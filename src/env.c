@@ -31,16 +31,23 @@ int env_number(enum env_var v, double *value)
     const char *s = env_value(v);
     if (s == NULL)
         return HISTO_OK;
+    const bool whole = e->bounds.kind == ENV_WHOLE;
+    /* One grammar for every number histo reads from its environment:
+     * whole numbers are digits alone; seconds are digits with an
+     * optional '.' and fraction, either side of the point may be empty
+     * but not both ("5", "5.", ".5", "0.25"); no sign, exponent, hex,
+     * inf or nan. */
+    const size_t ints = strspn(s, "0123456789");
+    size_t len = ints, fraction = 0;
+    if (!whole && s[len] == '.') {
+        fraction = strspn(s + len + 1, "0123456789");
+        len += 1 + fraction;
+    }
     char *end = NULL;
     errno = 0;
     const double n = strtod(s, &end);
-    const bool whole = e->bounds.kind == ENV_WHOLE;
-    /* whole numbers in digits alone; seconds as strtod reads them, from
-     * a digit on, in decimal */
-    if (!isdigit((unsigned char)s[0]) || strpbrk(s, "xX") != NULL
-        || (whole && strspn(s, "0123456789") != strlen(s))
-        || *end != '\0' || errno != 0
-        || !(n >= e->bounds.lo && n <= e->bounds.hi)
+    if (s[len] != '\0' || ints + fraction == 0 || end != s + len
+        || errno != 0 || !(n >= e->bounds.lo && n <= e->bounds.hi)
         || (whole && n != floor(n))) {
         histo_error("%s must be %s from %.0f to %.0f, not '%s'", e->name,
                     whole ? "a whole number" : "a number of seconds",
@@ -110,7 +117,10 @@ static void help_entry(FILE *f, const struct env_entry *e)
 
 void env_usage(FILE *f)
 {
-    fputs("Environment:\n", f);
+    fputs("Environment:\n"
+          "  (a whole number is digits alone; seconds are digits with an "
+          "optional\n  decimal point and fraction: 5, 5., .5, 0.25; no sign "
+          "or exponent)\n", f);
     for (int i = 0; i < ENV_COUNT; ++i)
         if (env_table[i].use == ENV_USER || env_table[i].use == ENV_PEAK)
             help_entry(f, &env_table[i]);

@@ -1,6 +1,7 @@
 /* program.c - kernel source loading and building (see program.h). */
 #include "program.h"
 
+#include "counts.h"
 #include "env.h"
 #include "outfile.h"
 #include "params.h"
@@ -221,6 +222,43 @@ static void print_build_log(cl_program program, cl_device_id device)
     free(log);
 }
 
+/* Every kernel file this process read, once each, with the digest of the
+ * bytes it gave the compiler: histo.out's build.kernel_sources names the
+ * code that ran, whatever the tree it came from. */
+#define MAX_SOURCES 32
+static struct {
+    char name[64];
+    char digest[COUNTS_DIGEST_CHARS];
+} sources[MAX_SOURCES];
+static size_t nsources;
+
+static void note_source(const char *name, const char *text, size_t len)
+{
+    for (size_t i = 0; i < nsources; ++i)
+        if (strcmp(sources[i].name, name) == 0)
+            return;
+    if (nsources == MAX_SOURCES || strlen(name) >= sizeof sources[0].name)
+        return;
+    snprintf(sources[nsources].name, sizeof sources[0].name, "%s", name);
+    counts_digest((const uint8_t *)text, len, sources[nsources].digest);
+    ++nsources;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+void program_sources_report(FILE *f)
+{
+    qsort(sources, nsources, sizeof sources[0], by_name);
+    fputs("build.kernel_sources =", f);
+    for (size_t i = 0; i < nsources; ++i)
+        fprintf(f, "%s %s %s", i > 0 ? "," : "", sources[i].name,
+                sources[i].digest);
+    fputs(nsources == 0 ? " none\n" : "\n", f);
+}
+
 /* Two strings a file into texts and lens (2 * nfiles each, NULL-filled
  * by the caller): its #line directive, then its text. Returns 0 or an
  * exit status; the caller frees what was read either way. */
@@ -240,6 +278,7 @@ static int load_sources(const char *kernel_dir, const char *const *files,
         free(path);
         if (texts[2 * i + 1] == NULL)
             return HISTO_EXIT_DEVICE;
+        note_source(files[i], texts[2 * i + 1], lens[2 * i + 1]);
     }
     return HISTO_OK;
 }

@@ -9,6 +9,7 @@
 #include "error.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* -D options chosen at run time (a work-group size from the device), as
@@ -33,6 +34,10 @@ int program_build(cl_context context, const struct device_info *dev,
                   const char *kernel_dir, const char *const *files,
                   size_t nfiles, const struct program_defines *defines,
                   cl_program *program);
+
+/* histo.out's build.kernel_sources line: each kernel file read so far
+ * (by name), with the sha256 of its bytes as `sha256sum` prints it. */
+void program_sources_report(FILE *f);
 
 /* The build options, for the report. */
 const char *program_options(void);

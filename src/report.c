@@ -328,6 +328,7 @@ static void print_strategy(const struct report *r, FILE *f)
                                             : "none (the devices differ)");
     fprintf(f, "build.options = %s\n", program_options());
     fprintf(f, "build.kernels = %s\n", r->options->kernel_dir);
+    program_sources_report(f);
     fprintf(f, "build.program_cache = %s\n", progcache_state());
     env_report(f);
     r->strategy->report(r->state, f);

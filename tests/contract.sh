@@ -525,3 +525,17 @@ else
     bad cli.list "$(head -c 300 "$W/list.txt")"
 fi
 if $HISTO --help | grep -q "usage: histo"; then ok cli.help; else bad cli.help "no usage text"; fi
+
+# every histo run of the suite has a time limit (tests/timed.sh): one
+# that overruns is stopped, exits 124 and is named on the subject's
+# output (here its descriptor 9 goes to a file, so that this intended
+# overrun is not counted)
+HISTO_TEST_TIMEOUT=1 $HISTO --platform "$PLATFORM" -i "$IN" --no-bmp \
+    --timing "$W/limit.out" -- 10000000 >/dev/null 2>"$W/limit.err" 9>"$W/limit.fd9"
+st=$?
+if [ "$st" -eq 124 ] && grep -q "^FAIL contract.time_limit: histo .* ran over 1 s$" "$W/limit.fd9" \
+   && grep -q "stopped by the suite's time limit (1 s)" "$W/limit.err"; then
+    ok suite.time_limit
+else
+    bad suite.time_limit "exit status $st: $(cat "$W/limit.fd9" "$W/limit.err" | head -c 300)"
+fi

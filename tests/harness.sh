@@ -20,7 +20,8 @@ mkdir -p "$W"
 B=${HISTO_BUILD:-build}
 VALIDATE=$B/histo-validate
 GEN=$B/histo-gen
-MAKE_CMD=${MAKE:-make}
+# every make run here under a time limit, as tests/lib.sh puts histo
+MAKE_CMD="timeout -k 10 ${HISTO_TEST_TIMEOUT:-600} ${MAKE:-make}"
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR PLATFORM DEVICE ITERATIONS SIZE
 # every make run here writes under $W, never into the user's results/
 RESULTS_ROOT=$(cd "$W" && pwd)/results
@@ -80,7 +81,7 @@ fi
 # of the Spec and harness, so the checkout's dataset is not touched. ---
 R=$W/race
 mkdir -p "$R/validate" "$R/build"
-cp -r Spec "$R/" && cp validate/harness.sh validate/reportable.sh validate/system.sh "$R/validate/" \
+cp -r Spec "$R/" && cp validate/harness.sh validate/reportable.sh validate/record.sh validate/system.sh "$R/validate/" \
     && cp "$GEN" "$R/build/histo-gen"
 (sh "$R/validate/harness.sh" dataset test >"$R/a.log" 2>&1; echo $? >"$R/a.rc") &
 (sh "$R/validate/harness.sh" dataset test >"$R/b.log" 2>&1; echo $? >"$R/b.rc") &
@@ -312,10 +313,14 @@ for s in test train; do
         bad "harness.not_reportable_$s" "$(reasons size=$s n=30 d_iterations=30)"
     fi
 done
-if [ "$(reasons repeat=2 commit=unknown)" = "runs: 2, fewer than 3|source: not a git checkout, so the commit that built it is unknown" ]; then
+# the source: a tree git sees as changed, a tree git cannot see (named or
+# not by HISTO_COMMIT): never reportable, each with its reason
+if [ "$(reasons repeat=2 commit=unknown modified=unknown)" = "runs: 2, fewer than 3|source: not a git checkout, so the commit that built it is unknown" ] \
+   && [ "$(reasons modified=true)" = "source: the tree has uncommitted changes to tracked files" ] \
+   && [ "$(reasons modified=unknown)" = "source: git cannot verify the tree against commit abc1234 (a copy named by HISTO_COMMIT, or a tree changed since the build)" ]; then
     ok harness.reportable_rules
 else
-    bad harness.reportable_rules "$(reasons repeat=2 commit=unknown)"
+    bad harness.reportable_rules "$(reasons repeat=2 commit=unknown modified=unknown) / $(reasons modified=unknown)"
 fi
 # run quality, stricter than SPEC: runs more than 1.15x apart, or a
 # machine carrying more load than half its cores (at least 1) when the
@@ -383,6 +388,132 @@ if iconv -f UTF-8 -t UTF-8 "$LOG" >/dev/null 2>&1 && jcheck "$W/last.json" \
     ok harness.record_utf8
 else
     bad harness.record_utf8 "$(head -c 400 "$W/last.json")"
+fi
+# Hostile values in the environment and the system description: a
+# backslash at the end, a quote, tabs, a newline, a control character and
+# bytes that are not UTF-8. The run passes and its record is JSON that
+# holds each value: byte for byte where it is UTF-8, in the records'
+# escaped form (backslashes doubled, bad bytes as \xHH, the field named
+# in not_utf8) where it is not; result.txt shows control characters as
+# \xHH, never deleted.
+HOSTILE_SYS=$W/hostile-system.conf
+tab=$(printf '\t')
+{
+    sed 's/^hw_model =.*/hw_model = a'"$tab"'tab\\ "q" \\x41/' "$SYSTEM"
+    printf 'notes_ctl = one\001two\n'
+    printf 'notes_bytes = caf\351 \\ x\n'
+} >"$HOSTILE_SYS"
+q_value=$(printf 'a"b\\c%sd\ne\001f' "$tab")
+OCL_ICD_ZZZ='x\' POCL_HOSTILE_Q=$q_value POCL_HOSTILE_BYTES=$(printf 'no\377 \\ ok') \
+    $MAKE_CMD --no-print-directory run ITERATIONS=1 REPEAT=1 SYSTEM="$HOSTILE_SYS" \
+    RESULTS_LOG="$W/hostile.jsonl" >"$W/hostile.log" 2>&1
+st=$?
+last_record "$W/hostile.jsonl"
+why=""
+[ "$st" -eq 0 ] || why="make run exited $st: $(tail -n 2 "$W/hostile.log");"
+jcheck "$W/last.json" || why="$why the record is not JSON;"
+[ "$(jq -j '.env.OCL_ICD_ZZZ' "$W/last.json")" = 'x\' ] || why="$why OCL_ICD_ZZZ is '$(jget "$W/last.json" .env.OCL_ICD_ZZZ)';"
+printf '%s' "$q_value" >"$W/q.want"
+jq -j '.env.POCL_HOSTILE_Q' "$W/last.json" >"$W/q.got" 2>/dev/null
+cmp -s "$W/q.want" "$W/q.got" || why="$why POCL_HOSTILE_Q does not round-trip;"
+[ "$(jq -j '.env.POCL_HOSTILE_BYTES' "$W/last.json")" = 'no\xFF \\ ok' ] || why="$why POCL_HOSTILE_BYTES is '$(jget "$W/last.json" .env.POCL_HOSTILE_BYTES)';"
+[ "$(jq -j '.system.hw_model' "$W/last.json")" = "a${tab}tab\\ \"q\" \\x41" ] || why="$why hw_model is '$(jget "$W/last.json" .system.hw_model)';"
+[ "$(jq -j '.system.notes.notes_ctl' "$W/last.json")" = "$(printf 'one\001two')" ] || why="$why notes_ctl lost its control character;"
+[ "$(jq -j '.system.notes.notes_bytes' "$W/last.json")" = 'caf\xE9 \\ x' ] || why="$why notes_bytes is '$(jget "$W/last.json" .system.notes.notes_bytes)';"
+[ "$(jq -c '.not_utf8 | sort' "$W/last.json")" = '["env.POCL_HOSTILE_BYTES","system.notes.notes_bytes"]' ] || why="$why not_utf8 is $(jq -c .not_utf8 "$W/last.json");"
+iconv -f UTF-8 -t UTF-8 "$W/hostile.jsonl" >/dev/null 2>&1 || why="$why the log is not UTF-8;"
+hrd=$(jget "$W/last.json" .result_dir)
+grep -qF "hw_model               a\\x09tab\\ \"q\" \\x41" "$hrd/result.txt" 2>/dev/null || why="$why result.txt does not show hw_model escaped;"
+grep -qF 'one\x01two' "$hrd/result.txt" 2>/dev/null || why="$why result.txt does not show notes_ctl escaped;"
+if [ -z "$why" ]; then
+    ok harness.record_hostile_values
+else
+    bad harness.record_hostile_values "$why"
+fi
+
+# A system description that cannot be read as one is refused with a
+# clear message before any work: no dataset step, no results folder, in
+# seconds (a FIFO is never opened, so nothing waits on it).
+mkfifo "$W/system.fifo" 2>/dev/null
+mkdir -p "$W/system.folder"
+printf 'hw_model = a\nhw_vendor = v\nhw_model = b\n' >"$W/system.twice"
+printf 'bogus_field = 1\n' >"$W/system.unknown"
+printf 'hw_model = %s\n' "$(head -c 1500 /dev/zero | tr '\0' x)" >"$W/system.long"
+printf 'hw_model a\n' >"$W/system.noequals"
+for c in "fifo| is not a regular file (a FIFO, a socket or a device is never read)" \
+         "folder| is a folder, not a system description file" \
+         "missing|: no such file" \
+         "twice|: key \"hw_model\" given twice: lines 1 and 3" \
+         "unknown|: line 1: unknown key \"bogus_field\"" \
+         "long|: line 1: the value of hw_model is 1500 bytes, more than 1024" \
+         "noequals|: line 1: not \"key = value\" nor a comment"; do
+    name=${c%%|*} want=${c#*|}
+    folders=$(ls "$RESULTS_ROOT/test" 2>/dev/null | wc -l)
+    started=$(date +%s)
+    timeout 60 $MAKE_CMD --no-print-directory run ITERATIONS=1 REPEAT=1 SYSTEM="$W/system.$name" \
+        RESULTS_LOG="$W/refused.jsonl" >"$W/system-$name.log" 2>&1
+    st=$?
+    took=$(( $(date +%s) - started ))
+    if [ "$st" -ne 0 ] && [ "$st" -ne 124 ] && [ "$took" -le 30 ] \
+       && grep -qF "harness: SYSTEM=$W/system.$name$want" "$W/system-$name.log" \
+       && ! grep -q "warm-up\|generating" "$W/system-$name.log" \
+       && [ "$(ls "$RESULTS_ROOT/test" 2>/dev/null | wc -l)" -eq "$folders" ] \
+       && [ ! -s "$W/refused.jsonl" ]; then
+        ok "harness.system_refused_$name"
+    else
+        bad "harness.system_refused_$name" "status $st after $took s: $(tail -n 2 "$W/system-$name.log")"
+    fi
+done
+
+# Provenance: where git sees the tree, the build's commit and a record's
+# modified are git's, whatever HISTO_COMMIT says; where it does not,
+# HISTO_COMMIT only names the commit (ID-unverified) and modified is
+# unknown. The make variable first (make --eval prints what the build
+# would use, building nothing), then tools/provenance.sh in a scratch
+# repository with a stand-in binary.
+built_as() { $MAKE_CMD --no-print-directory -s "$@" --eval 'show-built-commit: ; @echo $(BUILT_COMMIT)' show-built-commit 2>/dev/null; }
+git_id=$(sh tools/commit-id.sh)
+if [ "$(built_as HISTO_COMMIT=abc1234)" = "$git_id" ] \
+   && [ "$(GIT_DIR=$W/no-repository built_as HISTO_COMMIT=abc1234)" = abc1234-unverified ] \
+   && [ "$(GIT_DIR=$W/no-repository built_as)" = unknown ] \
+   && ! GIT_DIR=$W/no-repository built_as "HISTO_COMMIT=a'b" >/dev/null; then
+    ok harness.commit_from_git
+else
+    bad harness.commit_from_git "HISTO_COMMIT=abc1234 builds as '$(built_as HISTO_COMMIT=abc1234)' (git: $git_id), outside git as '$(GIT_DIR=$W/no-repository built_as HISTO_COMMIT=abc1234)'"
+fi
+P=$W/provenance
+rm -rf "$P" && mkdir -p "$P/tools" && cp tools/commit-id.sh tools/provenance.sh "$P/tools/"
+pg() { git -C "$P" -c user.name=histo-tests -c user.email=tests@histo.invalid "$@" >/dev/null 2>&1; }
+# the stand-in binary names its folder's HEAD as its commit, or what the
+# untracked file built says (a build of another kind)
+cat >"$P/histo" <<'EOF_STAND_IN'
+#!/bin/sh
+d=$(dirname "$0")
+c=$(cat "$d/built" 2>/dev/null || git -C "$d" rev-parse --short HEAD)
+printf 'histo 1.0.0\ncommit: %s\nsources = sha256:00\n' "$c"
+EOF_STAND_IN
+chmod +x "$P/histo"
+echo one >"$P/file.txt"
+pg init -q && pg add -A && pg commit -q -m one
+head_id=$(git -C "$P" rev-parse --short HEAD 2>/dev/null)
+prov() { sh "$P/tools/provenance.sh" "$P/histo" | cut -d' ' -f1-2; }
+stand_in() { printf '%s\n' "$1" >"$P/built"; }
+why=""
+[ "$(prov)" = "$head_id false" ] || why="$why clean tree: '$(prov)';"
+[ "$(HISTO_COMMIT=ffff000 prov)" = "$head_id false" ] || why="$why HISTO_COMMIT changed it: '$(HISTO_COMMIT=ffff000 prov)';"
+echo changed >>"$P/file.txt"
+[ "$(HISTO_COMMIT=$head_id prov)" = "$head_id true" ] || why="$why changed tree under HISTO_COMMIT: '$(HISTO_COMMIT=$head_id prov)';"
+pg checkout -- file.txt
+stand_in "$head_id-modified"
+[ "$(prov)" = "$head_id true" ] || why="$why a binary built from changes: '$(prov)';"
+stand_in "abc1234-unverified"
+[ "$(prov)" = "abc1234 unknown" ] || why="$why a copy named by HISTO_COMMIT: '$(prov)';"
+stand_in "0000000"
+[ "$(prov)" = "0000000 unknown" ] || why="$why a binary of another commit: '$(prov)';"
+if [ -z "$why" ]; then
+    ok harness.provenance
+else
+    bad harness.provenance "$why"
 fi
 if $MAKE_CMD --no-print-directory run SIZE=nosuch >"$W/size.log" 2>&1; then
     bad harness.unknown_size "make run SIZE=nosuch succeeded"
@@ -651,14 +782,23 @@ if grep '^116.histo test | ' "$W/host.log" | tail -n 1 | grep -q "^116.histo tes
 else
     bad harness.reference_host "$(tail -n 2 "$W/host.log")"
 fi
-# a tree git does not know (a copy, git archive's output: here GIT_DIR
-# names no repository): the commit is unknown, and so not reportable
+# a tree git does not see (a copy, git archive's output: here GIT_DIR
+# names no repository): the commit is the binary's, but git cannot verify
+# the tree against it, so modified is unknown and the run not reportable
+# (in a working tree whose binary was built from changes, modified stays
+# true)
 GIT_DIR=$W/no-repository ITERATIONS=2 REPEAT=1 RESULTS_LOG="$W/nogit.jsonl" \
     sh validate/harness.sh run test >"$W/nogit.log" 2>&1
 last_record "$W/nogit.jsonl"
-if [ "$(jget "$W/last.json" .commit)" = unknown ] \
+built=$(./histo --version | sed -n 's/^commit: //p')
+case $built in
+    *-modified) want_mod=true want_why="source: the tree has uncommitted changes to tracked files" ;;
+    *) want_mod=unknown want_why="source: git cannot verify the tree against commit $built" ;;
+esac
+if [ "$(jget "$W/last.json" .commit)" = "${built%-modified}" ] \
+   && [ "$(jget "$W/last.json" .modified)" = "$want_mod" ] \
    && [ "$(jget "$W/last.json" .reportable)" = false ] \
-   && jget "$W/last.json" '.not_reportable | join("|")' | grep -q "source: not a git checkout, so the commit that built it is unknown"; then
+   && jget "$W/last.json" '.not_reportable | join("|")' | grep -qF "$want_why"; then
     ok harness.unknown_commit_not_reportable
 else
     bad harness.unknown_commit_not_reportable "$(tail -n 2 "$W/nogit.log") $(head -c 300 "$W/last.json")"
@@ -734,7 +874,7 @@ if grep -q "^116.histo test: run 1 of 1: ./histo --strategy $other -i " "$W/stra
    && [ "$(jget "$W/last.json" .tuning)" = peak ] \
    && [ "$(jget "$W/last.json" .knobs_why)" = "strategy $other requested (the device's default: $dflt)" ] \
    && ! jget "$W/last.json" '.not_reportable | join("|")' | grep -q "peak" \
-   && grep '^116.histo test | ' "$W/strategy.log" | grep -q "| peak | PASS | not reportable: "; then
+   && grep '^116.histo test | ' "$W/strategy.log" | grep -qF "| peak: strategy $other requested (the device's default: $dflt) | PASS | not reportable: "; then
     ok harness.strategy_peak
 else
     bad harness.strategy_peak "$(tail -n 2 "$W/strategy.log") $(jget "$W/last.json" .knobs_why)"
@@ -749,7 +889,7 @@ if [ "$(jget "$W/last.json" .tuning)" = peak ] \
    && [ "$(jget "$W/last.json" .knobs_why)" = "HISTO_TEST_MAX_GROUP=64" ] \
    && [ "$(jget "$W/last.json" .env.HISTO_TEST_MAX_GROUP)" = 64 ] \
    && jget "$W/last.json" '.not_reportable | join("|")' | grep -qF "$env_why" \
-   && grep '^116.histo test | ' "$W/env-test.log" | grep -qF "| peak | PASS | not reportable: " \
+   && grep '^116.histo test | ' "$W/env-test.log" | grep -qF "| peak: HISTO_TEST_MAX_GROUP=64 | PASS | not reportable: " \
    && grep '^116.histo test | ' "$W/env-test.log" | grep -qF "$env_why"; then
     ok harness.test_variable_not_reportable
 else
@@ -765,21 +905,40 @@ if [ "$(jget "$W/last.json" .strategy)" = "$dflt" ] \
 else
     bad harness.default_strategy_named_is_base "$(tail -n 2 "$W/default-named.log")"
 fi
+# knobs from the tune cache make a run peak, the cache named in the line
+# and the record; a cache whose knobs are histo's defaults (0: the
+# strategy decides) changes nothing, and the run stays base. The cache's
+# line comes from --tune (its key: this device, strategy, histogram and
+# size), its knobs set here.
 TUNE=$W/tune.conf
 rm -f "$TUNE"
 if HISTO_TUNE_FILE=$TUNE ./histo --tune -i "$(spec test input)" -o "$W/tune.bmp" \
-       --timing "$W/tune.out" -- 3 >"$W/tune.log" 2>&1; then
-    HISTO_TUNE_FILE=$TUNE $MAKE_CMD --no-print-directory run ITERATIONS=3 REPEAT=1 \
+       --timing "$W/tune.out" -- 3 >"$W/tune.log" 2>&1 \
+   && sed 's/= batches [0-9]* tile_rows [0-9]*/= batches 4 tile_rows 0/' "$TUNE" >"$W/tune4.conf" \
+   && sed 's/= batches [0-9]* tile_rows [0-9]*/= batches 0 tile_rows 0/' "$TUNE" >"$W/tune0.conf"; then
+    HISTO_TUNE_FILE=$W/tune4.conf $MAKE_CMD --no-print-directory run ITERATIONS=3 REPEAT=1 \
         RESULTS_LOG="$W/peak.jsonl" >"$W/tuned.log" 2>&1
     last_record "$W/peak.jsonl"
+    knobs4="knobs from the tune cache $W/tune4.conf (batches 4, tile_rows 0, replicas 0)"
     if [ "$(jget "$W/last.json" .tuning)" = peak ] \
-       && jget "$W/last.json" .knobs_from | grep -q "^tune cache $TUNE" \
-       && [ "$(jget "$W/last.json" .env.HISTO_TUNE_FILE)" = "$TUNE" ] \
-       && jget "$W/last.json" .knobs_why | grep -q "^knobs from tune cache " \
-       && grep '^116.histo test | ' "$W/tuned.log" | grep -q "| peak | PASS | not reportable: "; then
+       && jget "$W/last.json" .knobs_from | grep -qF "tune cache $W/tune4.conf" \
+       && [ "$(jget "$W/last.json" .env.HISTO_TUNE_FILE)" = "$W/tune4.conf" ] \
+       && [ "$(jget "$W/last.json" .knobs_why)" = "$knobs4" ] \
+       && grep '^116.histo test | ' "$W/tuned.log" | grep -qF "| peak: $knobs4 | PASS | not reportable: "; then
         ok harness.tuned_is_peak
     else
-        bad harness.tuned_is_peak "$(tail -n 2 "$W/tuned.log"); knobs_from $(jget "$W/last.json" .knobs_from)"
+        bad harness.tuned_is_peak "$(tail -n 2 "$W/tuned.log"); knobs_why $(jget "$W/last.json" .knobs_why)"
+    fi
+    HISTO_TUNE_FILE=$W/tune0.conf $MAKE_CMD --no-print-directory run ITERATIONS=3 REPEAT=1 \
+        RESULTS_LOG="$W/peak.jsonl" >"$W/tuned0.log" 2>&1
+    last_record "$W/peak.jsonl"
+    if [ "$(jget "$W/last.json" .tuning)" = base ] \
+       && jget "$W/last.json" .knobs_from | grep -qF "tune cache $W/tune0.conf" \
+       && [ "$(jget "$W/last.json" .knobs_why)" = null ] \
+       && grep '^116.histo test | ' "$W/tuned0.log" | grep -qF "| base | PASS | "; then
+        ok harness.tuned_defaults_are_base
+    else
+        bad harness.tuned_defaults_are_base "$(tail -n 1 "$W/tuned0.log"); knobs_why $(jget "$W/last.json" .knobs_why)"
     fi
 else
     bad harness.tuned_is_peak "histo --tune failed: $(tail -n 2 "$W/tune.log")"
@@ -959,7 +1118,7 @@ fi
 # report_matches NAME: make report (METRIC from the environment) on
 # tests/data/NAME.jsonl gives tests/data/NAME.txt and NAME.csv exactly.
 report_matches() {
-    sh validate/report.sh -o "$W/$1" device "tests/data/$1.jsonl" >"$W/$1.out" 2>&1 \
+    sh validate/report.sh -o "$W/$1" "tests/data/$1.jsonl" >"$W/$1.out" 2>&1 \
         && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/$1.out" | cmp -s - "tests/data/$1.txt" \
         && cmp -s "$W/$1.csv" "tests/data/$1.csv"
 }
@@ -1008,7 +1167,9 @@ else
 fi
 # impossible figures (below or at zero, not a number, not finite) are
 # INVALID, never PASS; a device time under 1 us keeps its digits and its
-# ratio is finite; names with commas and quotes are CSV-escaped
+# ratio is finite; names with commas and quotes are CSV-escaped. The
+# figures are shown as jq reads them (1e999 is the largest double, -0.000002
+# is -2e-06).
 if report_matches report-odd; then
     ok harness.report_odd_values
 else
@@ -1017,12 +1178,12 @@ fi
 # a line that is not JSON (a record cut short) is left out and named, on
 # stderr and under the table; control characters a record's strings
 # spell (\n, \t, \r) show as \xNN in the table and the CSV
-if sh validate/report.sh -o "$W/report-notjson" device tests/data/report-notjson.jsonl \
+if sh validate/report.sh -o "$W/report-notjson" tests/data/report-notjson.jsonl \
         >"$W/report-notjson.out" 2>"$W/report-notjson.err" \
    && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report-notjson.out" \
       | cmp -s - tests/data/report-notjson.txt \
    && cmp -s "$W/report-notjson.csv" tests/data/report-notjson.csv \
-   && grep -qx "report: tests/data/report-notjson.jsonl line 2 is not JSON (offset 187: ',' or '}' expected): left out" "$W/report-notjson.err" \
+   && grep -qx "report: tests/data/report-notjson.jsonl line 2 is not JSON (Unfinished JSON term at EOF at line 1, column 185): left out" "$W/report-notjson.err" \
    && grep -q "<p>Left out, not JSON: tests/data/report-notjson.jsonl line 2.</p>" "$W/report-notjson.html"; then
     ok harness.report_not_json
 else
@@ -1032,6 +1193,16 @@ if sh validate/report.sh -o "$W/report-bad" nosuch.jsonl >/dev/null 2>&1; then
     bad harness.report_missing_log "a missing log was accepted"
 else
     ok harness.report_missing_log
+fi
+# BY names a column's kind: anything else is refused, not read as a log
+if $MAKE_CMD --no-print-directory report BY=nope RESULTS=tests/data/report-sample.jsonl \
+       RESULTS_ROOT="$W/report-by" >"$W/report-by.log" 2>&1; then
+    bad harness.report_bad_by "make report BY=nope succeeded"
+elif grep -q "report: BY must be device, commit or strategy, not 'nope'" "$W/report-by.log" \
+     && [ ! -e "$W/report-by/report.csv" ]; then
+    ok harness.report_bad_by
+else
+    bad harness.report_bad_by "$(tail -n 2 "$W/report-by.log")"
 fi
 
 

@@ -27,6 +27,9 @@ mkdir -p "$W" || exit 1
 B=${HISTO_BUILD:-build}
 HISTO=$TREE/histo
 [ "$B" = build ] || HISTO=$TREE/$B/histo
+# under the suite's time limit (tests/timed.sh)
+SUBJECT=install ROOT=$(dirname "$W")
+. tests/timed.sh
 GEN=$TREE/$B/histo-gen
 REF=$TREE/$B/histo-ref
 PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
@@ -69,28 +72,33 @@ if ! "$GEN" -o "$W/data/in.bin.gz" --gzip --seed 5 --image 320x240 --histo 48x40
     exit 0
 fi
 
-# --- --version: "histo VERSION", "commit: ID", "kernel build options: ..." ---
+# --- --version: "histo VERSION", "commit: ID", "sources = sha256:...",
+# "kernel build options: ..." ---
 version=$(sed -n 's/^#define HISTO_VERSION "\(.*\)"$/\1/p' src/version.h)
-if [ -n "${HISTO_COMMIT:-}" ]; then
-    commit=$HISTO_COMMIT
-elif commit=$(git rev-parse --short HEAD 2>/dev/null); then
+# the commit as git sees the tree; HISTO_COMMIT names it only where git
+# does not (ID-unverified)
+if commit=$(git rev-parse --short HEAD 2>/dev/null); then
     [ -z "$(git --no-optional-locks status --porcelain --untracked-files=no 2>/dev/null)" ] \
         || commit=$commit-modified
+elif [ -n "${HISTO_COMMIT:-}" ]; then
+    commit=$HISTO_COMMIT-unverified
 else
     commit=unknown
 fi
+# the host sources' digest, worked out here as docs/harness.md says
+sources=sha256:$(LC_ALL=C sha256sum src/*.c src/*.h | sha256sum | cut -c1-64)
 "$HISTO" --version >"$W/version.out" 2>"$W/version.err"
 st=$?
 if [ "$st" -ne 0 ] || [ -s "$W/version.err" ]; then
     bad version.runs "exit status $st: $(head -c 300 "$W/version.err")"
-elif [ "$(wc -l <"$W/version.out")" -ne 8 ]; then
-    bad version.runs "$(wc -l <"$W/version.out") lines, expected 8"
+elif [ "$(wc -l <"$W/version.out")" -ne 9 ]; then
+    bad version.runs "$(wc -l <"$W/version.out") lines, expected 9"
 else
     ok version.runs
 fi
 # what built it: the compiler, named as make's CC would name it, and the
 # flags, each line "KEY = VALUE" in this order
-keys=$(sed -n '3,7s/ = .*//p' "$W/version.out" | tr '\n' ' ')
+keys=$(sed -n '4,8s/ = .*//p' "$W/version.out" | tr '\n' ' ')
 cc_line=$(sed -n 's/^compiler = //p' "$W/version.out")
 if [ "$keys" = "cc compiler cflags ldflags ldlibs " ] \
    && [ "$cc_line" = "$(${CC:-cc} --version 2>/dev/null | head -n 1)" ] \
@@ -111,6 +119,12 @@ if [ "$got" = "commit: $commit" ]; then
     ok version.commit
 else
     bad version.commit "'$got', the tree is at '$commit' (run make after a change or a commit)"
+fi
+got=$(sed -n '3p' "$W/version.out")
+if [ "$got" = "sources = $sources" ]; then
+    ok version.sources
+else
+    bad version.sources "'$got', the tree's sources are '$sources' (run make after a change)"
 fi
 # the options every kernel is built with: histo.out's build.options of a
 # real run of the eye strategy (a 48-bin-wide histogram here) starts with
@@ -202,7 +216,7 @@ if [ "$B" = build ]; then
 else
     skip make_install "make install installs the plain build's ./histo; $HISTO is installed by hand"
     mkdir -p "$P/bin" "$P/share/histo/kernels" "$P/share/histo/Spec" "$P/share/man/man1" \
-        && cp "$HISTO" "$P/bin/histo" && cp kernels/*.cl "$P/share/histo/kernels/" \
+        && cp "$HISTO_REAL" "$P/bin/histo" && cp kernels/*.cl "$P/share/histo/kernels/" \
         && cp Spec/*.conf "$P/share/histo/Spec/" && cp "$W/histo.1" "$P/share/man/man1/" \
         || bad layout "cannot copy histo's files into $P"
 fi
@@ -218,7 +232,7 @@ fi
 differ=""
 while read -r f; do
     case $f in
-        bin/histo) src=$HISTO ;;
+        bin/histo) src=$HISTO_REAL ;;
         share/man/man1/histo.1) src=$W/histo.1 ;;
         *) src=${f#share/histo/} ;;
     esac

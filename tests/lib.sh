@@ -35,6 +35,8 @@ GEN=$B/histo-gen
 REF=$B/histo-ref
 HISTO=$(pwd)/histo
 [ "$B" = build ] || HISTO=$(pwd)/$B/histo
+# every histo run under the suite's time limit (tests/timed.sh)
+. tests/timed.sh
 PLATFORM=${HISTO_TEST_PLATFORM:-Portable Computing Language}
 DEVICE=${HISTO_TEST_DEVICE:-}
 . tests/asan-vendors.sh

@@ -118,7 +118,7 @@ fi
 
 # --- a bad HISTO_PROGRESS_INTERVAL: exit 2 (=0 is tested on a terminal) ---
 refused=""
-for v in abc -1 1e9 ' 5' 5s inf; do
+for v in abc -1 1e9 1e1 . 0x5 ' 5' 5s inf; do
     HISTO_PROGRESS_INTERVAL=$v histo -i in.bin -o bad.bmp --timing bad.out -- 3 \
         >/dev/null 2>"$W/bad.stderr"
     st=$?
@@ -131,6 +131,18 @@ if [ -n "$refused" ]; then
     bad interval_refused "$refused"
 else
     ok interval_refused
+fi
+# the one grammar of histo's numbers (histo --help, "Environment"):
+# either side of the decimal point may be empty, not both
+taken=""
+for v in .5 5. 0.25 7; do
+    HISTO_PROGRESS_INTERVAL=$v histo -i in.bin -o good.bmp --timing good.out -- 3 \
+        >/dev/null 2>"$W/good.stderr" || taken="$taken '$v': $(head -c 100 "$W/good.stderr");"
+done
+if [ -n "$taken" ]; then
+    bad interval_grammar "refused:$taken"
+else
+    ok interval_grammar
 fi
 
 # --- --raw -: the counters alone on stdout, progress on stderr ---

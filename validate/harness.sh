@@ -45,6 +45,7 @@ BENCH=$SPEC/benchmark.conf
 # the default results log.
 RESULTS_ROOT=${RESULTS_ROOT:-results}
 . validate/reportable.sh
+. validate/record.sh
 . validate/system.sh
 
 die() {
@@ -179,35 +180,6 @@ timing() {
 build_info() {
     [ -n "${build_text:-}" ] || build_text=$(./histo --version 2>/dev/null)
     printf '%s\n' "$build_text" | sed -n "/^$1 = /{s///p;q;}"
-}
-
-# json_str TEXT: TEXT as a JSON string: backslashes and quotes escaped,
-# control characters dropped, and, where TEXT is not valid UTF-8 (a make
-# variable, a driver's name), every byte above 127 written as the text
-# \xHH, so that each record stays valid UTF-8 JSON.
-json_str() {
-    # printable ASCII without a quote or backslash (nearly every value)
-    # needs no escaping, and no process
-    case $1 in
-        *[!\ -~]* | *[\"\\]*) ;;
-        *) printf '"%s"' "$1"; return ;;
-    esac
-    if printf '%s' "$1" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1; then
-        j_text=$1
-    else
-        j_text=$(printf '%s' "$1" | od -An -v -tu1 | LC_ALL=C awk '
-            { for (i = 1; i <= NF; i++)
-                  printf($i > 127 ? "\\x%02X" : "%c", $i) }')
-    fi
-    printf '"%s"' "$(printf '%s' "$j_text" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"
-}
-
-# json_num VALUE: the value if it is a plain number, else null.
-json_num() {
-    case $1 in
-        '' | *[!0-9.e+-]*) printf null ;;
-        *) printf '%s' "$1" ;;
-    esac
 }
 
 # verdict SIZE: validates the run's files against the dataset's references
@@ -352,19 +324,36 @@ check_variables() {
         printf '%s\n' "$known" | tr -d ' ' | tr ',' '\n' | grep -qx -- "$STRATEGY" \
             || usage_error "STRATEGY must be one of histo's strategies ($known), not '$STRATEGY'"
     fi
-    case ${ITERATIONS:-1} in
-        '' | *[!0-9]* | 0*) usage_error "ITERATIONS must be a positive whole number, not '$ITERATIONS'" ;;
-    esac
-    case ${REPEAT:-1} in
-        '' | *[!0-9]* | 0*) usage_error "REPEAT must be a positive whole number, not '$REPEAT'" ;;
-    esac
-    [ "${REPEAT:-1}" -le 100 ] || usage_error "REPEAT must be at most 100, not $REPEAT"
+    # whole numbers as histo reads its variables (histo --help,
+    # "Environment"): digits alone, leading zeros allowed
+    if [ -n "${ITERATIONS:-}" ]; then
+        ITERATIONS=$(whole "$ITERATIONS" 1 1000000000) \
+            || usage_error "ITERATIONS must be a whole number from 1 to 1000000000, not '$ITERATIONS'"
+    fi
+    if [ -n "${REPEAT:-}" ]; then
+        REPEAT=$(whole "$REPEAT" 1 100) \
+            || usage_error "REPEAT must be a whole number from 1 to 100, not '$REPEAT'"
+    fi
     case ${REFERENCE:-spec} in
         spec | host) ;;
         *) usage_error "REFERENCE must be spec or host, not '$REFERENCE'" ;;
     esac
     writable_place RESULTS_ROOT "$RESULTS_ROOT/.probe"
     [ -z "${RESULTS_LOG:-}" ] || writable_place RESULTS_LOG "$RESULTS_LOG"
+    # the system description (validate/system.sh): read now, before any
+    # work, so that a file that is wrong costs nothing
+    system_check
+}
+
+# whole TEXT LO HI: TEXT as a whole number without leading zeros, when it
+# is digits alone from LO to HI; else status 1
+whole() {
+    case $1 in '' | *[!0-9]*) return 1 ;; esac
+    w_v=$(printf '%s' "$1" | sed 's/^0*//')
+    [ ${#w_v} -le 12 ] || return 1
+    w_v=${w_v:-0}
+    [ "$w_v" -ge "$2" ] && [ "$w_v" -le "$3" ] || return 1
+    printf '%s\n' "$w_v"
 }
 
 # writable_place NAME PATH: PATH can be appended to, or created: its
@@ -450,8 +439,18 @@ knobs() {
     from=$(timing config.knobs_from)
     [ -n "$req" ] && [ "$req" != auto ] && [ "$req" != "$(timing strategy.default)" ] \
         && knobs_why="strategy $req requested (the device's default: $(timing strategy.default))"
-    [ -n "$from" ] && [ "$from" != default ] \
-        && knobs_why="${knobs_why:+$knobs_why, }knobs from $from (batches $(timing config.knobs.batches), tile_rows $(timing config.knobs.tile_rows), replicas $(timing config.knobs.replicas))"
+    # knobs from the tune cache (or --tune) make a run peak unless they
+    # are histo's defaults (0 each: the strategy decides), which change
+    # nothing
+    k_values="batches $(timing config.knobs.batches), tile_rows $(timing config.knobs.tile_rows), replicas $(timing config.knobs.replicas)"
+    if [ -n "$from" ] && [ "$from" != default ] \
+       && [ "$k_values" != "batches 0, tile_rows 0, replicas 0" ]; then
+        case $from in
+            "tune cache "*) k_from="the tune cache ${from#tune cache }" ;;
+            *) k_from=$from ;;
+        esac
+        knobs_why="${knobs_why:+$knobs_why, }knobs from $k_from ($k_values)"
+    fi
     # the environment variables that change the kernels, a plan or a
     # hook (histo's table: histo --help, "Environment"), with their values
     for v in $(timing environment.peak); do
@@ -461,12 +460,13 @@ knobs() {
     [ -z "$knobs_why" ] || tuning=peak
 }
 
-# run_once SIZE LABEL DIR COMMAND: one run of COMMAND (the Spec's, its
-# output, raw and timing paths moved into DIR), validated; sets
-# histo_status, v_result, v_why, per (seconds per iteration), run_json
-# (its JSON object) and prints its lines. LABEL: "warm-up" or "run I of N".
+# run_once SIZE LABEL DIR COMMAND PATH: one run of COMMAND (the Spec's,
+# its output, raw and timing paths moved into DIR), validated; sets
+# histo_status, v_result, v_why and per (seconds per iteration), puts its
+# fields at PATH of the record (validate/record.sh) and prints its lines.
+# LABEL: "warm-up" or "run I of N".
 run_once() {
-    run_label=$2 run_dir=$3
+    run_label=$2 run_dir=$3 run_path=$5
     d_output=$run_dir/$(basename "$spec_output")
     d_raw=$run_dir/$(basename "$spec_raw")
     d_timing=$run_dir/$(basename "$spec_timing")
@@ -528,7 +528,17 @@ run_once() {
     interrupted
     printf '%s: ' "$run_label"
     result_line "$size"
-    run_json="{\"run\":$(json_str "$run_label"),\"run_dir\":$(json_str "$run_dir"),\"histo_status\":$histo_status,\"result\":$(json_str "$v_result"),\"why\":$(json_str "$v_why"),\"iterations\":$(json_num "$iters"),\"total_s\":$(json_num "$(timing time.total_s)"),\"iterations_wall_s\":$(json_num "$(timing time.iterations_wall_s)"),\"s_per_iteration\":$(json_num "$per"),\"timed_by\":$(json_strn "$(timing iteration.timed_by)")}"
+    # the run's fields in the record (its path: warmup or run_list.I)
+    rec_put s "$run_path.run" "$run_label"
+    rec_put s "$run_path.run_dir" "$run_dir"
+    rec_put n "$run_path.histo_status" "$histo_status"
+    rec_put s "$run_path.result" "$v_result"
+    rec_put s "$run_path.why" "$v_why"
+    rec_put n "$run_path.iterations" "$iters"
+    rec_put n "$run_path.total_s" "$(timing time.total_s)"
+    rec_put n "$run_path.iterations_wall_s" "$(timing time.iterations_wall_s)"
+    rec_put n "$run_path.s_per_iteration" "$per"
+    rec_put z "$run_path.timed_by" "$(timing iteration.timed_by)"
 }
 
 # exit_meaning STATUS: what histo's exit status means (src/error.h).
@@ -543,23 +553,19 @@ exit_meaning() {
     esac
 }
 
-# json_strn TEXT: TEXT as a JSON string, or null when empty.
-json_strn() {
-    if [ -n "$1" ]; then json_str "$1"; else printf null; fi
-}
-
-# json_env: the environment that changes what OpenCL and histo do, as a
-# JSON object (the ICD loader's, PoCL's, Mesa's, NVIDIA's, Intel's,
-# Oclgrind's and histo's own variables; the harness's plumbing left out).
-json_env() {
-    env | LC_ALL=C sort | awk -F= '
-        /^(OCL_ICD_|OPENCL_|POCL_|RUSTICL_|MESA_|GALLIUM_|LP_|CUDA_|NVIDIA_|__GL_|INTEL_|SYCL_|ZE_|OCLGRIND_|CL_|HISTO_)[A-Za-z0-9_]*=/ {
-            if ($1 ~ /^HISTO_(MAKE_VARS|EXTRA_VENDORS|OCL_DIR)$/) next
-            v = substr($0, length($1) + 2)
-            gsub(/\\/, "\\\\", v); gsub(/"/, "\\\"", v); gsub(/[\001-\037]/, "", v)
-            printf "%s\"%s\":\"%s\"", n++ ? "," : "", $1, v
-        }
-        BEGIN { printf "{" } END { printf "}" }'
+# env_fields: the environment that changes what OpenCL and histo do, as
+# the record's env object (the ICD loader's, PoCL's, Mesa's, NVIDIA's,
+# Intel's, Oclgrind's and histo's own variables; the harness's plumbing
+# left out). The names come from jq, which sees the environment whole (a
+# value may hold newlines); each value from the shell, byte for byte.
+env_fields() {
+    rec_put j env '{}'
+    for e_name in $(jq -n -r '$ENV | keys[]
+            | select(test("\\A(OCL_ICD_|OPENCL_|POCL_|RUSTICL_|MESA_|GALLIUM_|LP_|CUDA_|NVIDIA_|__GL_|INTEL_|SYCL_|ZE_|OCLGRIND_|CL_|HISTO_)[A-Za-z0-9_]*\\z"))'); do
+        case $e_name in HISTO_MAKE_VARS | HISTO_EXTRA_VENDORS | HISTO_OCL_DIR) continue ;; esac
+        eval "e_value=\${$e_name-}"
+        rec_put s "env.$e_name" "$e_value"
+    done
 }
 
 # busy_cores CORES: how many of the CORES were busy (not idle, not waiting
@@ -617,7 +623,12 @@ run() {
     trap 'caught=${caught:-15}' TERM
     trap 'caught=${caught:-1}' HUP
     base_dir=$RESULTS_ROOT/$1/$(date -u +%Y%m%dT%H%M%SZ)-$$
-    runs="" run_list="" all_result=PASS all_why="" first_status=0 info="" attempted=0
+    mkdir -p "$base_dir" || exit 1
+    # the runs' fields, put as each run ends (validate/record.sh), after
+    # the result's own in the record
+    runs_fields=$base_dir/runs.fields
+    rec_start "$runs_fields"
+    runs="" all_result=PASS all_why="" first_status=0 info="" attempted=0
     commands=""
     # fail_run REASON: this run failed; the result fails with it.
     fail_run() {
@@ -633,8 +644,8 @@ run() {
     load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null)
     cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null)
     busy_before=$(busy_cores "${cores:-0}")
-    run_once "$1" warm-up "$base_dir/warmup" "$warm_command"
-    warmup_json=$run_json
+    run_once "$1" warm-up "$base_dir/warmup" "$warm_command" warmup
+    rec_put j run_list '[]'
     [ -r "$d_timing" ] && info=$d_timing
     [ "$v_result" = PASS ] || fail_run "warm-up: $v_why"
     stop=""
@@ -665,8 +676,7 @@ run() {
         attempted=$i
         label="run $i of $repeat"
         [ "$repeat" -gt 1 ] || label="run 1 of 1"
-        run_once "$1" "$label" "$base_dir/run-$i" "$command"
-        run_list="$run_list${run_list:+,}$run_json"
+        run_once "$1" "$label" "$base_dir/run-$i" "$command" "run_list.$((i - 1))"
         [ -r "$d_timing" ] && [ -z "$info" ] && info=$d_timing
         if [ "$v_result" = PASS ]; then
             runs="$runs$per $run_dir
@@ -717,23 +727,17 @@ run() {
         knobs
     fi
 
-    # which source ran, as the build names it (tools/commit-id.sh; the
-    # make variable HISTO_COMMIT where given): outside a checkout of its
-    # own (a copy, an archive, a tree inside another repository) that
-    # cannot be checked, and the record says so with null
-    cid=${HISTO_COMMIT:-$(sh tools/commit-id.sh)}
-    case $cid in
-        unknown) commit=unknown modified=null ;;
-        *-modified) commit=${cid%-modified} modified=true ;;
-        *) commit=$cid modified=false ;;
-    esac
-    [ -z "${HISTO_COMMIT:-}" ] || modified=null
+    # which source ran: the commit and host sources' digest the binary
+    # names, modified as git sees it (tools/provenance.sh): true, false,
+    # or unknown where git cannot see the tree
+    set -- $(sh tools/provenance.sh ./histo)
+    commit=$1 modified=$2 sources=$3
+    set -- "$size"
     env_not_reportable=$(timing environment.not_reportable)
     # the host, for the record's fields and the system description's
     host_os=$(os_name)
     host_kernel=$(uname -srm)
     host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | sed -n 1p)
-    system_describe
     # Reportable, as runspec means it: every condition holds.
     nr=$(reportable_reasons)
     reportable=true
@@ -764,89 +768,105 @@ run() {
     result_text=$(printf '%s %s | %s | %s iterations%s | %s of %s run%s passed | median %s s/iteration, host wall (min %s, max %s) | %s | %s | %s | %s\n' \
         "$NAME" "$size" "$device" "$n" "$note" "$passed" "$repeat" \
         "$([ "$repeat" -eq 1 ] || echo s)" "${median:--}" "${fastest:--}" \
-        "${slowest:--}" "$ratio_text" "${tuning:-base}" "$verdict_text" "$report_text")
+        "${slowest:--}" "$ratio_text" "${tuning:-base}${knobs_why:+: $knobs_why}" "$verdict_text" "$report_text")
 
     results_log=${RESULTS_LOG:-$RESULTS_ROOT/$(basename "$(spec "$BENCH" results_log)")}
-    mkdir -p "$(dirname "$results_log")" "$base_dir" || exit 1
-    rec=""
-    add() { rec="$rec${rec:+,}\"$1\":$2"; }
-    add time "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
-    add benchmark "$(json_str "$NAME")"
-    add dataset "$(json_str "$size")"
-    add result "$(json_str "$v_result")"
-    add why "$(json_str "$v_why")"
-    add reportable "$reportable"
-    add not_reportable "[$(printf '%s\n' "$nr" | while IFS= read -r l; do
-        [ -n "$l" ] && printf '%s\n' "$(json_str "$l")"; done | paste -sd, -)]"
-    add tuning "$(json_strn "$tuning")"
-    add knobs_why "$(json_strn "$knobs_why")"
-    add validation "$(json_str "raw counters byte-exact against $d_reference_raw, BMP byte-exact against $d_reference, $DIGEST_KEY = sha256:$d_reference_raw_sha (Spec/benchmark.conf: validation)")"
-    add digest "$(json_strn "$(timing "$DIGEST_KEY")")"
-    add platform "$(json_strn "$(timing selected.platform_name)")"
-    add device "$(json_strn "$(timing selected.name)")"
-    add device_type "$(json_strn "$(timing selected.type)")"
-    add device_kind "$(json_strn "$kind")"
-    add device_kind_why "$(json_strn "$kind_why")"
-    add driver "$(json_strn "$(timing selected.driver)")"
-    add platform_version "$(json_strn "$(timing "platform.$(timing selected.platform).version")")"
-    add device_version "$(json_strn "$(timing selected.version)")"
-    add device_memory_bytes "$(json_num "$(timing selected.global_mem_bytes)")"
-    add strategy "$(json_strn "$(timing strategy)")"
-    add strategy_requested "$(json_strn "$(timing strategy.requested)")"
-    add knobs_from "$(json_strn "$(timing config.knobs_from)")"
-    add knobs "{\"batches\":$(json_num "$(timing config.knobs.batches)"),\"tile_rows\":$(json_num "$(timing config.knobs.tile_rows)"),\"replicas\":$(json_num "$(timing config.knobs.replicas)"),\"cl_options\":$(json_strn "${HISTO_CL_OPTIONS:-}")}"
-    add iterations "$(json_num "$n")"
-    add spec_iterations "$(json_num "$d_iterations")"
-    add runs "$repeat"
-    add runs_attempted "$attempted"
-    add runs_passed "$passed"
-    add s_per_iteration "$(json_num "$median")"
-    add s_per_iteration_min "$(json_num "$fastest")"
-    add s_per_iteration_max "$(json_num "$slowest")"
-    add spread "$(json_num "$spread")"
-    add spread_max "$SPREAD_MAX"
-    add load_before "$(json_num "$load_before")"
-    add load_after "$(json_num "$load_after")"
-    add busy_before "$(json_num "$busy_before")"
-    add reference_kind "$(json_str "$ref_kind")"
-    add reference_s_per_iteration "$(json_num "$ref_s")"
-    add reference "$(json_str "$ref_label")"
-    add ratio "$(json_num "$ratio")"
-    add ratio_against "$(json_str "$ratio_against")"
-    add iteration_device_median_us "$(json_num "$(timing iteration.device.median_us)")"
-    add iteration_host_median_us "$(json_num "$(timing iteration.host.median_us)")"
-    add energy_source "$(json_strn "$(timing energy.source)")"
-    add energy_j_per_iteration "$(json_num "$(timing energy.joules_per_iteration)")"
-    add energy_mean_watts "$(json_num "$(timing energy.mean_watts)")"
-    add energy_idle_watts "$(json_num "$(timing energy.idle_watts)")"
-    add energy_reason "$(json_strn "$(timing energy.reason)")"
-    add timed_by "$(json_strn "$(timing iteration.timed_by)")"
-    add total_s "$(json_num "$(timing time.total_s)")"
-    add iterations_wall_s "$(json_num "$(timing time.iterations_wall_s)")"
-    add histo_status "$first_status"
-    add command "$(json_str "$shown")"
-    add host "$(json_str "$(uname -n)")"
-    add os "$(json_str "$host_os")"
-    add kernel "$(json_str "$host_kernel")"
-    add memory_bytes "$(json_num "$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo 2>/dev/null)")"
-    add cpu_model "$(json_str "$host_cpu")"
-    add cpu_cores "$(json_num "$cores")"
-    add compiler "$(json_str "$(build_info compiler)")"
-    add cc "$(json_str "$(build_info cc)")"
-    add cflags "$(json_str "$(build_info cflags)")"
-    add ldflags "$(json_str "$(build_info ldflags)")"
-    add ldlibs "$(json_str "$(build_info ldlibs)")"
-    add flags_description "$(json_str flags.md)"
-    add build_options "$(json_strn "$(timing build.options)")"
-    add env "$(json_env)"
-    add system "$system_json"
-    add commit "$(json_str "$commit")"
-    add modified "$modified"
-    add result_dir "$(json_str "$base_dir")"
-    add run_dir "$(json_strn "$median_dir")"
-    add warmup "$warmup_json"
-    add run_list "[$run_list]"
-    record="{$rec}"
+    mkdir -p "$(dirname "$results_log")" || exit 1
+    rec_start "$base_dir/record.fields"
+    rec_put s time "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    rec_put s benchmark "$NAME"
+    rec_put s dataset "$size"
+    rec_put s result "$v_result"
+    rec_put s why "$v_why"
+    rec_put b reportable "$reportable"
+    rec_put j not_reportable '[]'
+    r_i=0
+    while IFS= read -r r_line; do
+        [ -n "$r_line" ] || continue
+        rec_put s "not_reportable.$r_i" "$r_line"
+        r_i=$((r_i + 1))
+    done <<EOF_REASONS
+$nr
+EOF_REASONS
+    rec_put z tuning "$tuning"
+    rec_put z knobs_why "$knobs_why"
+    rec_put s validation "raw counters byte-exact against $d_reference_raw, BMP byte-exact against $d_reference, $DIGEST_KEY = sha256:$d_reference_raw_sha (Spec/benchmark.conf: validation)"
+    rec_put z digest "$(timing "$DIGEST_KEY")"
+    rec_put z platform "$(timing selected.platform_name)"
+    rec_put z device "$(timing selected.name)"
+    rec_put z device_type "$(timing selected.type)"
+    rec_put z device_kind "$kind"
+    rec_put z device_kind_why "$kind_why"
+    rec_put z driver "$(timing selected.driver)"
+    rec_put z platform_version "$(timing "platform.$(timing selected.platform).version")"
+    rec_put z device_version "$(timing selected.version)"
+    rec_put n device_memory_bytes "$(timing selected.global_mem_bytes)"
+    rec_put z strategy "$(timing strategy)"
+    rec_put z strategy_requested "$(timing strategy.requested)"
+    rec_put z knobs_from "$(timing config.knobs_from)"
+    rec_put n knobs.batches "$(timing config.knobs.batches)"
+    rec_put n knobs.tile_rows "$(timing config.knobs.tile_rows)"
+    rec_put n knobs.replicas "$(timing config.knobs.replicas)"
+    rec_put z knobs.cl_options "${HISTO_CL_OPTIONS:-}"
+    rec_put n iterations "$n"
+    rec_put n spec_iterations "$d_iterations"
+    rec_put n runs "$repeat"
+    rec_put n runs_attempted "$attempted"
+    rec_put n runs_passed "$passed"
+    rec_put n s_per_iteration "$median"
+    rec_put n s_per_iteration_min "$fastest"
+    rec_put n s_per_iteration_max "$slowest"
+    rec_put n spread "$spread"
+    rec_put n spread_max "$SPREAD_MAX"
+    rec_put n load_before "$load_before"
+    rec_put n load_after "$load_after"
+    rec_put n busy_before "$busy_before"
+    rec_put s reference_kind "$ref_kind"
+    rec_put n reference_s_per_iteration "$ref_s"
+    rec_put s reference "$ref_label"
+    rec_put n ratio "$ratio"
+    rec_put s ratio_against "$ratio_against"
+    rec_put n iteration_device_median_us "$(timing iteration.device.median_us)"
+    rec_put n iteration_host_median_us "$(timing iteration.host.median_us)"
+    rec_put z energy_source "$(timing energy.source)"
+    rec_put n energy_j_per_iteration "$(timing energy.joules_per_iteration)"
+    rec_put n energy_mean_watts "$(timing energy.mean_watts)"
+    rec_put n energy_idle_watts "$(timing energy.idle_watts)"
+    rec_put z energy_reason "$(timing energy.reason)"
+    rec_put z timed_by "$(timing iteration.timed_by)"
+    rec_put n total_s "$(timing time.total_s)"
+    rec_put n iterations_wall_s "$(timing time.iterations_wall_s)"
+    rec_put n histo_status "$first_status"
+    rec_put s command "$shown"
+    rec_put s host "$(uname -n)"
+    rec_put s os "$host_os"
+    rec_put s kernel "$host_kernel"
+    rec_put n memory_bytes "$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo 2>/dev/null)"
+    rec_put s cpu_model "$host_cpu"
+    rec_put n cpu_cores "$cores"
+    rec_put s compiler "$(build_info compiler)"
+    rec_put s cc "$(build_info cc)"
+    rec_put s cflags "$(build_info cflags)"
+    rec_put s ldflags "$(build_info ldflags)"
+    rec_put s ldlibs "$(build_info ldlibs)"
+    rec_put s flags_description flags.md
+    rec_put z build_options "$(timing build.options)"
+    rec_put z kernel_sources "$(timing build.kernel_sources)"
+    rec_put s host_sources "$sources"
+    env_fields
+    system_fields
+    rec_put s commit "$commit"
+    rec_modified "$modified"
+    rec_put s result_dir "$base_dir"
+    rec_put z run_dir "$median_dir"
+    cat "$runs_fields" >>"$rec_file" || exit 1
+    # A record that cannot be made costs nothing of the run: its folder
+    # stays, with the fields that were to make it, and the status is 1.
+    record=$(rec_json) || {
+        echo "harness: could not make the record of $base_dir: $record (the fields: $rec_file)" >&2
+        exit 1
+    }
+    rm -f "$rec_file" "$runs_fields"
     interrupted
     # the folder stands alone: what the flags mean is copied in
     cp docs/flags.md "$base_dir/flags.md" || die "could not copy docs/flags.md into $base_dir"

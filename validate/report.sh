@@ -2,7 +2,8 @@
 # validate/report.sh - make report: the results log (make run's records)
 # and the bench log (make bench's rows) as a table, a CSV and a plot.
 #
-#   [METRIC=all|wall|device|energy] sh validate/report.sh [-o PREFIX] [BY] LOG...
+#   [METRIC=all|wall|device|energy] [BY=device|commit|strategy]
+#       sh validate/report.sh [-o PREFIX] LOG...
 #
 # Like is compared with like: a column holds one value of BY (device,
 # the default, commit or strategy), one strategy and one metric, each
@@ -23,47 +24,44 @@
 # field, PREFIX.html the table as a page with PREFIX.svg, the table as
 # bars drawn by this script; PREFIX.png, where gnuplot is
 # installed, draws the times as bars, one cluster per row, one bar per
-# column. A line of a log that is not JSON is left out and named (on
-# stderr, under the table and on the page); control characters in a
-# record's text show as \xNN.
+# column. Every log is read by jq: a line that is not a JSON object is
+# left out and named (on stderr, under the table and on the page);
+# control characters in a record's text show as \xNN.
 set -u
 prefix=results/report
 if [ "${1:-}" = -o ]; then
     prefix=$2
     shift 2
 fi
-by=device
-case ${1:-} in
-    device | commit | strategy) by=$1; shift ;;
+by=${BY:-device}
+case $by in
+    device | commit | strategy) ;;
+    *) echo "report: BY must be device, commit or strategy, not '$by'" >&2; exit 2 ;;
 esac
 metric=${METRIC:-all}
 case $metric in
     all | wall | device | energy) ;;
     *) echo "report: METRIC must be all, wall, device or energy, not '$metric'" >&2; exit 2 ;;
 esac
-[ $# -gt 0 ] || { echo "usage: [METRIC=all|wall|device|energy] report.sh [-o PREFIX] [device|commit|strategy] LOG..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: [METRIC=all|wall|device|energy] [BY=device|commit|strategy] report.sh [-o PREFIX] LOG..." >&2; exit 2; }
 for f in "$@"; do
     [ -r "$f" ] || { echo "report: cannot read $f" >&2; exit 1; }
 done
 mkdir -p "$(dirname "$prefix")" || exit 1
-# the lines that are not JSON (a run killed while it wrote, an edit by
-# hand): "FILE<TAB>LINE<TAB>WHY" each, left out of the table and named
-notjson=$(for f in "$@"; do
-    awk -v check=1 -f "$(dirname "$0")/json.awk" "$f" \
-        | while IFS= read -r l; do printf '%s\t%s\t%s\n' "$f" "${l%%:*}" "${l#*: }"; done
-done)
-NOTJSON=$notjson awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" -v dat="$prefix.dat" -v svg="$prefix.svg" -v svg_name="$(basename "$prefix").svg" "$(cat "$(dirname "$0")/jsonl.awk")"'
-BEGIN {
-    nskip = split(ENVIRON["NOTJSON"], skipped, "\n")
-    for (i = 1; i <= nskip; i++) {
-        split(skipped[i], part, "\t")
-        skip[part[1], part[2]] = 1
-    }
-    # control characters (a record'"'"'s \n, \t, \r) shown as \xNN
-    for (i = 1; i < 32; i++) ctl[sprintf("%c", i)] = sprintf("\\x%02x", i)
-    ctl["\177"] = "\\x7f"
-}
-(FILENAME, FNR) in skip { next }
+. "$(dirname "$0")/record.sh"
+# every line of every log through jq: a record again as one line of JSON,
+# its strings with control characters as \xHH (REC_SHOW_DEFS), or, for a
+# line that is not a JSON object (a run killed while it wrote, an edit by
+# hand), "#NOTJSON<TAB>FILE<TAB>LINE<TAB>WHY"
+for f in "$@"; do
+    jq -R -r --arg file "$f" "$REC_SHOW_DEFS"'
+        . as $line | input_line_number as $n
+        | try ($line | fromjson
+               | if type == "object" then walk(if type == "string" then shown else . end) | tojson
+                 else error("not an object") end)
+          catch "#NOTJSON\t\($file | shown)\t\($n)\t\(. | tostring | sub(" \\(while parsing .*"; "") | shown)"' "$f" || exit 1
+done | awk -v by="$by" -v metric="$metric" -v csv="$prefix.csv" -v html="$prefix.html" -v dat="$prefix.dat" -v svg="$prefix.svg" -v svg_name="$(basename "$prefix").svg" "$(cat "$(dirname "$0")/jsonl.awk")"'
+/^#NOTJSON\t/ { skipped[++nskip] = substr($0, 10); next }
 /^\{/ {
     row = field($0, "dataset")
     if (row != "") {                      # make run
@@ -105,7 +103,6 @@ BEGIN {
     # a record whose figures cannot be (not a number, not above zero, not
     # finite) is INVALID, whatever its result says
     if (bad != "" && result == "PASS") result = "INVALID (" bad ")"
-    row = clean(row); result = clean(result)
     # a failed record has no time and no ratio
     if (result != "PASS") { us = ""; ratio = "" }
     # a passing record without a figure in this metric has no cell
@@ -126,21 +123,13 @@ BEGIN {
     cell_result[row, col] = result; has[row, col] = 1
     # what a reviewer asks of the cell: base or peak, reportable, when,
     # which source (make bench rows have neither tuning nor reportable)
-    t = field($0, "tuning"); cell_tuning[row, col] = t == "" || t == "null" ? "-" : clean(t)
+    t = field($0, "tuning"); cell_tuning[row, col] = t == "" || t == "null" ? "-" : t
     t = field($0, "reportable"); cell_rep[row, col] = t == "true" ? "reportable" : t == "false" ? "not reportable" : "-"
-    cell_date[row, col] = clean(substr(field($0, "time"), 1, 10))
-    t = field($0, "commit"); cell_commit[row, col] = t == "" || t == "null" ? "-" : clean(t) (field($0, "modified") == "true" ? "-modified" : "")
+    cell_date[row, col] = substr(field($0, "time"), 1, 10)
+    t = field($0, "commit"); m = field($0, "modified")
+    cell_commit[row, col] = t == "" || t == "null" ? "-" : t (m == "true" ? "-modified" : m == "unknown" ? "-unverified" : "")
 }
-function named(x) { return x == "" || x == "null" ? "(none)" : clean(x) }
-function clean(x,    out, i, c) {
-    if (x !~ /[\001-\037\177]/) return x
-    out = ""
-    for (i = 1; i <= length(x); i++) {
-        c = substr(x, i, 1)
-        out = out (c in ctl ? ctl[c] : c)
-    }
-    return out
-}
+function named(x) { return x == "" || x == "null" ? "(none)" : x }
 # checked(VALUE, NAME, SCALE): VALUE times SCALE where VALUE is a plain
 # positive finite number; "" where absent (null); else "" and NAME noted
 # in bad, the record then INVALID.
@@ -211,7 +200,7 @@ END {
         if (skipped[i] == "") continue
         split(skipped[i], part, "\t")
         printf "report: %s line %s is not JSON (%s): left out\n", part[1], part[2], part[3] > "/dev/stderr"
-        left = left (left != "" ? "; " : "") clean(part[1]) " line " part[2]
+        left = left (left != "" ? "; " : "") part[1] " line " part[2]
     }
     if (nr == 0) { print "report: no record has a figure for METRIC=" metric > "/dev/stderr"; exit 1 }
     w = 27
@@ -285,7 +274,7 @@ END {
     if (shown_host) legend = legend "host x: the ratio to sequential C on the same host. "
     legend = legend "Under each figure: base or peak, reportable or not (make run), the date and the commit. A failed record shows no time."
     print "<p>" legend "</p>\n</body>\n</html>" > html
-}' "$@" || exit 1
+}' || exit 1
 echo "CSV: $prefix.csv"
 echo "HTML: $prefix.html (its chart: $prefix.svg)"
 if command -v gnuplot >/dev/null 2>&1; then

@@ -6,7 +6,8 @@
 # Reads: size (the dataset), n and d_iterations (the iterations run and
 # the Spec's), repeat (validated runs), all_result (PASS or FAIL),
 # ref_kind (spec or host), kind and kind_why (the device's kind), info
-# (empty when no device opened), modified (true, false or null),
+# (empty when no device opened), modified (true, false or unknown:
+# tools/provenance.sh),
 # commit, env_not_reportable (histo.out's environment.not_reportable),
 # spread (slowest over fastest run), load_before (the 1-minute load
 # average before the warm-up), busy_before (the cores busy in the half
@@ -24,8 +25,15 @@ reportable_reasons() {
     [ "$ref_kind" = spec ] || echo "ratio against this host's sequential C (REFERENCE=host), not the Spec's reference machine"
     [ "$kind" != simulator ] || echo "device: a simulator ($kind_why)"
     [ -n "$info" ] || echo "device: none opened"
-    [ "$modified" != true ] || echo "source: the tree has uncommitted changes to tracked files"
-    [ "$commit" != unknown ] || echo "source: not a git checkout, so the commit that built it is unknown"
+    case $modified in
+        false) ;;
+        true) echo "source: the tree has uncommitted changes to tracked files" ;;
+        *) if [ "$commit" = unknown ]; then
+               echo "source: not a git checkout, so the commit that built it is unknown"
+           else
+               echo "source: git cannot verify the tree against commit $commit (a copy named by HISTO_COMMIT, or a tree changed since the build)"
+           fi ;;
+    esac
     [ "${env_not_reportable:-none}" = none ] || echo "environment: $env_not_reportable set (for measuring and tests only)"
     [ -z "${system_missing:-}" ] || echo "system description: $system_missing not given (${system_file:-no config/system.conf: copy config/system.conf.example, or SYSTEM=FILE})"
     # stricter than SPEC, on purpose (docs/harness.md, "Run quality"):

@@ -17,7 +17,10 @@ set -u
     || { echo "usage: result.sh txt|html RECORD.json" >&2; exit 2; }
 [ -r "$2" ] || { echo "result: cannot read $2" >&2; exit 1; }
 here=$(dirname "$0")
-flat=$(head -n 1 "$2" | awk -f "$here/json.awk") || exit 1
+. "$here/record.sh"
+# the record's scalars as "PATH<TAB>VALUE" lines, read by jq (control
+# characters as \xHH)
+flat=$(head -n 1 "$2" | rec_show) || { echo "result: $2 is not a JSON record" >&2; exit 1; }
 # what each compiler flag and kernel option means, for its link: the copy
 # the harness puts in the result's folder (which then stands alone), else
 # docs/flags.md as a path from the page's folder
@@ -149,7 +152,10 @@ END {
     row("ldflags", get("ldflags"))
     row("ldlibs", get("ldlibs"))
     link_row("flags described in", flags_rel, flags_rel)
-    row("commit", get("commit") (get("modified") == "true" ? " (tree modified)" : ""))
+    row("commit", get("commit") (get("modified") == "true" ? " (tree modified)" \
+        : get("modified") == "unknown" ? " (not verified: git cannot see the tree)" : ""))
+    row("host sources", orna(get("host_sources")))
+    row("kernel sources", orna(get("kernel_sources")))
     row("command", get("command") " (the median run" "\047" "s)")
     row("results", get("result_dir"))
     section("System under test (" (get("system.file") == "null" || get("system.file") == "" ? "no description file" : get("system.file")) ")")
