@@ -188,18 +188,25 @@ count_group(global const uint *restrict in, const struct eye_args *a,
         else
             count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
                         duty_hi, false, false, false, true);
-    } else if (allow_2d && pl.cols != 0 && workload) {
-        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, true, true, false, false);
-    } else if (allow_2d && pl.cols != 0) {
-        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, true, false, false, false);
-    } else if (plain) {
-        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, false, false, true, false);
     } else {
-        count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
-                    duty_hi, false, false, false, false);
+        /* four exclusive ifs, not an else-if chain: nested else-ifs make
+         * regions that all end at the barrier below, and PoCL 5.0's
+         * region isolation then leaves blocks without predecessors in
+         * front of it, on which it aborts inside eye_fused_2d's loop over
+         * groups (its issue 1435; docs/design.md) */
+        const bool two_d = allow_2d && pl.cols != 0;
+        if (two_d && workload)
+            count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                        duty_hi, true, true, false, false);
+        if (two_d && !workload)
+            count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                        duty_hi, true, false, false, false);
+        if (!two_d && plain)
+            count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                        duty_hi, false, false, true, false);
+        if (!two_d && !plain)
+            count_slice(in, n, my_copy, outer, &pl, from_q, to_q, duty_lo,
+                        duty_hi, false, false, false, false);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
