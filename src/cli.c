@@ -234,6 +234,7 @@ static int parse_count(const char *what, const char *text, unsigned long min,
 static int parse_bytes(const char *what, const char *text, uint64_t *out)
 {
     char digits[32];
+    const char *given = text;
     const size_t len = strlen(text);
     unsigned shift = 0;
     const char *units = "KMGT", *u;
@@ -245,8 +246,16 @@ static int parse_bytes(const char *what, const char *text, uint64_t *out)
         text = digits;
     }
     unsigned long v;
-    if (parse_count(what, text, 1, (1ul << 60) >> shift, &v) != HISTO_OK)
+    char *end = NULL;
+    errno = 0;
+    if (!isdigit((unsigned char)text[0])
+        || (v = strtoul(text, &end, 10), *end != '\0') || errno == ERANGE
+        || v < 1 || v > (1ul << 60) >> shift) {
+        histo_error("%s must be a number of bytes from 1 to 2^60, digits "
+                    "with an optional K, M, G or T (powers of 1024), not "
+                    "'%s'", what, given);
         return HISTO_EXIT_USAGE;
+    }
     *out = (uint64_t)v << shift;
     return HISTO_OK;
 }
@@ -458,7 +467,7 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
                     || strcmp(name, "--version") == 0))
                 histo_error("option %s takes no value ('%s')", name, arg);
             else
-                histo_error("unknown option '%s' (see histo --help)", arg);
+                histo_error("unknown option '%s'", arg);
             return HISTO_EXIT_USAGE;
         }
         if (iterations != NULL) {

@@ -113,7 +113,7 @@ expect cli.tune_with_batches 2 "give none of them" $HISTO --tune --batches 2 -i 
 expect cli.tune_with_replicas 2 "give none of them" $HISTO --tune --replicas 2 -i "$IN" -o "$W/x.bmp" -- 1
 expect cli.bad_chunk_values 2 "chunk-values must be a whole number from 1 to 2147483648" \
     $HISTO --chunk-values 0 -i "$IN" -o "$W/x.bmp" -- 1
-expect cli.bad_device_budget 2 "device-budget must be a whole number" \
+expect cli.bad_device_budget 2 "device-budget must be a number of bytes from 1 to 2^60, digits with an optional K, M, G or T (powers of 1024), not '12X'" \
     $HISTO --device-budget 12X -i "$IN" -o "$W/x.bmp" -- 1
 expect cli.empty_device_item 2 "an empty or overlong item" \
     run_histo --device 0, -i "$IN" -o "$W/x.bmp" -- 1
