@@ -11,16 +11,17 @@
 # make test-full's cells instead of make test's. Not part of make test or
 # CI: a mutant costs up to one whole suite.
 #
-# The scratch copy is a clone of this repository in MUTANTS_DIR (default
-# build/mutants/tree) with the working tree's tracked files copied over
-# and committed, so that a mutant is the only change git sees there. The
+# The scratch copy, in MUTANTS_DIR (default build/mutants/tree), holds the
+# working tree's tracked files committed in a repository of its own, so
+# that a mutant is the only change git sees there. The
 # suite first runs there unmutated (MUTANTS_BASELINE=0 skips it): it must
 # pass, or no verdict would mean anything. Then for each mutant: its sed
 # script must change exactly one line of its file (else "inapplicable"),
 # the tree must build (else "stillborn"; neither counts in the score),
 # and the suite runs until its first FAIL line (the suite is then stopped)
 # or its end. Each verdict is appended to build/mutants/results.tsv
-# (ID, verdict, the killing case, seconds, file) as it comes; the last
+# (MUTANTS_RESULTS elsewhere: ID, verdict, the killing case, seconds,
+# file) as it comes; the last
 # lines give the score, killed over killed and survived, and the
 # survivors.
 set -u
@@ -29,7 +30,7 @@ TOP=$(pwd)
 LIST=$TOP/tests/mutants.tsv
 OUT=$TOP/build/mutants
 S=${MUTANTS_DIR:-$OUT/tree}
-RESULTS=$OUT/results.tsv
+RESULTS=${MUTANTS_RESULTS:-$OUT/results.tsv}
 TIER=${TIER:-pairs}
 case $TIER in pairs | full) ;; *) echo "mutants: TIER must be pairs or full, not '$TIER'" >&2; exit 2 ;; esac
 shard=${SHARD:-1/1}
@@ -59,12 +60,19 @@ total=$(grep -c . "$chosen")
 g() { git -C "$S" -c user.name=histo-mutants -c user.email=mutants@histo.invalid \
           -c commit.gpgsign=false "$@"; }
 
-# the scratch copy: a clone, the working tree's tracked files over it
+# the scratch copy: the working tree's tracked files (every file but the
+# builds and the tests' work where git cannot list them, as in a copied
+# tree), committed in a repository of its own
 echo "mutants: scratch copy in $S"
 rm -rf "$S"
-git clone -q --no-hardlinks "$TOP" "$S" || exit 1
-git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$S" || exit 1
-g add -A >/dev/null && { g diff --cached --quiet || g commit -q -m "the working tree"; } || exit 1
+mkdir -p "$S" || exit 1
+if git rev-parse --show-toplevel >/dev/null 2>&1; then
+    git ls-files -z | tar --null -T - -cf -
+else
+    tar --exclude=./build --exclude='./build-*' --exclude=./tests/work \
+        --exclude=./results --exclude=./histo --exclude=./.git -cf - .
+fi | tar -xf - -C "$S" || exit 1
+g init -q && g add -A >/dev/null && g commit -q -m "the working tree" || exit 1
 build() { make -C "$S" -s -j"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)" all >"$OUT/build.log" 2>&1; }
 
 # suite: runs the suite in the scratch copy until its first FAIL line or
