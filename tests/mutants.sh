@@ -67,7 +67,10 @@ echo "mutants: scratch copy in $S"
 rm -rf "$S"
 mkdir -p "$S" || exit 1
 if git rev-parse --show-toplevel >/dev/null 2>&1; then
-    git ls-files -z | tar --null -T - -cf -
+    # tracked and untracked files git does not ignore, those that exist
+    # (a copied tree's index may be out of date)
+    git ls-files -z --cached --others --exclude-standard \
+        | tar --null --ignore-failed-read -T - -cf - 2>/dev/null
 else
     tar --exclude=./build --exclude='./build-*' --exclude=./tests/work \
         --exclude=./results --exclude=./histo --exclude=./.git -cf - .
