@@ -68,8 +68,10 @@ rm -rf "$S"
 mkdir -p "$S" || exit 1
 if git rev-parse --show-toplevel >/dev/null 2>&1; then
     # tracked and untracked files git does not ignore, those that exist
-    # (a copied tree's index may be out of date)
-    git ls-files -z --cached --others --exclude-standard \
+    # (a copied tree's index may be out of date), in no hidden folder but
+    # .ci (a session's scratch folders are not the tree's)
+    { git ls-files -z --cached --others --exclude-standard | grep -zv '^\.[^/]*/'
+      git ls-files -z --cached --others --exclude-standard .ci; } \
         | tar --null --ignore-failed-read -T - -cf - 2>/dev/null
 else
     tar --exclude=./build --exclude='./build-*' --exclude=./tests/work \
