@@ -100,6 +100,14 @@ suite() {
         kill -TERM -- "-$s_pid" 2>/dev/null || kill -TERM "$s_pid" 2>/dev/null
     fi
     wait "$s_pid" 2>/dev/null
+    # until every process of its session is gone (they hold the suite's
+    # lock, which the next mutant's suite needs): 60 s, then SIGKILL
+    s_wait=0
+    while kill -0 -- "-$s_pid" 2>/dev/null; do
+        [ "$s_wait" -lt 300 ] || { kill -KILL -- "-$s_pid" 2>/dev/null; sleep 1; break; }
+        sleep 0.2
+        s_wait=$((s_wait + 1))
+    done
     [ -n "$verdict_fail" ] || verdict_fail=$(grep -m 1 '^FAIL ' "$s_log")
     suite_end=$(tail -n 1 "$s_log")
     suite_s=$(( $(date +%s) - s_start ))
