@@ -21,7 +21,7 @@ B=${HISTO_BUILD:-build}
 VALIDATE=$B/histo-validate
 GEN=$B/histo-gen
 # every make run here under a time limit, as tests/lib.sh puts histo
-MAKE_CMD="timeout -k 10 ${HISTO_TEST_TIMEOUT:-600} ${MAKE:-make}"
+MAKE_CMD="timeout --foreground -k 10 ${HISTO_TEST_TIMEOUT:-600} ${MAKE:-make}"
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR PLATFORM DEVICE ITERATIONS SIZE
 # every make run here writes under $W, never into the user's results/
 RESULTS_ROOT=$(cd "$W" && pwd)/results
@@ -450,7 +450,7 @@ for c in "fifo| is not a regular file (a FIFO, a socket or a device is never rea
     name=${c%%|*} want=${c#*|}
     folders=$(ls "$RESULTS_ROOT/test" 2>/dev/null | wc -l)
     started=$(date +%s)
-    timeout 60 $MAKE_CMD --no-print-directory run ITERATIONS=1 REPEAT=1 SYSTEM="$W/system.$name" \
+    timeout --foreground 60 $MAKE_CMD --no-print-directory run ITERATIONS=1 REPEAT=1 SYSTEM="$W/system.$name" \
         RESULTS_LOG="$W/refused.jsonl" >"$W/system-$name.log" 2>&1
     st=$?
     took=$(( $(date +%s) - started ))

@@ -101,10 +101,12 @@ suite() {
     fi
     wait "$s_pid" 2>/dev/null
     # until every process of its session is gone (they hold the suite's
-    # lock, which the next mutant's suite needs): 60 s, then SIGKILL
+    # lock, which the next mutant's suite needs): those in other process
+    # groups get SIGTERM after 5 s, SIGKILL after 60
     s_wait=0
-    while kill -0 -- "-$s_pid" 2>/dev/null; do
-        [ "$s_wait" -lt 300 ] || { kill -KILL -- "-$s_pid" 2>/dev/null; sleep 1; break; }
+    while pgrep -s "$s_pid" >/dev/null 2>&1; do
+        [ "$s_wait" -lt 300 ] || { pkill -KILL -s "$s_pid" 2>/dev/null; sleep 1; break; }
+        [ "$s_wait" -ne 25 ] || pkill -TERM -s "$s_pid" 2>/dev/null
         sleep 0.2
         s_wait=$((s_wait + 1))
     done
