@@ -69,7 +69,8 @@ const struct knob knob_table[KNOB_COUNT] = {
         .width = 6, .max = 65536,
         .help =
 "  --batches N         number of input batches, each counted separately\n"
-"                      (default: one per compute unit, or the tune cache)\n",
+"                      (default: the strategy's plan, histo.out's\n"
+"                      config.batches, or the tune cache)\n",
         .candidates = batch_candidates,
     },
     [KNOB_TILE_ROWS] = {
