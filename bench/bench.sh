@@ -217,18 +217,9 @@ for name in $INPUTS; do
     rec_put n energy_j_per_iteration "$(key "$out" energy.joules_per_iteration)"
     rec_put n energy_mean_watts "$(key "$out" energy.mean_watts)"
     rec_put s check "$check"
-    rec_put s commit "$commit"
-    rec_modified "$modified"
-    rec_put s host_sources "$sources"
-    rec_put z kernel_sources "$(key "$out" build.kernel_sources)"
-    # one JSON line per row, made by jq, then appended under a lock
-    # (concurrent benches never interleave); every number from histo.out
-    if row_json=$(rec_json); then
-        printf '%s\n' "$row_json" | sh validate/append-line.sh "${RESULTS_ROOT:-results}/bench.jsonl" || status=1
-    else
-        echo "bench: no row for $name: $row_json" >&2
-        status=1
-    fi
+    rec_source_fields "$commit" "$modified" "$sources" "$(key "$out" build.kernel_sources)"
+    # one JSON line per row, made by jq, appended under a lock
+    rec_append "${RESULTS_ROOT:-results}/bench.jsonl" "bench: $name" || status=1
     echo "$name $(key "$out" strategy) $iter $check $values" >>"$W/compare"
     [ "$(key "$out" strategy)" = global ] && [ "$name" = uniform ] \
         && global_uniform=$iter && probe_at="$(key "$out" selected.platform) $(key "$out" selected.device)"

@@ -129,16 +129,9 @@ for size in $SIZES; do
             rec_put n "probe_${k}_median_us" "$(key "$probe" "${k}_median_us")"
         done
         rec_put s check "$check"
-        rec_put s commit "$commit"
-        rec_modified "$modified"
-        rec_put s host_sources "$sources"
-        rec_put z kernel_sources "$(key "$out" build.kernel_sources)"
-        if row_json=$(rec_json); then
-            printf '%s\n' "$row_json" | sh validate/append-line.sh "${RESULTS_ROOT:-results}/curve.jsonl" || status=1
-        else
-            echo "curve: no row for $size $strategy: $row_json" >&2
-            status=1
-        fi
+        rec_source_fields "$commit" "$modified" "$sources" "$(key "$out" build.kernel_sources)"
+        # one JSON line per row, made by jq, appended under a lock
+        rec_append "${RESULTS_ROOT:-results}/curve.jsonl" "curve: $size $strategy" || status=1
     done
 done
 exit "$status"

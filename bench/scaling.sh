@@ -153,16 +153,9 @@ for size in $SIZES; do
             rec_put z host_memory "$(key "$out" input.host_memory)"
             rec_put n peak_rss_bytes "$rss"
             rec_put s check "$check"
-            rec_put s commit "$commit"
-            rec_modified "$modified"
-            rec_put s host_sources "$sources"
-            rec_put z kernel_sources "$(key "$out" build.kernel_sources)"
-            if row_json=$(rec_json); then
-                printf '%s\n' "$row_json" | sh validate/append-line.sh "${RESULTS_ROOT:-results}/scaling.jsonl" || status=1
-            else
-                echo "scaling: no row for eye$size $mode: $row_json" >&2
-                status=1
-            fi
+            rec_source_fields "$commit" "$modified" "$sources" "$(key "$out" build.kernel_sources)"
+            # one JSON line per row, made by jq, appended under a lock
+            rec_append "${RESULTS_ROOT:-results}/scaling.jsonl" "scaling: eye$size $mode" || status=1
         done
     done
 done

@@ -55,6 +55,24 @@ rec_modified() {
     esac
 }
 
+# rec_source_fields COMMIT MODIFIED HOST_SOURCES KERNEL_SOURCES: which
+# source ran (tools/provenance.sh's three, histo.out's
+# build.kernel_sources), as every record and row ends
+rec_source_fields() {
+    rec_put s commit "$1"
+    rec_modified "$2"
+    rec_put s host_sources "$3"
+    rec_put z kernel_sources "$4"
+}
+
+# rec_append LOG WHAT: the record appended to LOG as one line under its
+# lock (validate/append-line.sh); where it cannot be made, a message
+# naming WHAT and the field, and status 1
+rec_append() {
+    r_json=$(rec_json) || { echo "$2: no record: $r_json" >&2; return 1; }
+    printf '%s\n' "$r_json" | sh validate/append-line.sh "$1"
+}
+
 rec_json() {
     jq -c -n --rawfile f "$rec_file" '
         def num: if test("\\A-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?\\z")
