@@ -67,6 +67,17 @@ for s in $STRATEGIES; do
     # saturate only in the sum)
     check_sat "saturation.chunks.$s" --strategy "$s" --chunk-values 9973
 done
+# The cpu strategy's counting loop at saturation in its branching form:
+# band_255's sweep brings every bin to 254 in the same chunk, where
+# nearly every value then meets a saturated counter, which keeps the
+# branching loop (the set above, one hammered bin, leaves it for the
+# branch-free one); one batch, so that each bin's 255th value reaches the
+# one counter (split among batches, no private counter reaches 254)
+if echo "$STRATEGIES" | grep -qw cpu; then
+    need_case band_255
+    exact saturation.cpu.branching_one_batch "$W/cpu_b1" "$INPUTS/band_255.ref.bmp" \
+        "config.batches = 1" --strategy cpu --batches 1 -i "$INPUTS/band_255.bin"
+fi
 # A combine that wraps instead of saturating (its 16-byte add a plain
 # one) must be caught.
 mkdir -p "$W/wrap-kernels"
