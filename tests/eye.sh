@@ -333,7 +333,11 @@ if in_part counters && echo "$STRATEGIES" | grep -qw eye; then
     need_carry
     make_input narrow_eye --image 400x400 --histo 256x64 --row-mean 32 \
         --row-sigma 3 --col-mean 127 --col-sigma 5 --outliers 20000
-    for spec in narrow_eye:1 narrow_eye:default carry:1; do
+    # a window of three 16-bit tiles of one row (two 8-bit ones): an odd
+    # count, where halving must round up
+    make_input narrow_odd --seed 7 --image 400x400 --histo 256x64 --row-mean 32 \
+        --row-sigma 4 --col-mean 127 --col-sigma 12 --outliers 20000
+    for spec in narrow_eye:1 narrow_eye:default carry:1 narrow_odd:1; do
         name=${spec%%:*} batches=${spec#*:}
         id=counters.$name.eye2d.narrow.b$batches
         wanted "eye.$id" || continue
