@@ -10,11 +10,15 @@
  *   histo-gen -o FILE [--gzip] [--image WxH] [--histo WxH] [--seed N]
  *             [--dist gauss|twoeye|uniform|onebin|sweep|counts]
  *             [--row-mean R] [--row-sigma S] [--col-mean C] [--col-sigma S]
- *             [--second-row R] [--outliers PPM] [--bin B] [--span K]
+ *             [--second-row R] [--outliers PPM] [--ends PPM] [--bin B]
+ *             [--span K]
  *             [--counts B:N,B:N,...]
  *
  * gauss:   one eye at (row-mean, col-mean); PPM per million values are
  *          uniform over the whole histogram instead.
+ *          --ends PPM per million of the others are at a row's end
+ *          instead, column 0 or the last of a uniform row (default 0;
+ *          where 0 the draws are those of the option's absence).
  * twoeye:  half the eye values around row-mean, half around second-row.
  * uniform: every bin equally likely.
  * onebin:  every value is bin B.
@@ -39,7 +43,7 @@ struct gen {
     int kind;             /* dist's index in dists[] below     */
     int gzip;
     int64_t row_mean, row_sigma, col_mean, col_sigma, second_row;
-    uint32_t outliers_ppm, bin;
+    uint32_t outliers_ppm, ends_ppm, bin;
     uint64_t span; /* sweep: bins covered, 0 = all */
     const char *counts;   /* counts: "B:N,B:N,..."            */
     uint32_t *planned;    /* counts: every value, shuffled    */
@@ -110,6 +114,10 @@ static uint32_t draw(const struct gen *g, uint64_t *s, uint64_t i)
     }
     if (below(s, 1000000) < g->outliers_ppm)
         return (uint32_t)below(s, nbins);
+    if (g->ends_ppm != 0 && below(s, 1000000) < g->ends_ppm) {
+        const uint64_t row = below(s, g->histo_h);
+        return (uint32_t)(row * g->histo_w + ((next(s) & 1) ? g->histo_w - 1 : 0));
+    }
     int64_t row_mean = g->row_mean;
     if (g->kind == TWOEYE && (next(s) & 1))
         row_mean = g->second_row;
@@ -261,6 +269,8 @@ int main(int argc, char **argv)
             g.second_row = (int64_t)x;
         else if (strcmp(a, "--outliers") == 0 && x <= 1000000)
             g.outliers_ppm = (uint32_t)x;
+        else if (strcmp(a, "--ends") == 0 && x <= 1000000)
+            g.ends_ppm = (uint32_t)x;
         else if (strcmp(a, "--bin") == 0)
             g.bin = (uint32_t)x;
         else if (strcmp(a, "--span") == 0)

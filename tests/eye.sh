@@ -1,11 +1,12 @@
 #!/bin/sh
 # tests/eye.sh - the eye kernels however the input and device shape them:
-# cells over narrow eyes, the 2-D window on odd widths, any work-group
+# cells over narrow eyes, the 2-D window on odd widths, the covering
+# array of width classes, windows, tiles, strategies and cuts, any work-group
 # size (HISTO_TEST_MAX_GROUP) with the same window, the tile kernel's
 # reqd_work_group_size and a device that refuses it; cpu's groups too;
 # buckets for iterations without a window; plain adds and hammered bins.
-# ids: eye_cells eye2d group reqd buckets plain
-# parts: window group buckets counters
+# ids: eye_cells eye2d array group reqd buckets plain
+# parts: window array group buckets counters
 SUBJECT=eye
 . "$(dirname "$0")/lib.sh"
 
@@ -59,28 +60,17 @@ if in_part window && echo "$STRATEGIES" | grep -qw eye; then
         fi
     done
 fi
-# 2-D eye windows (the eye's columns only; inputs of >= 8M values): an
-# eye at the centre, at the left and at the right edge, tiles of 16 and 64
-# rows (small tiles make several tiles on any device); every output exact,
-# and the 2-D window must have been taken where whole rows need many tiles.
-# A width that is not a multiple of 4 keeps whole rows; one of 300 (no
-# power of two: its bins split by the width's reciprocal, not a shift,
-# eye_args.cl) takes a 2-D window, and so do the width classes the
-# kernels branch on: not a power of two above 512 (1000: the middle and
-# the right edge, values at the rows' ends), a large power of two (4096)
-# and a width above 65536 (70000, at the right edge). An eye centred on
-# row 3000 (no multiple of the tiles' height) must get a window centred on
-# it, within 1/8 of the window's rows.
+# 2-D eye windows at the size that takes them unforced (>= 8M values):
+# an eye at the centre, tiles of 16 and 64 rows (small tiles make several
+# tiles on any device); every output exact, and the 2-D window must have
+# been taken where whole rows need many tiles. A width that is not a
+# multiple of 4 keeps whole rows. An eye centred on row 3000 (no multiple
+# of the tiles' height) must get a window centred on it, within 1/8 of
+# the window's rows. (The width classes, edges and tiles the kernels
+# branch on are the covering array's, below, on small inputs.)
 if in_part window && echo "$STRATEGIES" | grep -qw eye; then
     for spec in "centre:--row-sigma 205 --col-sigma 16:256x8192" \
-                "left:--col-mean 2 --col-sigma 3 --row-sigma 100:256x8192" \
-                "right:--col-mean 253 --col-sigma 3 --row-sigma 100:256x8192" \
                 "odd_width:--col-mean 100 --col-sigma 5 --row-sigma 40:254x4096" \
-                "width300:--col-mean 150 --col-sigma 5 --row-sigma 100:300x8192" \
-                "width1000:--col-mean 500 --col-sigma 5 --row-sigma 100:1000x4096" \
-                "right1000:--col-mean 996 --col-sigma 3 --row-sigma 100:1000x4096" \
-                "width4096:--col-mean 2000 --col-sigma 8 --row-sigma 60:4096x2048" \
-                "right70000:--col-mean 69996 --col-sigma 3 --row-sigma 10:70000x64" \
                 "off_grid:--row-mean 3000 --row-sigma 205 --col-sigma 16:256x8192"; do
         name=${spec%%:*}
         rest=${spec#*:}
@@ -123,6 +113,122 @@ if in_part window && echo "$STRATEGIES" | grep -qw eye; then
             ok "eye2d.$name.centred"
         else
             bad "eye2d.$name.centred" "window rows $r0-$r1, want its middle within 1/8 of its rows of 3000"
+        fi
+    done
+fi
+# The covering array of the shapes the eye kernels branch on
+# (tests/pairs/eye.pict: width class x window x tiles x strategy x cut;
+# make test its rows, make test-full every cell). Each input is 160,000
+# values, 2% of them anywhere and 0.2% at a row's first or last column,
+# the rest an eye shaped for its cell from the device's own tile (the
+# bins a default tile holds, found by a first run): whole rows one tile
+# holds; whole rows over tiles of a quarter of that; a 2-D eye of two
+# whole-row tiles, which one 2-D tile holds; a 2-D eye over tiles of one
+# row; and the last two in 8-bit tiles (HISTO_TEST_NARROW_MIN_VALUES=1).
+# HISTO_TEST_2D_MIN_VALUES=1 lets eye_tile_2d count inputs of any size.
+# Every output exact, and histo.out must say the cell's window was taken
+# (its columns, and for the eye strategy its tiles and counters), so that
+# a cell cannot pass on a path it was not made for.
+if in_part array && echo "$STRATEGIES" | grep -qw eye; then
+    # array_factor NAME: the values of a factor of the model
+    array_factor() { sed -n "s/^$1: *//p" tests/pairs/eye.pict | tr -d ,; }
+    # array_cells: the product's cells the model allows, one a line
+    array_cells() {
+        for w in $(array_factor width); do
+            for win in $(array_factor window); do
+                for t in $(array_factor tiles); do
+                    case $w in w1 | w254) [ "$win" = rows ] && [ "$t" != narrow ] || continue ;; esac
+                    for s in $(array_factor strategy); do
+                        for cut in $(array_factor cut); do echo "$w $win $t $s $cut"; done
+                    done
+                done
+            done
+        done
+    }
+    # the bins a default tile holds: a width of 1 leaves no row to round to
+    $GEN -o "$W/array.probe.bin" --image 16x16 --histo 1x1048576 >/dev/null
+    run_histo --strategy eye -i "$W/array.probe.bin" -o "$W/array.probe.bmp" \
+        --timing "$W/array.probe.out" -- 1 >"$W/array.probe.log" 2>&1
+    cap=$(sed -n 's/^config.tile_bins = //p' "$W/array.probe.out" 2>/dev/null)
+    [ -n "$cap" ] || bad array.probe "no config.tile_bins: $(tail -n 2 "$W/array.probe.log")"
+    twice=${DEVICE:-0},${DEVICE:-0}
+    array_cells | while read -r w win t s cut; do
+        id=array.$w.$win.$t.$s.$cut
+        [ -n "$cap" ] && wanted "eye.$id" || continue
+        # the array's rows alone, or every cell (no slice of the rest)
+        [ "$TIER" = full ] || grep -qxF -- "$w $win $t $s $cut" tests/pairs/eye.pairs || continue
+        width=${w#w}
+        r=$((cap / width))  # whole rows a default tile holds
+        case $width in
+            1) h=1048576 ;; 64) h=8192 ;; 254 | 256 | 300) h=4096 ;;
+            1000) h=1024 ;; 4096) h=256 ;; *) h=192 ;;
+        esac
+        case $win in
+            rows) c="--col-mean $((width / 2)) --col-sigma $((2 * width + 1))" ;;
+            left) c="--col-mean 1 --col-sigma 2" ;;
+            middle) c="--col-mean $((width / 2)) --col-sigma 3" ;;
+            right) c="--col-mean $((width - 2)) --col-sigma 2" ;;
+        esac
+        # whole-row windows start at a tile's first row: an eye one tile
+        # holds sits in the middle of the second tile
+        rows="" mean=$((h / 2))
+        case $win:$t in
+            rows:one) sigma=$((r / 16)) && [ $((2 * r)) -gt "$h" ] || mean=$((3 * r / 2)) ;;
+            rows:*) sigma=$((r / 4)) rows=$((r / 4)) ;;
+            *:one) sigma=$((2 * r / 5 < h / 4 ? 2 * r / 5 : h / 4)) ;;
+            right:*) sigma=$((width < 4096 ? 20 : 40)) rows=1 ;;
+            *) sigma=$((width == 4096 ? 40 : 20)) rows=1 ;;
+        esac
+        # (rows:one may be 0: an eye of one row)
+        [ "$sigma" -ge 1 ] || [ "$win:$t" = rows:one ] || sigma=1
+        [ -z "$rows" ] || [ "$rows" -ge 1 ] || rows=1
+        name=array.$w.$win.$t
+        in=$W/$name.bin
+        if [ ! -s "$W/$name.ref.raw" ]; then
+            rm -f "$W"/array.*.ref.bmp "$W"/array.*.ref.raw "$W"/array.*.bin
+            # shellcheck disable=SC2086 # the eye's arguments are words
+            $GEN -o "$in" --seed 5 --image 400x400 --histo "${width}x$h" \
+                --row-mean "$mean" --row-sigma "$sigma" $c \
+                --outliers 20000 --ends 2000 >/dev/null \
+                && ref_counts "$in" "$W/$name.ref.bmp" \
+                || { bad "$id" "input generation failed"; continue; }
+        fi
+        set -- --strategy "$s"
+        [ -z "$rows" ] || set -- "$@" --tile-rows "$rows"
+        case $cut in
+            chunks) set -- "$@" --chunk-values $((160000 / 3 + 1)) ;;
+            shares) set -- "$@" --chunk-values $((160000 / 4 + 1)) --device "$twice" ;;
+        esac
+        (HISTO_TEST_2D_MIN_VALUES=1
+         export HISTO_TEST_2D_MIN_VALUES
+         [ "$t" = narrow ] && { HISTO_TEST_NARROW_MIN_VALUES=1; export HISTO_TEST_NARROW_MIN_VALUES; }
+         run_histo "$@" -i "$in" -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1)
+        st=$?
+        key() { sed -n "s/^$1 = //p" "$W/$id.out" 2>/dev/null | head -n 1; }
+        first=$(key eye.first_col) cols=$(key eye.cols) tiles=$(key eye.tiles_used)
+        bits=$(key eye.counter_bits)
+        why=""
+        [ "$s:$cut" = eye:whole ] && case $win in
+            rows) [ "$cols" = "$width" ] || why="whole rows" ;;
+            left) [ "$first" = 0 ] && [ "${cols:-$width}" -lt "$width" ] || why="a 2-D window at the left edge" ;;
+            middle) [ "${first:-0}" -gt 0 ] && [ $((first + cols)) -lt "$width" ] || why="a 2-D window in the middle" ;;
+            right) [ "${first:-0}" -gt 0 ] && [ $((first + cols)) -eq "$width" ] || why="a 2-D window at the right edge" ;;
+        esac
+        if [ "$s:$cut" = eye:whole ] && [ -z "$why" ]; then
+            case $t in
+                one) [ "$tiles" = 1 ] && [ "$bits" = 16 ] || why="one 16-bit tile" ;;
+                several) [ "${tiles:-0}" -ge 2 ] && [ "$bits" = 16 ] || why="several 16-bit tiles" ;;
+                narrow) [ "$bits" = 8 ] || why="8-bit tiles" ;;
+            esac
+        fi
+        if [ "$st" -ne 0 ]; then
+            bad "$id" "exit status $st: $(tail -n 2 "$W/$id.log")"
+        elif ! same_counts "$W/$id.bmp" "$W/$name.ref.bmp"; then
+            bad "$id" "$(cat "$W/last.diff")"
+        elif [ -n "$why" ]; then
+            bad "$id" "want $why; histo.out says first_col $first, cols $cols, tiles $tiles, counter bits $bits ($(key config.tile_kernel))"
+        else
+            ok "$id"
         fi
     done
 fi
