@@ -1119,28 +1119,35 @@ fi
 # tests/data/NAME.jsonl gives tests/data/NAME.txt and NAME.csv exactly.
 report_matches() {
     sh validate/report.sh -o "$W/$1" "tests/data/$1.jsonl" >"$W/$1.out" 2>&1 \
-        && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/$1.out" | cmp -s - "tests/data/$1.txt" \
+        && grep -v '^CSV: \|^HTML: \|^chart: \|^(gnuplot' "$W/$1.out" | cmp -s - "tests/data/$1.txt" \
         && cmp -s "$W/$1.csv" "tests/data/$1.csv"
 }
 # make report on a committed sample with known numbers (tests/data/:
 # two devices, a later record replacing an earlier one, a bench row): the
 # table and the CSV exactly as committed, worked out by hand from the
-# sample; the plot where gnuplot is installed.
-if report_matches report-sample \
-   && { ! command -v gnuplot >/dev/null 2>&1 || [ -s "$W/report-sample.png" ]; }; then
+# sample; its chart (make deps installs gnuplot).
+if report_matches report-sample && [ -s "$W/report-sample.svg" ]; then
     ok harness.report
 else
     bad harness.report "$(head -c 400 "$W/report-sample.out")"
 fi
-# the page's chart, drawn by the report itself (no gnuplot): an SVG
-# beside the page, which shows it; one bar a cell with a figure (the
-# sample's five) after the legend's five swatches; well-formed XML where
-# xmllint is installed, and the page still valid for tidy
+# the page's chart, drawn by gnuplot: an SVG beside the page, which
+# shows it; well-formed XML (xmllint, where installed); a panel a dataset
+# with a figure (the sample's three, titled), each with its log axis of
+# microseconds, its ticks (powers of ten) and its column axis, said to be
+# lower-is-better, with base and peak in the key; and the page still
+# valid for tidy
 svg=$W/report-sample.svg
 why=""
 [ -s "$svg" ] || why="no $svg;"
-[ "$(grep -o '<rect ' "$svg" 2>/dev/null | wc -l)" -eq 10 ] || why="$why $(grep -o '<rect ' "$svg" 2>/dev/null | wc -l) rects, not 10;"
-grep -q '<text x="[0-9.]*" y="[0-9]*">14880.0</text>' "$svg" 2>/dev/null || why="$why no bar labelled 14880.0;"
+for text in "microseconds per iteration, one panel a dataset (log scale; lower is better)" \
+            "dataset test" "dataset train" "dataset uniform" "microseconds per iteration" \
+            "column of the table (R: reportable)" "> 1000<" "> 10000<" ">base<" ">peak<" \
+            "fastest to slowest run"; do
+    grep -qF -- "$text" "$svg" 2>/dev/null || why="$why no '$text' in the chart;"
+done
+[ "$(grep -c 'microseconds per iteration</text>' "$svg" 2>/dev/null)" -eq 3 ] \
+    || why="$why $(grep -c 'microseconds per iteration</text>' "$svg" 2>/dev/null) y axes labelled, not 3;"
 grep -q '<img src="report-sample.svg" ' "$W/report-sample.html" || why="$why the page does not show it;"
 # and under each figure of the page: base or peak, reportable, date, commit
 grep -q '<td>14880.0 us, x0.08, PASS<br /><small>-, not reportable, 2026-11-24, ccccccc</small></td>' "$W/report-sample.html" \
@@ -1157,6 +1164,28 @@ if [ -z "$why" ]; then
 else
     bad harness.report_chart "$why"
 fi
+# Like with like (tests/data/report-like.jsonl, one dataset, device and
+# strategy): a full base run (30 iterations, 3 runs), then a quick run (3
+# iterations), a peak run, a base run of 1 run, one against this host's
+# sequential C and one on another platform. The full base run is its
+# column's cell (not the newer runs of fewer runs or iterations), the
+# others each a column of their own, said so in the header (quick, peak,
+# vs host C, the platform named); the page says the cell has another
+# record, and ALL=1 lists all six.
+out=$W/report-like.out
+why=""
+ALL=1 sh validate/report.sh -o "$W/report-like" tests/data/report-like.jsonl >"$out" 2>&1 || why="exit status $?;"
+line() { sed -n "$1p" "$out" | tr -s ' '; }
+[ "$(line 2)" = "dataset | Portable Computing Language: cpu-x | Portable Computing Language: cpu-x | Portable Computing Language: cpu-x | Portable Computing Language: cpu-x | Intel(R) OpenCL: cpu-x" ] \
+    || why="$why header names '$(line 2)';"
+[ "$(line 4)" = " | base, Spec iterations, vs Spec reference | base, quick: 3 iterations, vs Spec reference | peak, Spec iterations, vs Spec reference | base, Spec iterations, vs host C | base, Spec iterations, vs Spec reference" ] \
+    || why="$why header kinds '$(line 4)';"
+[ "$(line 6)" = "test | 900.0 us, x1.38, PASS | 400.0 us, x3.10, PASS | 700.0 us, x1.77, PASS | 800.0 us, host x2.30, PASS | 1100.0 us, x1.13, PASS" ] \
+    || why="$why cells '$(line 6)';"
+[ "$(grep -c '^test | ' "$out")" -eq 6 ] || why="$why ALL=1 lists $(grep -c '^test | ' "$out") records, not 6;"
+grep -q '900.0 us, x1.38, PASS<br /><small>base, not reportable, 2026-12-01, aaaaaaa; 1 other record (ALL=1)</small>' "$W/report-like.html" \
+    || why="$why the page does not say the cell has another record;"
+[ -z "$why" ] && ok harness.report_like_with_like || bad harness.report_like_with_like "$why"
 # METRIC=energy: millijoules per iteration, a record without a figure
 # (train: energy_j_per_iteration null) left out; the sample's 0.009165733
 # and 0.0757326 J are 9.166 and 75.733 mJ.
@@ -1180,7 +1209,7 @@ fi
 # spell (\n, \t, \r) show as \xNN in the table and the CSV
 if sh validate/report.sh -o "$W/report-notjson" tests/data/report-notjson.jsonl \
         >"$W/report-notjson.out" 2>"$W/report-notjson.err" \
-   && grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' "$W/report-notjson.out" \
+   && grep -v '^CSV: \|^HTML: \|^chart: \|^(gnuplot' "$W/report-notjson.out" \
       | cmp -s - tests/data/report-notjson.txt \
    && cmp -s "$W/report-notjson.csv" tests/data/report-notjson.csv \
    && grep -qx "report: tests/data/report-notjson.jsonl line 2 is not JSON (Unfinished JSON term at EOF at line 1, column 185): left out" "$W/report-notjson.err" \
