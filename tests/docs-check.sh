@@ -90,7 +90,7 @@ produce() {
     sh bench/scaling-table.sh >"$W/ex/scaling-table" 2>&1
     # make report on the committed sample: its table and its CSV
     sh validate/report.sh -o "$W/report" tests/data/report-sample.jsonl \
-        2>&1 | grep -v '^CSV: \|^HTML: \|^plot: \|^(gnuplot' >"$W/ex/report"
+        2>&1 | grep -v '^CSV: \|^HTML: \|^chart: \|^(gnuplot' >"$W/ex/report"
     cp "$W/report.csv" "$W/ex/report-csv"
 }
 
