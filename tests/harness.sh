@@ -695,8 +695,8 @@ done
 [ "$(jget "$W/pass.json" .flags_description)" = flags.md ] || why="$why flags_description;"
 grep -q "flags described in" "$(jget "$W/pass.json" .result_dir)/result.txt" 2>/dev/null || why="$why result.txt names no flags description;"
 # the result folder stands alone: the flags described in a copy of
-# docs/flags.md beside the page, linked as such, so that a copy of the
-# folder elsewhere keeps the link; the median run named in the runs
+# docs/flags.md beside the page and as a page of its own (flags.html),
+# linked as such, so that a copy of the folder elsewhere keeps the link; the median run named in the runs
 # table, and the record's command the median run's; the runs' spread and
 # the machine's load recorded
 rd=$(jget "$W/pass.json" .result_dir)
@@ -704,8 +704,8 @@ md=$(jget "$W/pass.json" .run_dir)
 cp -r "$rd" "$W/result-copy"
 sh validate/result.sh html "$W/result-copy/result.json" >"$W/result-copy/again.html"
 cmp -s docs/flags.md "$rd/flags.md" || why="$why no copy of docs/flags.md in $rd;"
-grep -q 'href="flags.md"' "$rd/result.html" || why="$why result.html does not link flags.md beside it;"
-grep -q 'href="flags.md"' "$W/result-copy/again.html" || why="$why the copied folder's page does not link its flags.md;"
+grep -q 'href="flags.html"' "$rd/result.html" || why="$why result.html does not link flags.html beside it;"
+grep -q 'href="flags.html"' "$W/result-copy/again.html" || why="$why the copied folder's page does not link its flags.html;"
 jget "$W/pass.json" .command | grep -qF "$md/" || why="$why command '$(jget "$W/pass.json" .command)' is not the median run's ($md);"
 grep -q "^run [123] of 3 (median) .*$md\$" "$rd/result.txt" || why="$why the runs table marks no median;"
 for k in spread load_before busy_before load_after; do
@@ -768,6 +768,45 @@ if command -v tidy >/dev/null 2>&1; then
 else
     echo "SKIP harness.result_html: tidy is not installed (sh .ci/deps tidy)"
 fi
+
+# The result page shows the run: each run's histo.out and log linked,
+# the median run's BMP and raw counters linked and shown (an img of its
+# BMP), the other runs' outputs, the same bytes, not kept (one copy of
+# the picture in the folder) and said so; each phase's seconds in the
+# text and the page, equal to the median run's histo.out; result.csv
+# holds every field of the record ("field,value", the dataset and the
+# median among them); flags.html is a valid page with the flags' table.
+why=""
+mb=$(basename "$md")
+for d in warmup run-1 run-2 run-3; do
+    grep -qF "<a href=\"$d/histo.out\">histo.out</a>, <a href=\"$d/histo.log\">log</a>" "$rdir/result.html" \
+        || why="$why no links to $d's histo.out and log;"
+    if [ "$d" = "$mb" ]; then
+        [ -f "$rdir/$d/histo.bmp" ] && [ -f "$rdir/$d/histo.raw" ] || why="$why the median run's outputs are gone;"
+    else
+        [ ! -e "$rdir/$d/histo.bmp" ] && [ ! -e "$rdir/$d/histo.raw" ] || why="$why $d keeps a copy of the outputs;"
+        grep -q "^ *outputs: the same bytes as $mb's (cmp): not kept\$" "$rdir/result.txt" || why="$why the text does not say $d's outputs were the same;"
+    fi
+done
+grep -qF "<img src=\"$mb/histo.bmp\" " "$rdir/result.html" || why="$why the page does not show the histogram;"
+grep -qF "<a href=\"$mb/histo.raw\">histo.raw</a>" "$rdir/result.html" || why="$why the median run's raw counters are not linked;"
+for k in input_read opencl_setup program_build upload iterations_wall download bmp_write total; do
+    want=$(sed -n "s/^time.${k}_s = //p" "$md/histo.out")
+    got=$(jget "$W/pass.json" ".phases.${k}_s")
+    awk -v a="$want" -v b="$got" 'BEGIN { exit !(a != "" && a + 0 == b + 0) }' || why="$why phase $k: record '$got', histo.out '$want';"
+done
+grep -q "^iterations (wall)  *$(jget "$W/pass.json" .phases.iterations_wall_s) s\$" "$rdir/result.txt" || why="$why the text has no phases;"
+grep -q "<tr><th>kernel build</th><td>$(jget "$W/pass.json" .phases.program_build_s) s</td></tr>" "$rdir/result.html" || why="$why the page has no phases;"
+[ "$(head -n 1 "$rdir/result.csv")" = field,value ] && grep -qx dataset,test "$rdir/result.csv" \
+    && grep -qx "s_per_iteration,$median" "$rdir/result.csv" || why="$why result.csv lacks its fields;"
+[ "$(grep -c . "$rdir/result.csv")" -eq $(($(jq -r '[paths(type != "object" and type != "array")] | length' "$rdir/result.json") + 1)) ] \
+    || why="$why result.csv has $(grep -c . "$rdir/result.csv") lines for $(jq -r '[paths(type != "object" and type != "array")] | length' "$rdir/result.json") fields;"
+if command -v tidy >/dev/null 2>&1; then
+    tidy -q -e "$rdir/flags.html" >"$W/flags-tidy.log" 2>&1 || why="$why flags.html: $(head -c 200 "$W/flags-tidy.log");"
+fi
+grep -q '<tr><th>flag</th><th>where it comes from</th><th>what it does and why</th></tr>' "$rdir/flags.html" \
+    && grep -q '<td><code>-O2</code></td>' "$rdir/flags.html" || why="$why flags.html lacks the flags' table;"
+[ -z "$why" ] && ok harness.result_page_shows_run || bad harness.result_page_shows_run "$why"
 
 # REFERENCE=host times sequential C now; REPEAT=2 gives two runs; not
 # reportable, and the line and the record say the ratio is this host's

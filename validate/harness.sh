@@ -859,7 +859,9 @@ EOF_REASONS
     rec_modified "$modified"
     rec_put s result_dir "$base_dir"
     rec_put z run_dir "$median_dir"
+    phase_fields
     cat "$runs_fields" >>"$rec_file" || exit 1
+    outputs_once
     # A record that cannot be made costs nothing of the run: its folder
     # stays, with the fields that were to make it, and the status is 1.
     record=$(rec_json) || {
@@ -868,9 +870,14 @@ EOF_REASONS
     }
     rm -f "$rec_file" "$runs_fields"
     interrupted
-    # the folder stands alone: what the flags mean is copied in
+    # the folder stands alone: what the flags mean is copied in, as the
+    # Markdown and as a page
     cp docs/flags.md "$base_dir/flags.md" || die "could not copy docs/flags.md into $base_dir"
+    awk -v title="Flags of $NAME" -f validate/md.awk docs/flags.md >"$base_dir/flags.html" \
+        || die "could not write $base_dir/flags.html"
     printf '%s\n' "$record" >"$base_dir/result.json" || exit 1
+    sh validate/result.sh csv "$base_dir/result.json" >"$base_dir/result.csv" \
+        || die "could not write $base_dir/result.csv"
     for f in txt html; do
         sh validate/result.sh "$f" "$base_dir/result.json" >"$base_dir/result.$f" \
             || die "could not write $base_dir/result.$f"
@@ -889,6 +896,41 @@ EOF_REASONS
     fi
     trap - INT TERM HUP
     [ "$v_result" = PASS ]
+}
+
+# phase_fields: the median run's time in each phase (histo.out's time.*,
+# seconds), in the order histo spends them
+phase_fields() {
+    for p_key in input_read opencl_setup program_build upload strategy_setup \
+                 iterations_wall download check bmp_write total; do
+        rec_put n "phases.${p_key}_s" "$(timing "time.${p_key}_s")"
+    done
+}
+
+# outputs_once: one copy of the histogram in the result's folder. Every
+# other run whose BMP and raw counters are byte for byte the median
+# run's (cmp) keeps its histo.out and log, not those copies (files this
+# harness had histo write in the run's own new folder); its record says
+# whose they equal. Outputs that differ, and a failed result's, stay.
+outputs_once() {
+    [ -n "$median_dir" ] && [ "$all_result" = PASS ] || return 0
+    o_bmp=$(basename "$spec_output") o_raw=$(basename "$spec_raw")
+    for o_dir in "$base_dir/warmup" "$base_dir"/run-*; do
+        [ -d "$o_dir" ] && [ "$o_dir" != "$median_dir" ] || continue
+        case $o_dir in
+            */warmup) o_path=warmup ;;
+            *) o_path=run_list.$((${o_dir##*/run-} - 1)) ;;
+        esac
+        if [ -f "$o_dir/$o_bmp" ] && [ -f "$o_dir/$o_raw" ] \
+           && cmp -s "$o_dir/$o_bmp" "$median_dir/$o_bmp" \
+           && cmp -s "$o_dir/$o_raw" "$median_dir/$o_raw"; then
+            rm -f "$o_dir/$o_bmp" "$o_dir/$o_raw"
+            rec_put s "$o_path.outputs" "the same bytes as $(basename "$median_dir")'s (cmp): not kept"
+        else
+            rec_put s "$o_path.outputs" "kept"
+        fi
+    done
+    rec_put s "$(case $median_dir in */warmup) echo warmup ;; *) echo "run_list.$((${median_dir##*/run-} - 1))" ;; esac).outputs" kept
 }
 
 # link NAME TARGET: NAME is a symbolic link to TARGET, replaced whole.

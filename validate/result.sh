@@ -3,30 +3,42 @@
 # generated from its JSON record alone (the harness writes both beside
 # the record, RESULT_DIR/result.{json,txt,html}).
 #
-#   sh validate/result.sh txt|html RECORD.json
+#   sh validate/result.sh txt|html|csv RECORD.json
 #
 # RECORD.json holds one record as make run appends it to the results log
 # (docs/harness.md, "Results"); a line of the log will do. The page gives
 # the result line, whether it is reportable and why not, base or peak,
 # every run (the warm-up too), the median, the ratio and what it is
-# against, the validation, and the provenance: host, OS, kernel, memory,
-# CPU, device and driver, build, kernel build options, knobs and the
-# OpenCL environment.
+# against, the validation, the median run's time in each phase, and the
+# provenance: host, OS, kernel, memory, CPU, device and driver, build,
+# kernel build options, knobs and the OpenCL environment. The page also
+# shows the histogram (the median run's BMP) and links each run's
+# histo.out, log and outputs, and the flags' page. csv: every field of
+# the record, one "field,value" line each (the harness writes it as
+# result.csv, a CSV per result).
 set -u
-[ $# -eq 2 ] && { [ "$1" = txt ] || [ "$1" = html ]; } \
-    || { echo "usage: result.sh txt|html RECORD.json" >&2; exit 2; }
+[ $# -eq 2 ] && { [ "$1" = txt ] || [ "$1" = html ] || [ "$1" = csv ]; } \
+    || { echo "usage: result.sh txt|html|csv RECORD.json" >&2; exit 2; }
 [ -r "$2" ] || { echo "result: cannot read $2" >&2; exit 1; }
 here=$(dirname "$0")
 . "$here/record.sh"
 # the record's scalars as "PATH<TAB>VALUE" lines, read by jq (control
 # characters as \xHH)
 flat=$(head -n 1 "$2" | rec_show) || { echo "result: $2 is not a JSON record" >&2; exit 1; }
+if [ "$1" = csv ]; then
+    printf 'field,value\n'
+    printf '%s\n' "$flat" | awk -F '\t' '
+        function csvf(x) { if (x ~ /[",\r\n]/) { gsub(/"/, "\"\"", x); x = "\"" x "\"" } return x }
+        { k = $1; sub(/^[^\t]*\t/, ""); print csvf(k) "," csvf($0) }'
+    exit 0
+fi
 # what each compiler flag and kernel option means, for its link: the copy
 # the harness puts in the result's folder (which then stands alone), else
 # docs/flags.md as a path from the page's folder
 page_dir=$(cd "$(dirname "$2")" && pwd -P)
 flags_doc=$(cd "$here/../docs" && pwd -P)/flags.md
 [ -r "$page_dir/flags.md" ] && flags_doc=$page_dir/flags.md
+[ -r "$page_dir/flags.html" ] && flags_doc=$page_dir/flags.html
 flags_rel=$(awk -v from="$page_dir" -v to="$flags_doc" 'BEGIN {
     nf = split(from, f, "/"); nt = split(to, t, "/")
     for (i = 2; i <= nf && i < nt && f[i] == t[i]; i++) ;
@@ -70,11 +82,20 @@ function run_row(p,    why, label) {
             get(p ".result"), orna(get(p ".iterations")), orna(get(p ".s_per_iteration")),
             orna(get(p ".total_s")), get(p ".run_dir")
         if (why != "") printf "%-20s %s\n", "", why
-    } else
-        printf "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+        if (get(p ".outputs") != "" && get(p ".outputs") != "kept") printf "%-20s outputs: %s\n", "", get(p ".outputs")
+    } else {
+        # the files of the run, as links from the folder of the page
+        d = get(p ".run_dir"); sub(/.*\//, "", d)
+        files = sprintf("<a href=\"%s/histo.out\">histo.out</a>, <a href=\"%s/histo.log\">log</a>", esc(d), esc(d))
+        if (get(p ".outputs") == "kept")
+            files = files sprintf(", <a href=\"%s/histo.bmp\">histo.bmp</a>, <a href=\"%s/histo.raw\">histo.raw</a>", esc(d), esc(d))
+        else if (get(p ".outputs") != "")
+            files = files " (outputs: " esc(get(p ".outputs")) ")"
+        printf "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s<br />%s</td><td>%s</td></tr>\n",
             esc(label), esc(get(p ".histo_status")), esc(get(p ".result")),
             esc(orna(get(p ".iterations"))), esc(orna(get(p ".s_per_iteration"))),
-            esc(orna(get(p ".total_s"))), esc(get(p ".run_dir")), esc(why)
+            esc(orna(get(p ".total_s"))), esc(get(p ".run_dir")), files, esc(why)
+    }
 }
 { k = $1; sub(/^[^\t]*\t/, ""); v[k] = $0; order[++n] = k }
 END {
@@ -125,6 +146,19 @@ END {
     runs_head()
     run_row("warmup")
     for (i = 0; ("run_list." i ".run") in v; i++) run_row("run_list." i)
+    section("Phases of the median run (time.* in its histo.out, seconds)")
+    split("input_read:input read|opencl_setup:OpenCL setup|program_build:kernel build|upload:input upload|strategy_setup:strategy setup|iterations_wall:iterations (wall)|download:counters download|check:self-check|bmp_write:BMP write|total:total", ph, "|")
+    for (i = 1; i in ph; i++) {
+        split(ph[i], kv, ":")
+        row(kv[2], unit(get("phases." kv[1] "_s"), "s"))
+    }
+    if (fmt == "html" && get("run_dir") != "" && get("run_dir") != "null") {
+        d = get("run_dir"); sub(/.*\//, "", d)
+        print "</table>"; open_table = 0
+        print "<h2>Histogram</h2>"
+        printf "<p>The median run\047s output, <a href=\"%s/histo.bmp\">%s/histo.bmp</a>: a pixel a bin, its count (0 to 255) in red, the histogram\047s first row at the top; scroll for the rest.</p>\n", esc(d), esc(d)
+        printf "<div style=\"max-height:640px;overflow:auto;display:inline-block;border:1px solid #999\"><img src=\"%s/histo.bmp\" alt=\"the histogram of the median run, a pixel a bin, the count in red\" /></div>\n", esc(d)
+    }
     section("Device")
     row("device", orna(get("device")) " (" orna(get("device_type")) ", " orna(get("device_kind")) ")")
     if (get("device_kind_why") != "null") row("device kind", get("device_kind_why"))
