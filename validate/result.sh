@@ -156,8 +156,8 @@ END {
         d = get("run_dir"); sub(/.*\//, "", d)
         print "</table>"; open_table = 0
         print "<h2>Histogram</h2>"
-        printf "<p>The median run\047s output, <a href=\"%s/histo.bmp\">%s/histo.bmp</a>: a pixel a bin, its count (0 to 255) in red, the histogram\047s first row at the top; scroll for the rest.</p>\n", esc(d), esc(d)
-        printf "<div style=\"max-height:640px;overflow:auto;display:inline-block;border:1px solid #999\"><img src=\"%s/histo.bmp\" alt=\"the histogram of the median run, a pixel a bin, the count in red\" /></div>\n", esc(d)
+        printf "<p>The median run\047s output, <a href=\"%s/histo.bmp\">%s/histo.bmp</a> (the whole picture, a pixel a bin): its count (0 to 255) in red, the histogram\047s first row at the top, drawn here in 512 x 1024 pixels, each row of pixels several rows of bins.</p>\n", esc(d), esc(d)
+        printf "<p><img src=\"%s/histo.bmp\" style=\"width:512px;height:1024px;border:1px solid #999\" alt=\"the histogram of the median run, the count of each bin in red\" /></p>\n", esc(d)
     }
     section("Device")
     row("device", orna(get("device")) " (" orna(get("device_type")) ", " orna(get("device_kind")) ")")
