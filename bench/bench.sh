@@ -50,8 +50,8 @@
 # iterations end with a kernel that reads little (the fused strategy's
 # one launch can go below it).
 # Rows are appended to results/bench.jsonl ($RESULTS_ROOT instead of
-# results/ where set); with gnuplot installed, bench.png beside it draws
-# per-kernel times per input and device.
+# results/ where set); bench.svg beside it draws them (bench/plot.sh:
+# time against values, log-log, the floor beside each device).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=build
@@ -277,10 +277,5 @@ if [ -n "${global_uniform:-}" ] && [ -x $B/atomic-probe ]; then
             g, f, g / f, r }'
 fi
 
-if command -v gnuplot >/dev/null 2>&1; then
-    sh bench/bench-plot.sh "${RESULTS_ROOT:-results}/bench.jsonl" "${RESULTS_ROOT:-results}/bench.png" \
-        && echo "plot: ${RESULTS_ROOT:-results}/bench.png"
-else
-    echo "(gnuplot not installed: no plot; ${RESULTS_ROOT:-results}/bench.jsonl has the rows)"
-fi
+sh bench/plot.sh "${RESULTS_ROOT:-results}/bench.jsonl" "${RESULTS_ROOT:-results}/bench.svg" "make bench" || status=1
 exit $status

@@ -19,7 +19,8 @@
 # reads every value, counts it by a local atomic and writes the 2 MiB of
 # counters (kernel_floor), with an empty kernel's span beside it; x floor
 # is the iteration over that floor. Rows are appended to
-# results/curve.jsonl ($RESULTS_ROOT instead of results/ where set).
+# results/curve.jsonl ($RESULTS_ROOT instead of results/ where set), and
+# drawn in curve.svg beside it (bench/plot.sh: log-log, with the floor).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=build
@@ -134,4 +135,5 @@ for size in $SIZES; do
         rec_append "${RESULTS_ROOT:-results}/curve.jsonl" "curve: $size $strategy" || status=1
     done
 done
+sh bench/plot.sh "${RESULTS_ROOT:-results}/curve.jsonl" "${RESULTS_ROOT:-results}/curve.svg" "make curve" || status=1
 exit "$status"

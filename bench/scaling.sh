@@ -27,7 +27,8 @@
 # (input bytes / median), the median copy and
 # kernel time per iteration (their sum above the iteration's time is the
 # overlap achieved), chunks, peak RSS, check. Rows are appended to
-# results/scaling.jsonl.
+# results/scaling.jsonl, drawn in scaling.svg beside it (bench/plot.sh: log-log;
+# make scaling measures no floor).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=build
@@ -159,4 +160,5 @@ for size in $SIZES; do
         done
     done
 done
+sh bench/plot.sh "${RESULTS_ROOT:-results}/scaling.jsonl" "${RESULTS_ROOT:-results}/scaling.svg" "make scaling" || status=1
 exit $status

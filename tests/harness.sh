@@ -1225,6 +1225,29 @@ line() { sed -n "$1p" "$out" | tr -s ' '; }
 grep -q '900.0 us, x1.38, PASS<br /><small>base, not reportable, 2026-12-01, aaaaaaa; 1 other record (ALL=1)</small>' "$W/report-like.html" \
     || why="$why the page does not say the cell has another record;"
 [ -z "$why" ] && ok harness.report_like_with_like || bad harness.report_like_with_like "$why"
+# make bench's, make curve's and make scaling's charts (bench/plot.sh)
+# from committed rows: an SVG each, well-formed where xmllint is, with
+# both log axes labelled and the title's "lower is better", a series per
+# strategy and device in the key, the floor beside the curve's and the
+# bench's device, and said to be missing from the scaling rows
+why=""
+for spec in "curve|docs/bench/h200-cc806da-curve.jsonl|eye, NVIDIA H200|floor: one kernel reading and counting every value, NVIDIA H200" \
+            "bench|docs/bench/h200-4c67d7b-default.jsonl|eye, NVIDIA H200|floor: one kernel reading and counting every value, NVIDIA H200" \
+            "scaling|docs/bench/h200x4-59b5e8e-scaling.jsonl|eye device on devices 0,1, NVIDIA H200|(no floor measured in these rows)"; do
+    IFS='|' read -r what rows series floor <<EOT
+$spec
+EOT
+    svg=$W/plot-$what.svg
+    sh bench/plot.sh "$rows" "$svg" "make $what" >"$W/plot-$what.log" 2>&1 || why="$why $what: $(head -c 200 "$W/plot-$what.log");"
+    for text in "histo, make $what: time per iteration against the input's values (log-log; lower is better)" \
+                ">values in the input<" ">microseconds per iteration<" ">$series<" ">$floor<"; do
+        grep -qF -- "$text" "$svg" 2>/dev/null || why="$why $what: no '$text';"
+    done
+    if command -v xmllint >/dev/null 2>&1; then
+        xmllint --noout "$svg" 2>"$W/plot.lint" || why="$why $what: not well-formed: $(head -c 200 "$W/plot.lint");"
+    fi
+done
+[ -z "$why" ] && ok harness.bench_charts || bad harness.bench_charts "$why"
 # METRIC=energy: millijoules per iteration, a record without a figure
 # (train: energy_j_per_iteration null) left out; the sample's 0.009165733
 # and 0.0757326 J are 9.166 and 75.733 mJ.
