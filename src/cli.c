@@ -111,8 +111,7 @@ static const char *const usage_text[] = {
 "                      options every kernel is built with (a run adds\n"
 "                      the histogram's width and the device's own:\n"
 "                      histo.out's build.options)\n"
-"  A valued option takes its value as the next word or after '='\n"
-"  (--strategy=eye).\n"
+"  A valued option's value is the next word or follows '=' (--strategy=eye).\n"
 "  --help              this text\n"
 "\n",
 "Exit status:\n"
@@ -402,6 +401,10 @@ static int check_together(const struct histo_options *opt,
         histo_error("--no-bmp writes no BMP: give no -o with it");
         return HISTO_EXIT_USAGE;
     }
+    if (opt->no_bmp && opt->raw == NULL)
+        fprintf(stderr, "histo: note: --no-bmp without --raw writes no "
+                        "counters: the check and %s alone say what was "
+                        "counted\n", opt->timing);
     if (opt->input == NULL || (opt->output == NULL && !opt->no_bmp)) {
         histo_error("missing %s (usage: histo -i INPUT -o OUTPUT.bmp -- "
                     "ITERATIONS)", opt->input == NULL ? "-i INPUT"

@@ -353,6 +353,18 @@ fi
 expect cl_options.bad_option 4 "clBuildProgram" \
     env HISTO_CL_OPTIONS="-cl-no-such-option" $HISTO --platform "$PLATFORM" \
     -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+# --no-bmp without --raw writes no counters: histo says so (a note
+# naming the timing file) and runs; with --raw it says nothing of it.
+if run_histo -i "$IN" --no-bmp --timing "$W/nobmp.out" -- 1 >"$W/nobmp.log" 2>&1 \
+   && grep -qx "histo: note: --no-bmp without --raw writes no counters: the check and $W/nobmp.out alone say what was counted" "$W/nobmp.log" \
+   && run_histo -i "$IN" --no-bmp --raw "$W/nobmp.raw" --timing "$W/nobmp.out" -- 1 >"$W/nobmp2.log" 2>&1 \
+   && ! grep -q "without --raw" "$W/nobmp2.log"; then
+    ok cli.no_bmp_without_raw
+else
+    bad cli.no_bmp_without_raw "$(head -c 300 "$W/nobmp.log")"
+fi
+rm -f "$W/nobmp.raw"
+
 # histo.out names each variable of histo's table that is set, and the
 # lists the harness judges a run by: HISTO_CL_OPTIONS makes it peak, a
 # test variable peak and not reportable, a user's variable neither; a
