@@ -1,5 +1,6 @@
 /* device.c - platform and device discovery and choice (see device.h). */
 #include "device.h"
+#include "env.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -683,6 +684,13 @@ void device_print(FILE *f, const struct device_list *list, bool selected)
         }
         fprintf(f, "platform %u: %s (%s, %s)\n", p, pi->name, pi->vendor,
                 pi->version);
+        /* Mesa's rusticl lists no device until RUSTICL_ENABLE names a
+         * driver: say so where that is why the list is empty */
+        if (pi->ndevices == 0 && contains_nocase(pi->name, "rusticl")
+            && env_value(ENV_RUSTICL_ENABLE) == NULL)
+            fputs("  (no device: rusticl lists none unless RUSTICL_ENABLE "
+                  "names a driver; RUSTICL_ENABLE=llvmpipe gives its CPU "
+                  "device)\n", f);
         for (cl_uint d = 0; d < pi->ndevices; ++d) {
             const struct device_info *di = &pi->devices[d];
             const bool mark = selected && p == list->platform

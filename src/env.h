@@ -47,6 +47,9 @@ struct env_bounds {
     X(XDG_CACHE_HOME, ENV_USER, ENV_ANY,                                    \
       "the tune cache is $XDG_CACHE_HOME/histo/tune.conf when "             \
       "HISTO_TUNE_FILE is unset and this is an absolute path")              \
+    X(RUSTICL_ENABLE, ENV_USER, ENV_ANY,                                    \
+      "Mesa's rusticl: the drivers it lists devices of (read for a hint "   \
+      "where it lists none)")                                               \
     X(HISTO_PROGRAM_CACHE, ENV_USER, ENV_ANY,                               \
       "a folder where built programs are kept and found again (for "        \
       "implementations without a cache of their own; default: none)")       \

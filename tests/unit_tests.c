@@ -2122,6 +2122,46 @@ static void test_device_work_items(void)
     device_list_free(&list);
 }
 
+/* A rusticl platform with no device gets the hint that RUSTICL_ENABLE
+ * would list one, where that variable is unset; set, or another empty
+ * platform, no hint. */
+static void test_device_rusticl_hint(void)
+{
+    struct device_list list;
+    char err[1024], text[2048], text_set[2048];
+    int lines;
+    fake_reset();
+    fake_nplatforms = 2;
+    fake_platforms[0].name = "rusticl";
+    fake_platforms[0].ndevices = 0;
+    fake_platforms[1].name = "Empty one";
+    fake_platforms[1].ndevices = 0;
+    const char *saved = getenv("RUSTICL_ENABLE");
+    char *keep = saved != NULL ? strdup(saved) : NULL;
+    unsetenv("RUSTICL_ENABLE");
+    int st = fake_enumerate(&list, err, sizeof err, &lines);
+    fake_listing(&list, text, sizeof text);
+    setenv("RUSTICL_ENABLE", "llvmpipe", 1);
+    fake_listing(&list, text_set, sizeof text_set);
+    if (keep != NULL)
+        setenv("RUSTICL_ENABLE", keep, 1);
+    else
+        unsetenv("RUSTICL_ENABLE");
+    free(keep);
+    const char *hint = "  (no device: rusticl lists none unless "
+                       "RUSTICL_ENABLE names a driver; "
+                       "RUSTICL_ENABLE=llvmpipe gives its CPU device)\n";
+    const char *at = strstr(text, hint);
+    /* no platform has a device: enumeration says so (status 4), and the
+     * listing of what it found is still there */
+    check(st == HISTO_EXIT_DEVICE && at != NULL
+              && strstr(at + strlen(hint), "RUSTICL_ENABLE") == NULL
+              && strstr(text_set, "RUSTICL_ENABLE") == NULL,
+          "device.rusticl_hint", "status %d; unset: %s; set: %s", st, text,
+          text_set);
+    device_list_free(&list);
+}
+
 /* A device of several types is labelled with all of them, in --list and
  * in its type_name (histo.out's selected.type), and --device selects it
  * by each; CL_DEVICE_TYPE_DEFAULT is no type of its own. */
@@ -2693,6 +2733,7 @@ static const struct {
     {"device_memory_and_byte_order", test_device_memory_and_byte_order},
     {"device_work_items", test_device_work_items},
     {"device_types", test_device_types},
+    {"device_rusticl_hint", test_device_rusticl_hint},
     {"device_prefers_pocl", test_device_prefers_pocl},
     {"outfile_signal", test_outfile_signal},
 };
