@@ -11,7 +11,7 @@
  *             [--dist gauss|twoeye|uniform|onebin|sweep|counts]
  *             [--row-mean R] [--row-sigma S] [--col-mean C] [--col-sigma S]
  *             [--second-row R] [--outliers PPM] [--ends PPM] [--bin B]
- *             [--span K]
+ *             [--span K] [--progress]
  *             [--counts B:N,B:N,...]
  *
  * gauss:   one eye at (row-mean, col-mean); PPM per million values are
@@ -25,6 +25,8 @@
  * sweep:   value i is bin B + (i mod K), K = --span (default: all bins,
  *          B then wrapping around): each of the K bins gets the same count
  *          (+-1) whatever the size.
+ * --progress: a line on stderr at each tenth of the values written, for
+ *          inputs of 2^19 values or more (the datasets' generation).
  * counts:  bin B gets exactly N values for each B:N of --counts, in an
  *          order shuffled by the seed; the image must hold the sum of the
  *          N exactly. For tests that need known counts per bin.
@@ -41,7 +43,7 @@ struct gen {
     uint64_t seed;
     const char *dist, *out;
     int kind;             /* dist's index in dists[] below     */
-    int gzip;
+    int gzip, progress;
     int64_t row_mean, row_sigma, col_mean, col_sigma, second_row;
     uint32_t outliers_ppm, ends_ppm, bin;
     uint64_t span; /* sweep: bins covered, 0 = all */
@@ -244,6 +246,8 @@ int main(int argc, char **argv)
             g.out = v, bad = v == NULL;
         else if (strcmp(a, "--gzip") == 0)
             g.gzip = 1, takes = 0;
+        else if (strcmp(a, "--progress") == 0)
+            g.progress = 1, takes = 0;
         else if (strcmp(a, "--image") == 0)
             bad = parse_size(v, &g.img_w, &g.img_h);
         else if (strcmp(a, "--histo") == 0)
@@ -333,6 +337,11 @@ int main(int argc, char **argv)
             failed = put(gz, f, buf, fill);
             fill = 0;
         }
+        if (g.progress && n >= (UINT64_C(1) << 19) && (i + 1) % (n / 10) == 0
+            && (i + 1) / (n / 10) <= 10)
+            fprintf(stderr, "histo-gen: %s: %u%% (%" PRIu64 " of %" PRIu64
+                            " values)\n", g.out,
+                    (unsigned)((i + 1) / (n / 10) * 10), i + 1, n);
     }
     failed |= gz != NULL ? gzclose(gz) != Z_OK : fclose(f) != 0;
     free(g.planned);

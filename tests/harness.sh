@@ -77,8 +77,9 @@ fi
 
 # --- two runs that need the dataset, started together on a fresh
 # checkout: each generates its own temporary file and renames it into
-# place whole, so both succeed and nothing is left beside it. In a copy
-# of the Spec and harness, so the checkout's dataset is not touched. ---
+# place whole, so both succeed and nothing is left beside it; each says
+# how far it is, a line at each tenth of the values. In a copy of the
+# Spec and harness, so the checkout's dataset is not touched. ---
 R=$W/race
 mkdir -p "$R/validate" "$R/build"
 cp -r Spec "$R/" && cp validate/harness.sh validate/reportable.sh validate/record.sh validate/system.sh "$R/validate/" \
@@ -89,7 +90,9 @@ wait
 left=$(ls -A "$R/input" 2>/dev/null | grep -v '^test\.bin\.gz$')
 if [ "$(cat "$R/a.rc" "$R/b.rc" | tr '\n' ' ')" = "0 0 " ] \
    && [ "$(gzip -dc "$R/input/test.bin.gz" | sha256sum | sed 's/ .*//')" = "$want" ] \
-   && [ -z "$left" ]; then
+   && [ -z "$left" ] \
+   && [ "$(grep -c "^histo-gen: .*tmp-[0-9]*-test.bin.gz: [0-9]*0% ([0-9]* of 1035840 values)\$" "$R/a.log")" -eq 10 ] \
+   && grep -q "^histo-gen: .*: 100% (1035840 of 1035840 values)\$" "$R/b.log"; then
     ok harness.dataset_concurrent
 else
     bad harness.dataset_concurrent "exit $(cat "$R/a.rc" "$R/b.rc" | tr '\n' ' '), left: ${left:-nothing}: $(cat "$R/a.log" "$R/b.log" | tail -n 2 | tr '\n' ' ')"

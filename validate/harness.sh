@@ -154,9 +154,9 @@ dataset() {
     bad=$(dirname "$d_input")/bad-$$-$(basename "$d_input")
     gz=""
     case $d_input in *.gz) gz=--gzip ;; esac
-    echo "$NAME $1: generating $d_input ($d_image values)" >&2
+    echo "$NAME $1: generating $d_input ($d_image values; a line at each tenth)" >&2
     # shellcheck disable=SC2086 # generator_args is a list of words
-    if ! "$GEN" -o "$tmp" $gz $d_gen; then
+    if ! "$GEN" --progress -o "$tmp" $gz $d_gen; then
         rm -f "$tmp"
         die "$GEN failed for $1"
     fi
