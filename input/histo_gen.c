@@ -330,6 +330,7 @@ int main(int argc, char **argv)
     uint64_t state = g.seed;
     const uint64_t n = (uint64_t)g.img_w * g.img_h;
     size_t fill = 0;
+    uint64_t tenth = 1; /* --progress: the next tenth of n to say */
     for (uint64_t i = 0; i < n && !failed; ++i) {
         le32(buf + fill, draw(&g, &state, i));
         fill += 4;
@@ -337,11 +338,10 @@ int main(int argc, char **argv)
             failed = put(gz, f, buf, fill);
             fill = 0;
         }
-        if (g.progress && n >= (UINT64_C(1) << 19) && (i + 1) % (n / 10) == 0
-            && (i + 1) / (n / 10) <= 10)
+        if (g.progress && n >= (UINT64_C(1) << 19) && i + 1 == n * tenth / 10)
             fprintf(stderr, "histo-gen: %s: %u%% (%" PRIu64 " of %" PRIu64
-                            " values)\n", g.out,
-                    (unsigned)((i + 1) / (n / 10) * 10), i + 1, n);
+                            " values)\n", g.out, (unsigned)(10 * tenth++),
+                    i + 1, n);
     }
     failed |= gz != NULL ? gzclose(gz) != Z_OK : fclose(f) != 0;
     free(g.planned);

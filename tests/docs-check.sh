@@ -87,6 +87,7 @@ produce() {
     (cd "$W/v" && "$OLDPWD/$B/histo-validate" results/test/histo.bmp \
         output/test.bmp.gz) >"$W/ex/validate-bmp" 2>&1
     sh bench/results-table.sh >"$W/ex/results-table" 2>&1
+    sh bench/curve-line.sh >"$W/ex/curve-line" 2>&1
     sh bench/scaling-table.sh >"$W/ex/scaling-table" 2>&1
     # make report on the committed sample: its table and its CSV
     sh validate/report.sh -o "$W/report" tests/data/report-sample.jsonl \
@@ -98,7 +99,7 @@ produce() {
 normal() {
     awk -v id="$1" -v dev="$2" '
     {
-        if (id ~ /^(results-table|scaling-table|report)/) { print; next }
+        if (id ~ /^(results-table|curve-line|scaling-table|report)/) { print; next }
         if (dev != "") while ((i = index($0, dev)) > 0)
             $0 = substr($0, 1, i - 1) "@DEVICE@" substr($0, i + length(dev))
         # what depends on the machine and the tree: the environment, the
@@ -154,7 +155,7 @@ for f in $files; do
                 names = 0
                 while ((getline line < (dir "/" id)) > 0) {
                     if (dev != "" && index(line, dev) \
-                        && id !~ /^(results-table|scaling-table|report)/) names = 1
+                        && id !~ /^(results-table|curve-line|scaling-table|report)/) names = 1
                     out[++n] = line
                 }
                 close(dir "/" id)
@@ -243,14 +244,64 @@ if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
             case $flat in *"$words"*) ;; *) why="$why $f does not say make bench runs '$words';" ;; esac
         done
     done
+    # the size where the GPU default turns from fused to eye, told by
+    # --help and README (the option table, the NVIDIA row, the
+    # strategies): the params.h constant it is, a power of two
+    min=$(sed -n 's/^#define HISTO_EYE_2D_MIN_VALUES \([0-9]*\)u$/\1/p' src/params.h)
+    pow=$(awk -v m="${min:-0}" 'BEGIN { n = 0; while (2 ^ n < m) n++; if (2 ^ n == m) print n }')
+    if [ -z "$pow" ]; then
+        why="$why HISTO_EYE_2D_MIN_VALUES ('$min') is no power of two;"
+    else
+        $HISTO --help | tr -s ' \n' '  ' | grep -qF "fused below 2^$pow values and eye above that" \
+            || why="$why --help does not say fused below 2^$pow values (HISTO_EYE_2D_MIN_VALUES);"
+        [ "$(tr -s ' \n' '  ' <README.md | grep -oF "below $((min >> 20))M (2^$pow) values" | wc -l)" -ge 3 ] \
+            || why="$why README does not say $((min >> 20))M (2^$pow) values three times (options, NVIDIA, strategies);"
+    fi
     sed -n '/^| dataset | image (values)/,/^$/p;/^The times are/,/^$/p' docs/harness.md >"$W/times"
     grep -q '[0-9]\{4\}-[0-9][0-9]-[0-9][0-9]' "$W/times" && grep -q 'core' "$W/times" \
         || why="$why harness.md's dataset times name no date or machine;"
     if [ -z "$why" ]; then
-        echo "PASS docs.one_source (usage.md, README's layout, make bench's inputs, harness.md's times)"
+        echo "PASS docs.one_source (usage.md, README's layout, make bench's inputs, the default strategy's size, harness.md's times)"
     else
         echo "FAIL docs.one_source:$why"
         failed=1
+    fi
+fi
+# README's Results cite rows measured on the code that runs now: every
+# docs/bench file its Results section names was made (its rows'
+# "commit", else the commit id in its name) at or after the last change
+# to the kernels or the strategies' host code, or its line says plainly
+# "before the kernel changes of COMMIT" with that last change's commit.
+# Needs git's history (a shallow clone cannot tell: skipped).
+STRATEGY_CODE="kernels src/eye.c src/eye_plan.c src/eye_report.c src/cpu.c src/cpu_plan.c
+    src/global.c src/strategies.c src/strategy.c src/choose.c src/params.h"
+if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
+    # shellcheck disable=SC2086 # a list of paths
+    last=$(git log -1 --format=%h -- $STRATEGY_CODE 2>/dev/null)
+    if [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" != false ] || [ -z "$last" ]; then
+        echo "SKIP docs.bench_current: no git history here to date the rows by"
+    else
+        why=""
+        sed -n '/^## Results/,/^## /p' README.md >"$W/results.md"
+        for f in $(grep -o 'docs/bench/[A-Za-z0-9._-]\+' "$W/results.md" | sort -u); do
+            [ -f "$f" ] || { why="$why $f is cited but missing;"; continue; }
+            c=""
+            case $f in *.jsonl) c=$(jq -r 'select(.commit != null) | .commit' "$f" 2>/dev/null | head -n 1) ;; esac
+            [ -n "$c" ] || c=$(basename "${f%.*}" | tr '-' '\n' | grep -x '[0-9a-f]\{7,40\}' | head -n 1)
+            if grep -F "$f" "$W/results.md" | grep -qF "before the kernel changes of $last"; then
+                continue
+            elif [ -z "$c" ]; then
+                why="$why $f names no commit;"
+            elif ! git merge-base --is-ancestor "$last" "$c" 2>/dev/null; then
+                why="$why $f is from $c, before $last (the last change to the kernels or the strategies' host code): measure it again, or say \"before the kernel changes of $last\";"
+            fi
+        done
+        if [ -z "$why" ]; then
+            echo "PASS docs.bench_current (README's Results cite rows from $last or later)"
+        else
+            echo "FAIL docs.bench_current:$why"
+            failed=1
+        fi
     fi
 fi
 [ "$failed" -eq 0 ]
