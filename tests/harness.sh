@@ -986,6 +986,36 @@ else
     bad harness.tuned_is_peak "histo --tune failed: $(tail -n 2 "$W/tune.log")"
 fi
 
+# Like with like from real runs in one log: the full base run (pass.json:
+# the Spec's iterations, 3 runs, the device's default strategy) and this
+# section's quick runs of 3 iterations (peak by another strategy, by a
+# test variable and by the tune cache's knobs; base from a cache of the
+# defaults). make report's cell for the default strategy, base and the
+# Spec's iterations is the full run's median, however many quick runs
+# came after it; the quick runs have columns of their own, marked quick
+# and peak.
+cat "$W/pass.json" "$W/peak.jsonl" >"$W/like-real.jsonl"
+why=""
+sh validate/report.sh -o "$W/like-real" "$W/like-real.jsonl" >"$W/like-real.out" 2>&1 || why="exit status $?;"
+# col_of HEADER3 STRATEGY: the column whose third header line is HEADER3
+# and whose second names STRATEGY (fields split at " | ")
+col_of() {
+    awk -F ' [|] ' -v h="$1" -v s="strategy $2" '
+        NR == 3 { for (i = 2; i <= NF; i++) { t = $i; sub(/ +$/, "", t); st[i] = t } }
+        NR == 4 { for (i = 2; i <= NF; i++) { t = $i; sub(/ +$/, "", t); if (t == h && st[i] == s) { print i; exit } } }' "$W/like-real.out"
+}
+cell() { awk -F ' [|] ' -v c="$1" '$1 ~ /^test / { t = $c; sub(/ +$/, "", t); print t }' "$W/like-real.out"; }
+full=$(col_of "base, Spec iterations, vs Spec reference" "$dflt")
+quick=$(col_of "base, quick: 3 iterations, vs Spec reference" "$dflt")
+peak=$(col_of "peak, quick: 3 iterations, vs Spec reference" "$dflt")
+want=$(awk -v m="$median" 'BEGIN { printf "%.1f us", m * 1e6 }')
+[ -n "$full" ] && cell "$full" | grep -q "^$want, x[0-9.]*, PASS\$" \
+    || why="$why the full base cell is '$( [ -n "$full" ] && cell "$full")', want $want;"
+[ -n "$quick" ] && cell "$quick" | grep -q "^[0-9.]* us, x[0-9.]*, PASS\$" || why="$why no quick base column;"
+[ -n "$peak" ] && cell "$peak" | grep -q "^[0-9.]* us, x[0-9.]*, PASS\$" || why="$why no quick peak column;"
+[ -n "$(col_of "peak, quick: 3 iterations, vs Spec reference" "$other")" ] || why="$why no column for strategy $other;"
+[ -z "$why" ] && ok harness.report_real_runs || bad harness.report_real_runs "$why $(head -c 300 "$W/like-real.out")"
+
 # The Oclgrind simulator (make platforms), by name: one clear line, and
 # the record says simulator and not reportable. The cpu strategy: the
 # simulator runs it in about 3 s an iteration of the test dataset, the
