@@ -72,8 +72,7 @@ set --
 [ -n "${PLATFORM:-}" ] && set -- "$@" --platform "$PLATFORM"
 [ -n "${DEVICE:-}" ] && set -- "$@" --device "$DEVICE"
 case ${STRATEGIES:-} in
-    all) STRATEGIES=$(./histo --strategy none-such 2>&1 \
-             | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,) ;;
+    all) STRATEGIES=$(./histo --list-strategies | tr '\n' ' ') ;;
     "") STRATEGIES=${STRATEGY:-auto} ;;
 esac
 key() { sed -n "s/^$2 = //p" "$1"; }

@@ -106,6 +106,7 @@ static const char *const usage_text[] = {
 "                      else an installed histo's or the source tree's:\n"
 "                      see Files)\n"
 "  --list              list platforms and devices with their indexes\n"
+"  --list-strategies   the strategies' names, one a line (for scripts)\n"
 "  --version           the version, the git commit histo was built from,\n"
 "                      the compiler and flags that built it and the\n"
 "                      options every kernel is built with (a run adds\n"
@@ -451,6 +452,10 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
             opt->version = true;
             return HISTO_OK;
         }
+        if (strcmp(arg, "--list-strategies") == 0) {
+            opt->list_strategies = true;
+            return HISTO_OK;
+        }
         const struct field_option *flag = find_option(flags, COUNT_OF(flags),
                                                       arg);
         if (flag != NULL) {
@@ -467,7 +472,8 @@ int cli_parse(int argc, char **argv, struct histo_options *opt)
             if (split_inline(arg, name, sizeof name) != NULL
                 && (find_option(flags, COUNT_OF(flags), name) != NULL
                     || strcmp(name, "--help") == 0
-                    || strcmp(name, "--version") == 0))
+                    || strcmp(name, "--version") == 0
+                    || strcmp(name, "--list-strategies") == 0))
                 histo_error("option %s takes no value ('%s')", name, arg);
             else
                 histo_error("unknown option '%s'", arg);

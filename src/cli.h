@@ -44,6 +44,7 @@ struct histo_options {
     bool list;               /* --list: show platforms and devices      */
     bool help;               /* --help                                  */
     bool version;            /* --version                               */
+    bool list_strategies;    /* --list-strategies                       */
 };
 
 /* Fills opt from argv and the environment. Returns 0, or HISTO_EXIT_USAGE

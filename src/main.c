@@ -407,13 +407,15 @@ static void run_release(struct histo_run *r)
     input_free(&r->input);
 }
 
-/* --help, --version and --list: no run. */
+/* --help, --version, --list-strategies and --list: no run. */
 static int answer(const struct histo_options *opt)
 {
     if (opt->help)
         return cli_usage(stdout);
     if (opt->version)
         return version_print(stdout);
+    if (opt->list_strategies)
+        return strategy_list(stdout);
     struct device_list devices = {0};
     const int status = device_enumerate(&devices);
     if (status == HISTO_OK)
@@ -431,7 +433,7 @@ int main(int argc, char **argv)
         fputs("histo: try 'histo --help'\n", stderr);
         return status;
     }
-    if (r.opt.help || r.opt.version || r.opt.list)
+    if (r.opt.help || r.opt.version || r.opt.list_strategies || r.opt.list)
         return answer(&r.opt);
     if ((status = env_check()) != HISTO_OK
         || (status = progress_init(&r.progress)) != HISTO_OK

@@ -75,6 +75,18 @@ int strategy_choose(const char *requested,
     return HISTO_EXIT_USAGE;
 }
 
+int strategy_list(FILE *f)
+{
+    for (size_t i = 0; i < NSTRATEGIES; ++i)
+        if (fprintf(f, "%s\n", table[i]->name) < 0)
+            break;
+    if (fflush(f) != 0 || ferror(f)) {
+        histo_error("cannot write the strategies' list");
+        return HISTO_EXIT_INTERNAL;
+    }
+    return HISTO_OK;
+}
+
 const char *strategy_names(void)
 {
     static char names[128];

@@ -239,4 +239,9 @@ const struct strategy *strategy_find(const char *name);
 /* The names of all strategies, ", "-separated, for messages and --help. */
 const char *strategy_names(void);
 
+/* --list-strategies: every strategy's name, one a line, in the table's
+ * order (what scripts and tests read); HISTO_OK, or HISTO_EXIT_INTERNAL
+ * where f cannot be written. */
+int strategy_list(FILE *f);
+
 #endif

@@ -192,6 +192,17 @@ for v in 0 17 x; do
 done
 expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, fused, cpu, global, replicated)" \
     $HISTO --strategy gpu -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
+# --list-strategies: the strategies, one a line, the same as the unknown
+# strategy's message names, without an OpenCL platform (an empty vendors
+# folder)
+mkdir -p "$W/no-vendors"
+if OCL_ICD_VENDORS=$W/no-vendors $HISTO --list-strategies >"$W/strategies.txt" 2>"$W/strategies.err" \
+   && [ ! -s "$W/strategies.err" ] \
+   && [ "$(tr '\n' ' ' <"$W/strategies.txt")" = "$(sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' "$W/cli.unknown_strategy.stderr" | tr -d ,) " ]; then
+    ok cli.list_strategies
+else
+    bad cli.list_strategies "$(head -c 200 "$W/strategies.txt" "$W/strategies.err")"
+fi
 expect input.missing_file 3 "cannot open input" \
     run_histo -i "$W/nope.bin" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 # -i - reads standard input: raw through a pipe, gzip redirected from a

@@ -202,8 +202,7 @@ done
 if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
     $HISTO --help 2>&1 | sed -n 's/^  \(--*[a-z][a-z-]*\).*/\1/p' | sort -u >"$W/help.options"
     sed -n 's/^| `\(--*[a-z][a-z-]*\).*/\1/p' README.md | sort -u >"$W/readme.options"
-    strategies=$($HISTO --strategy none-such 2>&1 \
-        | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,)
+    strategies=$($HISTO --list-strategies | tr '\n' ' ')
     missing=""
     for st in $strategies; do
         grep -q "^| \`--strategy S\` | .*\`$st\`" README.md || missing="$missing README:$st"

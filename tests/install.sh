@@ -37,8 +37,7 @@ DEVICE=${HISTO_TEST_DEVICE:-}
 MAKE_CMD=${MAKE:-make}
 # every strategy histo has, by the list its error message gives (as
 # tests/lib.sh finds them)
-STRATEGIES=$($HISTO --strategy none-such 2>&1 \
-    | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,)
+STRATEGIES=$($HISTO --list-strategies | tr '\n' ' ')
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_NO_TUNE_CACHE \
       HISTO_CL_OPTIONS DESTDIR
 HISTO_TUNE_FILE=$W/tune.conf

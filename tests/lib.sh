@@ -43,9 +43,8 @@ DEVICE=${HISTO_TEST_DEVICE:-}
 # which cells of a product run (make test, make test-full): in_tier
 . tests/tier.sh
 [ -z "$tier_error" ] || { echo "FAIL $SUBJECT.setup: $tier_error"; exit 1; }
-# every strategy histo has, by the list its error message gives
-STRATEGIES=${HISTO_TEST_STRATEGIES:-$($HISTO --strategy none-such 2>&1 \
-    | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,)}
+# every strategy histo has (histo --list-strategies)
+STRATEGIES=${HISTO_TEST_STRATEGIES:-$($HISTO --list-strategies | tr '\n' ' ')}
 [ -n "$STRATEGIES" ] || { echo "FAIL $SUBJECT.setup: histo names no strategy"; exit 1; }
 unset HISTO_PLATFORM HISTO_DEVICE HISTO_KERNEL_DIR HISTO_NO_TUNE_CACHE
 # No test may read or write a real tune cache (~/.cache/histo/tune.conf):

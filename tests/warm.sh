@@ -27,8 +27,7 @@ set -- --platform "${HISTO_TEST_PLATFORM:-Portable Computing Language}"
 in=$w/warm.$part.bin
 $b/histo-gen -o "$in" --seed 1 --image 64x64 >/dev/null 2>"$w/gen.$part.err" \
     || { echo "warm-up: histo-gen failed: $(cat "$w/gen.$part.err")"; exit 0; }
-listed=$($histo --strategy none-such 2>&1 \
-         | sed -n 's/.*(choose from: auto, \(.*\))$/\1/p' | tr -d ,)
+listed=$($histo --list-strategies | tr '\n' ' ')
 case $part in
     pole) runs="fused:2d" ;;
     *) runs="eye:2d replicated:2d"

@@ -320,8 +320,8 @@ check_variables() {
         done
     fi
     if [ -n "${STRATEGY:-}" ] && [ "$STRATEGY" != auto ]; then
-        known=$(./histo --strategy none-such 2>&1 | sed -n 's/.*(choose from: \(.*\))$/\1/p')
-        printf '%s\n' "$known" | tr -d ' ' | tr ',' '\n' | grep -qx -- "$STRATEGY" \
+        known=$(./histo --list-strategies | tr '\n' ' ' | sed 's/ $//; s/ /, /g')
+        ./histo --list-strategies | grep -qx -- "$STRATEGY" \
             || usage_error "STRATEGY must be one of histo's strategies ($known), not '$STRATEGY'"
     fi
     # whole numbers as histo reads its variables (histo --help,
