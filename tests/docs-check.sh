@@ -271,9 +271,12 @@ fi
 # "commit", else the commit id in its name) at or after the last change
 # to the kernels or the strategies' host code, or its line says plainly
 # "before the kernel changes of COMMIT" with that last change's commit.
+# The strategies' host code is what plans and launches their kernels and
+# the constants both read (the table of strategies names them and picks
+# the default; a change of that pick shows in the rows' "strategy").
 # Needs git's history (a shallow clone cannot tell: skipped).
 STRATEGY_CODE="kernels src/eye.c src/eye_plan.c src/eye_report.c src/cpu.c src/cpu_plan.c
-    src/global.c src/strategies.c src/strategy.c src/choose.c src/params.h"
+    src/global.c src/params.h"
 if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
     # shellcheck disable=SC2086 # a list of paths
     last=$(git log -1 --format=%h -- $STRATEGY_CODE 2>/dev/null)

@@ -320,7 +320,7 @@ check_variables() {
         done
     fi
     if [ -n "${STRATEGY:-}" ] && [ "$STRATEGY" != auto ]; then
-        known=$(./histo --list-strategies | tr '\n' ' ' | sed 's/ $//; s/ /, /g')
+        known="auto, $(./histo --list-strategies | tr '\n' ' ' | sed 's/ $//; s/ /, /g')"
         ./histo --list-strategies | grep -qx -- "$STRATEGY" \
             || usage_error "STRATEGY must be one of histo's strategies ($known), not '$STRATEGY'"
     fi
