@@ -327,16 +327,10 @@ static void from_environment(struct histo_options *opt)
 
 static int parse_strategy(const char *v, struct histo_options *opt)
 {
-    if (strcmp(v, "auto") == 0) {
-        opt->strategy = NULL;
-    } else if (strategy_find(v) != NULL) {
-        opt->strategy = v;
-    } else {
-        histo_error("unknown strategy '%s' (choose from: auto, %s)", v,
-                    strategy_names());
-        return HISTO_EXIT_USAGE;
-    }
-    return HISTO_OK;
+    const int status = strategy_name_check(v);
+    if (status == HISTO_OK)
+        opt->strategy = strcmp(v, "auto") == 0 ? NULL : v;
+    return status;
 }
 
 /* "--name=value": the name into buf (NUL-terminated) and the value's

@@ -609,12 +609,17 @@ int device_select(struct device_list *list, const char *platform,
     return HISTO_EXIT_DEVICE;
 }
 
+bool device_spec_all(const char *devices)
+{
+    return devices != NULL && strcmp(devices, "all") == 0;
+}
+
 int device_select_many(struct device_list *list, const char *platform,
                        const char *devices, const struct device_info **out,
                        size_t max, size_t *n)
 {
     *n = 0;
-    if (devices != NULL && strcmp(devices, "all") == 0) {
+    if (device_spec_all(devices)) {
         int status = device_select(list, platform, NULL);
         if (status != HISTO_OK)
             return status;

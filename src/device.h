@@ -155,6 +155,10 @@ int device_select(struct device_list *list, const char *platform,
  * --device. All must be on one platform. Fills out[0..*n) (at most max);
  * the selection (device_selected) is the first. Returns 0 or an exit
  * status after saying why. */
+/* Whether a --device value asks for all of the platform's devices
+ * ("all"): the one place that word is compared. */
+bool device_spec_all(const char *devices);
+
 int device_select_many(struct device_list *list, const char *platform,
                        const char *devices, const struct device_info **out,
                        size_t max, size_t *n);

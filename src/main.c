@@ -86,7 +86,7 @@ static int prepare_outputs(const struct histo_options *opt)
 /* --device all: histo chooses how many of them count (choose.h). */
 static bool device_all(const struct histo_options *opt)
 {
-    return opt->device != NULL && strcmp(opt->device, "all") == 0;
+    return device_spec_all(opt->device);
 }
 
 /* What the work takes from the options. */

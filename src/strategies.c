@@ -50,10 +50,21 @@ static const struct strategy *first_fit(const struct strategy_share *sh)
     return NULL;
 }
 
+int strategy_name_check(const char *name)
+{
+    if (strcmp(name, "auto") == 0 || strategy_find(name) != NULL)
+        return HISTO_OK;
+    histo_error("unknown strategy '%s' (choose from: auto, %s)", name,
+                strategy_names());
+    return HISTO_EXIT_USAGE;
+}
+
 int strategy_choose(const char *requested,
                     const struct strategy_share *shares, size_t nshares,
                     struct strategy_choice *choice)
 {
+    if (requested != NULL && strcmp(requested, "auto") == 0)
+        requested = NULL;
     const struct strategy *first = first_fit(&shares[0]);
     size_t differs = 0;
     for (size_t i = 1; i < nshares && differs == 0; ++i)
@@ -65,13 +76,11 @@ int strategy_choose(const char *requested,
     if (choice->run != NULL)
         return HISTO_OK;
     if (requested != NULL)
-        histo_error("unknown strategy '%s' (choose from: auto, %s)",
-                    requested, strategy_names());
-    else
-        histo_error("'%s' and '%s' default to different strategies (%s "
-                    "and %s): name one with --strategy",
-                    shares[0].device->name, shares[differs].device->name,
-                    first->name, first_fit(&shares[differs])->name);
+        return strategy_name_check(requested);
+    histo_error("'%s' and '%s' default to different strategies (%s "
+                "and %s): name one with --strategy",
+                shares[0].device->name, shares[differs].device->name,
+                first->name, first_fit(&shares[differs])->name);
     return HISTO_EXIT_USAGE;
 }
 

@@ -236,6 +236,10 @@ int strategy_choose(const char *requested,
 /* The strategy of that name, or NULL. */
 const struct strategy *strategy_find(const char *name);
 
+/* The one check of a --strategy name: HISTO_OK for auto or a strategy
+ * of the table, else the message naming them and HISTO_EXIT_USAGE. */
+int strategy_name_check(const char *name);
+
 /* The names of all strategies, ", "-separated, for messages and --help. */
 const char *strategy_names(void);
 

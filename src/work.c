@@ -85,6 +85,9 @@ int work_build(struct work *w, const struct strategy *strategy,
     return HISTO_OK;
 }
 
+/* Everything the work holds released, the struct kept. */
+static void work_release(struct work *w);
+
 static void share_env(const struct work *w, const struct work_share *sh,
                       const struct work_slot *slot, struct strategy_env *env)
 {
@@ -445,7 +448,7 @@ void work_unhold(struct work *w)
     w->held = NULL;
 }
 
-void work_release(struct work *w)
+static void work_release(struct work *w)
 {
     work_unhold(w);
     release_split(w, false);

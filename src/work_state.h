@@ -238,9 +238,6 @@ struct source {
     size_t at;
 };
 
-/* work.c: everything the work holds released, the struct kept. */
-void work_release(struct work *w);
-
 /* work_plan.c: the input split over the first nshares devices. */
 int work_split(struct work *w, size_t nshares);
 

@@ -1207,7 +1207,7 @@ fi
 # shows it; well-formed XML (xmllint, where installed); a panel a dataset
 # with a figure (the sample's three, titled), each with its log axis of
 # microseconds, its ticks (powers of ten) and its column axis, said to be
-# lower-is-better, with base and peak in the key; and the page still
+# lower-is-better, with base, peak and quick in the key; and the page still
 # valid for tidy
 svg=$W/report-sample.svg
 why=""
@@ -1215,6 +1215,7 @@ why=""
 for text in "microseconds per iteration, one panel a dataset (log scale; lower is better)" \
             "dataset test" "dataset train" "dataset uniform" "microseconds per iteration" \
             "column of the table (R: reportable)" "> 1000<" "> 10000<" ">base<" ">peak<" \
+            ">quick: fewer iterations than the Spec<" \
             "fastest to slowest run"; do
     grep -qF -- "$text" "$svg" 2>/dev/null || why="$why no '$text' in the chart;"
 done

@@ -240,9 +240,9 @@ END {
                    (k in has) ? csvf(cell_commit[k]) : "", c < nc ? "," : "\n" > csv
             # the data of the chart: a block a dataset, a line a figure
             if ((k in has) && cell_us[k] != "" && ++row_figures[rows[r]])
-                printf "%d %s %s %s %d %s\n", c, cell_us[k], cell_min[k] != "" ? cell_min[k] : cell_us[k],
+                printf "%d %s %s %s %d %s %d\n", c, cell_us[k], cell_min[k] != "" ? cell_min[k] : cell_us[k],
                        cell_max[k] != "" ? cell_max[k] : cell_us[k], head3[c] ~ /^peak/ ? 2 : 1,
-                       cell_rep[k] == "reportable" ? "R" : "\"\"" > dat
+                       cell_rep[k] == "reportable" ? "R" : "\"\"", head3[c] ~ /quick:/ ? 1 : 0 > dat
         }
         sub(/ +$/, "", line); print line
         if (row_figures[rows[r]]) printf "\n\n" > dat
@@ -280,7 +280,8 @@ END {
 echo "CSV: $prefix.csv"
 echo "HTML: $prefix.html"
 # the chart: a panel a dataset (its own log scale), a bar a column of
-# the table with a figure, base and peak in two colours, the runs' fastest
+# the table with a figure, base and peak in two colours, a quick run's
+# bar hatched, the runs' fastest
 # and slowest as whiskers (make run's wall times), R over a reportable one
 if command -v gnuplot >/dev/null 2>&1; then
     panels=$(grep -c . "$prefix.dat.names")
@@ -304,10 +305,12 @@ if command -v gnuplot >/dev/null 2>&1; then
         i=0
         while IFS= read -r name; do
             echo "set title 'dataset $(printf '%s' "$name" | sed "s/'/''/g")'"
-            echo "plot '$prefix.dat' index $i using 1:2:5 with boxes lc variable notitle, \\"
+            echo "plot '$prefix.dat' index $i using 1:(\$7 == 0 ? \$2 : 1/0):5 with boxes lc variable notitle, \\"
+            echo "     '' index $i using 1:(\$7 == 1 ? \$2 : 1/0):5 with boxes lc variable fs pattern 4 border notitle, \\"
             echo "     '' index $i using 1:2:3:4 with yerrorbars lc rgb 'black' pt 0 title 'fastest to slowest run', \\"
             echo "     '' index $i using 1:2:6 with labels offset 0,0.8 notitle, \\"
-            echo "     keyentry with boxes lc 1 title 'base', keyentry with boxes lc 2 title 'peak'"
+            echo "     keyentry with boxes lc 1 title 'base', keyentry with boxes lc 2 title 'peak', \\"
+            echo "     keyentry with boxes lc rgb 'gray40' fs pattern 4 border title 'quick: fewer iterations than the Spec'"
             i=$((i + 1))
         done <"$prefix.dat.names"
         echo "unset multiplot"
