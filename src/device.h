@@ -149,16 +149,16 @@ int device_enumerate(struct device_list *list);
 int device_select(struct device_list *list, const char *platform,
                   const char *device);
 
+/* Whether a --device value asks for all of the platform's devices
+ * ("all"): the one place that word is compared. */
+bool device_spec_all(const char *devices);
+
 /* device_select for a comma-separated list of --device items (each as
  * device_select takes it; the same device may be named twice), or "all":
  * every usable device of the platform device_select picks without
  * --device. All must be on one platform. Fills out[0..*n) (at most max);
  * the selection (device_selected) is the first. Returns 0 or an exit
  * status after saying why. */
-/* Whether a --device value asks for all of the platform's devices
- * ("all"): the one place that word is compared. */
-bool device_spec_all(const char *devices);
-
 int device_select_many(struct device_list *list, const char *platform,
                        const char *devices, const struct device_info **out,
                        size_t max, size_t *n);

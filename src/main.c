@@ -83,12 +83,6 @@ static int prepare_outputs(const struct histo_options *opt)
     return HISTO_OK;
 }
 
-/* --device all: histo chooses how many of them count (choose.h). */
-static bool device_all(const struct histo_options *opt)
-{
-    return device_spec_all(opt->device);
-}
-
 /* What the work takes from the options. */
 static struct work_options work_options_of(const struct histo_options *opt)
 {
@@ -123,7 +117,8 @@ static int plan_work(struct histo_run *r)
             && (status = bmp_check_size(r->input.histo_width,
                                         r->input.histo_height)) != HISTO_OK)
         || (status = work_plan(r->work, r->devs, r->ndevs, &r->input,
-                               &wopt, device_all(opt))) != HISTO_OK)
+                               &wopt, device_spec_all(opt->device)))
+               != HISTO_OK)
         return status;
     r->ph.read_s = timer_now() - t;
     return HISTO_OK;
@@ -244,7 +239,8 @@ static int set_up(struct histo_run *r)
 static int choose(struct histo_run *r)
 {
     const double t = timer_now();
-    const int status = choose_devices(r->work, device_all(&r->opt),
+    /* --device all: histo chooses how many of them count (choose.h) */
+    const int status = choose_devices(r->work, device_spec_all(r->opt.device),
                                       &r->choice);
     r->ph.choose_s = timer_now() - t;
     return status;

@@ -152,6 +152,8 @@ if in_part array && echo "$STRATEGIES" | grep -qw eye; then
     cap=$(sed -n 's/^config.tile_bins = //p' "$W/array.probe.out" 2>/dev/null)
     [ -n "$cap" ] || bad array.probe "no config.tile_bins: $(tail -n 2 "$W/array.probe.log")"
     twice=${DEVICE:-0},${DEVICE:-0}
+    # key NAME: the value of NAME in the cell's histo.out
+    key() { sed -n "s/^$1 = //p" "$W/$id.out" 2>/dev/null | head -n 1; }
     array_cells | while read -r w win t s cut; do
         id=array.$w.$win.$t.$s.$cut
         [ -n "$cap" ] && wanted "eye.$id" || continue
@@ -204,7 +206,6 @@ if in_part array && echo "$STRATEGIES" | grep -qw eye; then
          [ "$t" = narrow ] && { HISTO_TEST_NARROW_MIN_VALUES=1; export HISTO_TEST_NARROW_MIN_VALUES; }
          run_histo "$@" -i "$in" -o "$W/$id.bmp" --timing "$W/$id.out" -- 2 >"$W/$id.log" 2>&1)
         st=$?
-        key() { sed -n "s/^$1 = //p" "$W/$id.out" 2>/dev/null | head -n 1; }
         first=$(key eye.first_col) cols=$(key eye.cols) tiles=$(key eye.tiles_used)
         bits=$(key eye.counter_bits)
         why=""

@@ -320,9 +320,9 @@ check_variables() {
         done
     fi
     if [ -n "${STRATEGY:-}" ] && [ "$STRATEGY" != auto ]; then
-        known="auto, $(./histo --list-strategies | tr '\n' ' ' | sed 's/ $//; s/ /, /g')"
-        ./histo --list-strategies | grep -qx -- "$STRATEGY" \
-            || usage_error "STRATEGY must be one of histo's strategies ($known), not '$STRATEGY'"
+        known=$(./histo --list-strategies)
+        printf '%s\n' "$known" | grep -qx -- "$STRATEGY" \
+            || usage_error "STRATEGY must be one of histo's strategies (auto, $(printf '%s' "$known" | tr '\n' ' ' | sed 's/ /, /g')), not '$STRATEGY'"
     fi
     # whole numbers as histo reads its variables (histo --help,
     # "Environment"): digits alone, leading zeros allowed
@@ -916,12 +916,12 @@ outputs_once() {
     [ -n "$median_dir" ] && [ "$all_result" = PASS ] || return 0
     o_bmp=$(basename "$spec_output") o_raw=$(basename "$spec_raw")
     for o_dir in "$base_dir/warmup" "$base_dir"/run-*; do
-        [ -d "$o_dir" ] && [ "$o_dir" != "$median_dir" ] || continue
+        [ -d "$o_dir" ] || continue
         case $o_dir in
             */warmup) o_path=warmup ;;
             *) o_path=run_list.$((${o_dir##*/run-} - 1)) ;;
         esac
-        if [ -f "$o_dir/$o_bmp" ] && [ -f "$o_dir/$o_raw" ] \
+        if [ "$o_dir" != "$median_dir" ] && [ -f "$o_dir/$o_bmp" ] && [ -f "$o_dir/$o_raw" ] \
            && cmp -s "$o_dir/$o_bmp" "$median_dir/$o_bmp" \
            && cmp -s "$o_dir/$o_raw" "$median_dir/$o_raw"; then
             rm -f "$o_dir/$o_bmp" "$o_dir/$o_raw"
@@ -930,7 +930,6 @@ outputs_once() {
             rec_put s "$o_path.outputs" "kept"
         fi
     done
-    rec_put s "$(case $median_dir in */warmup) echo warmup ;; *) echo "run_list.$((${median_dir##*/run-} - 1))" ;; esac).outputs" kept
 }
 
 # link NAME TARGET: NAME is a symbolic link to TARGET, replaced whole.

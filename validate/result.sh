@@ -48,6 +48,8 @@ flags_rel=$(awk -v from="$page_dir" -v to="$flags_doc" 'BEGIN {
     print rel }')
 printf '%s\n' "$flat" | awk -F '\t' -v fmt="$1" -v flags_rel="$flags_rel" '
 function get(k) { return (k in v) ? v[k] : "" }
+# the last part of a path: the folder of a run, as the page links it
+function leaf(x) { sub(/.*\//, "", x); return x }
 function orna(x) { return x == "" || x == "null" ? "n/a" : x }
 function unit(x, u) { return x == "" || x == "null" ? "n/a" : x " " u }
 function esc(x) {
@@ -85,7 +87,7 @@ function run_row(p,    why, label) {
         if (get(p ".outputs") != "" && get(p ".outputs") != "kept") printf "%-20s outputs: %s\n", "", get(p ".outputs")
     } else {
         # the files of the run, as links from the folder of the page
-        d = get(p ".run_dir"); sub(/.*\//, "", d)
+        d = leaf(get(p ".run_dir"))
         files = sprintf("<a href=\"%s/histo.out\">histo.out</a>, <a href=\"%s/histo.log\">log</a>", esc(d), esc(d))
         if (get(p ".outputs") == "kept")
             files = files sprintf(", <a href=\"%s/histo.bmp\">histo.bmp</a>, <a href=\"%s/histo.raw\">histo.raw</a>", esc(d), esc(d))
@@ -147,13 +149,14 @@ END {
     run_row("warmup")
     for (i = 0; ("run_list." i ".run") in v; i++) run_row("run_list." i)
     section("Phases of the median run (time.* in its histo.out, seconds)")
+    # the phases in the order of the record (the harness sets it), each named here
     split("input_read:input read|opencl_setup:OpenCL setup|program_build:kernel build|upload:input upload|strategy_setup:strategy setup|iterations_wall:iterations (wall)|download:counters download|check:self-check|bmp_write:BMP write|total:total", ph, "|")
-    for (i = 1; i in ph; i++) {
-        split(ph[i], kv, ":")
-        row(kv[2], unit(get("phases." kv[1] "_s"), "s"))
-    }
+    for (i = 1; i in ph; i++) { split(ph[i], kv, ":"); phase_name["phases." kv[1] "_s"] = kv[2] }
+    for (i = 1; i <= n; i++)
+        if (order[i] ~ /^phases\./)
+            row(order[i] in phase_name ? phase_name[order[i]] : substr(order[i], 8), unit(v[order[i]], "s"))
     if (fmt == "html" && get("run_dir") != "" && get("run_dir") != "null") {
-        d = get("run_dir"); sub(/.*\//, "", d)
+        d = leaf(get("run_dir"))
         print "</table>"; open_table = 0
         print "<h2>Histogram</h2>"
         printf "<p>The median run\047s output, <a href=\"%s/histo.bmp\">%s/histo.bmp</a> (the whole picture, a pixel a bin): its count (0 to 255) in red, the histogram\047s first row at the top, drawn here in 512 x 1024 pixels, each row of pixels several rows of bins.</p>\n", esc(d), esc(d)
