@@ -176,7 +176,9 @@ if in_part array && echo "$STRATEGIES" | grep -qw eye; then
         rows="" mean=$((h / 2))
         case $win:$t in
             rows:one) sigma=$((r / 16)) && [ $((2 * r)) -gt "$h" ] || mean=$((3 * r / 2)) ;;
-            rows:*) sigma=$((r / 4)) rows=$((r / 4)) ;;
+            # (--tile-rows takes at most 65535: a width of 1 under a
+            # device of 1 MiB of local memory holds twice that)
+            rows:*) sigma=$((r / 4)) rows=$((r / 4 < 65535 ? r / 4 : 65535)) ;;
             *:one) sigma=$((2 * r / 5 < h / 4 ? 2 * r / 5 : h / 4)) ;;
             right:*) sigma=$((width < 4096 ? 20 : 40)) rows=1 ;;
             *) sigma=$((width == 4096 ? 40 : 20)) rows=1 ;;
