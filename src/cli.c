@@ -31,8 +31,9 @@ static const struct histo_options defaults = {
 };
 
 /* The text is written in pieces: C11 promises string literals of 4095
- * characters only; the knobs' entries (knobs.c) follow piece KNOBS_AFTER,
- * the environment's (env.c) piece ENVIRONMENT_AFTER.
+ * characters only; --strategy's entry (strategies.c) and the knobs'
+ * (knobs.c) follow piece TABLES_AFTER, the environment's (env.c) piece
+ * ENVIRONMENT_AFTER.
  * Its layout is what tools/man.sh turns into the man page: a one-line
  * summary, the usage lines, untitled paragraphs (the description), then
  * titled sections whose entries start two spaces in with the term, the
@@ -77,21 +78,8 @@ static const char *const usage_text[] = {
 "                      validated; histo.out holds their SHA-256 digest)\n"
 "  --no-bmp            no BMP and no -o: the counters only (--raw), for\n"
 "                      histograms larger than a BMP can describe\n",
-"  --strategy S        how the device computes it: eye (the published\n"
-"                      local-memory design, for GPUs), fused (eye in\n"
-"                      one launch an iteration), replicated (eye with\n"
-"                      several copies of each tile), cpu (private\n"
-"                      histograms, for implicit caches), global (one\n"
-"                      global atomic per value, the textbook baseline)\n"
-"                      or auto (default: where local memory is\n"
-"                      dedicated, CL_LOCAL, fused below 2^23 values and\n"
-"                      eye above that, where the device ends loops\n"
-"                      early or where its compiler has no fence of\n"
-"                      device scope (histo.out: config.fence); cpu\n"
-"                      where it is global memory or none, as on CPUs;\n"
-"                      global where the device's loop limit is too\n"
-"                      short for cpu)\n",
-/* KNOBS_AFTER: the knobs' entries, from knobs.c's table */
+/* TABLES_AFTER: --strategy's entry, from strategies.c's table, and the
+ * knobs' entries, from knobs.c's */
 "  --tune              time candidate values of the knobs above on this\n"
 "                      device and input, print the table, store the best\n"
 "                      in the tune cache (see Files) and run with it\n"
@@ -147,8 +135,37 @@ static const char *const usage_text[] = {
 "                      or whose path is unknown\n",
 };
 
-#define KNOBS_AFTER 1
-#define ENVIRONMENT_AFTER 3
+#define TABLES_AFTER 0
+#define ENVIRONMENT_AFTER 2
+#define TEXT_COLUMN 22
+#define LINE_WIDTH 74
+
+/* An entry of the help's layout: the term two spaces in, the text from
+ * TEXT_COLUMN, its words wrapped within LINE_WIDTH. */
+static void write_entry(FILE *f, const char *term, const char *text)
+{
+    int col = fprintf(f, "  %s", term);
+    for (const char *w = text; *w != '\0';) {
+        while (*w == ' ')
+            ++w;
+        const size_t n = strcspn(w, " ");
+        if (n == 0)
+            break;
+        if (col > TEXT_COLUMN - 2 && col + 1 + (int)n > LINE_WIDTH) {
+            fputc('\n', f);
+            col = 0;
+        }
+        if (col < TEXT_COLUMN) {
+            col += fprintf(f, "%*s", TEXT_COLUMN - col, "");
+        } else {
+            fputc(' ', f);
+            ++col;
+        }
+        col += (int)fwrite(w, 1, n, f);
+        w += n;
+    }
+    fputc('\n', f);
+}
 
 int cli_usage(FILE *f)
 {
@@ -156,7 +173,9 @@ int cli_usage(FILE *f)
     for (size_t i = 0; i < sizeof usage_text / sizeof usage_text[0]; ++i) {
         if (fputs(usage_text[i], f) == EOF)
             break;
-        for (size_t k = 0; i == KNOBS_AFTER && k < KNOB_COUNT; ++k)
+        if (i == TABLES_AFTER)
+            write_entry(f, "--strategy S", strategy_help());
+        for (size_t k = 0; i == TABLES_AFTER && k < KNOB_COUNT; ++k)
             fputs(knob_table[k].help, f);
         if (i == ENVIRONMENT_AFTER)
             env_usage(f);

@@ -48,29 +48,12 @@ struct cpu_plan {
 
 /* b first, so that the strategy_buffers_ functions take the state as
  * theirs (strategy.h); b.scratch holds the private histograms. */
-/* The variable that sets how many threads PoCL's CPU device runs: PoCL
- * 4.0 renamed POCL_MAX_PTHREAD_COUNT (which 3.x reads) to
- * POCL_CPU_MAX_CU_COUNT. By the major version of the driver
- * (CL_DRIVER_VERSION, "3.1+debian"); both where it does not parse; NULL
- * off PoCL. */
-static const char *pocl_threads_variable(const struct device_info *dev)
-{
-    if (dev->platform_name == NULL
-        || strstr(dev->platform_name, "Portable Computing Language") == NULL)
-        return NULL;
-    const char *v = dev->driver != NULL ? dev->driver : "";
-    if (!isdigit((unsigned char)v[0]))
-        return "POCL_CPU_MAX_CU_COUNT (PoCL 4.0 on; POCL_MAX_PTHREAD_COUNT "
-               "before)";
-    return strtoul(v, NULL, 10) >= 4 ? "POCL_CPU_MAX_CU_COUNT"
-                                     : "POCL_MAX_PTHREAD_COUNT";
-}
 
 struct cpu_state {
     struct strategy_buffers b;
     struct cpu_plan plan;
-    const char *threads_var; /* PoCL's variable for its thread count (the
-                                report's hint), NULL off PoCL             */
+    const char *threads_var; /* the variable for the device's thread count
+                                (the report's hint; quirks.c), or NULL    */
     uint64_t values;         /* the chunk's values (the report's hint)      */
 };
 
@@ -297,7 +280,7 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
                                           partial_bytes)) != HISTO_OK)
         goto fail;
     s->values = env->input->nvalues;
-    s->threads_var = pocl_threads_variable(env->device);
+    s->threads_var = env->device->quirks.cpu_units;
     /* one work-item a group: on PoCL a group runs on one core as a plain
      * loop (the top of this file); one batch launches the count alone */
     s->b.nkernels = cpu_plan_commands(p->batches);

@@ -1,15 +1,12 @@
 /* device.c - platform and device discovery and choice (see device.h). */
 #include "device.h"
 #include "env.h"
+#include "quirks.h"
 
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Without --platform, the embedded CPU implementation is tried first: the
- * workload must run the same way on any machine that has PoCL. */
-#define DEFAULT_PLATFORM_NAME "Portable Computing Language"
 
 /* The device types, in the order a label of several lists them; the same
  * words select a type with --device. CL_DEVICE_TYPE_DEFAULT is left out:
@@ -386,6 +383,7 @@ static int query_platform(const struct device_cl_api *api, cl_uint index,
     p->version = ASK_STRING(&r, CL_PLATFORM_VERSION);
     if (r.out_of_memory)
         return HISTO_EXIT_INTERNAL;
+    p->quirks = quirks_match(p->name, NULL);
     if (!reader_failed(&r) && (status = list_devices(api, p)) != HISTO_OK)
         return status;
     if (p->skipped[0] != '\0') {
@@ -398,6 +396,7 @@ static int query_platform(const struct device_cl_api *api, cl_uint index,
         di->platform_version = p->version;
         if ((status = query_device(api, di)) != HISTO_OK)
             return status;
+        di->quirks = quirks_match(p->name, di->driver);
         if (di->skipped[0] != '\0')
             histo_error("warning: platform %u device %u skipped: %s", index,
                         d, di->skipped);
@@ -473,20 +472,6 @@ const char *device_local_mem_name(cl_device_local_mem_type type)
     }
 }
 
-static bool contains_nocase(const char *hay, const char *needle)
-{
-    const size_t n = strlen(needle);
-    for (; *hay != '\0'; ++hay) {
-        size_t i = 0;
-        while (i < n && hay[i] != '\0'
-               && tolower((unsigned char)hay[i])
-                      == tolower((unsigned char)needle[i]))
-            ++i;
-        if (i == n)
-            return true;
-    }
-    return n == 0;
-}
 
 static bool all_digits(const char *s)
 {
@@ -516,7 +501,7 @@ static bool device_matches(const struct device_info *d, const char *spec)
     for (size_t t = 0; t < NTYPE_WORDS; ++t)
         if (same_nocase(spec, type_words[t].word))
             return (d->type & type_words[t].type) != 0;
-    return contains_nocase(d->name, spec);
+    return quirks_contains_nocase(d->name, spec);
 }
 
 /* Index of the usable device of p that spec names (NULL: the first), or
@@ -542,13 +527,14 @@ static bool platform_matches(const struct platform_info *p, cl_uint index,
         return strtoul(spec, NULL, 10) == index;
     if (p->skipped[0] != '\0')
         return false; /* its name may be unknown */
-    return contains_nocase(p->name, spec) || contains_nocase(p->vendor, spec);
+    return quirks_contains_nocase(p->name, spec)
+        || quirks_contains_nocase(p->vendor, spec);
 }
 
 static bool is_default_platform(const struct platform_info *p)
 {
     return p->skipped[0] == '\0'
-        && contains_nocase(p->name, DEFAULT_PLATFORM_NAME);
+        && (p->quirks.flags & QUIRK_DEFAULT_PLATFORM) != 0;
 }
 
 static bool host_is_little_endian(void)
@@ -689,9 +675,10 @@ void device_print(FILE *f, const struct device_list *list, bool selected)
         }
         fprintf(f, "platform %u: %s (%s, %s)\n", p, pi->name, pi->vendor,
                 pi->version);
-        /* Mesa's rusticl lists no device until RUSTICL_ENABLE names a
-         * driver: say so where that is why the list is empty */
-        if (pi->ndevices == 0 && contains_nocase(pi->name, "rusticl")
+        /* say so where RUSTICL_ENABLE's absence is why the list is
+         * empty (quirks.c) */
+        if (pi->ndevices == 0
+            && (pi->quirks.flags & QUIRK_NEEDS_RUSTICL_ENABLE) != 0
             && env_value(ENV_RUSTICL_ENABLE) == NULL)
             fputs("  (no device: rusticl lists none unless RUSTICL_ENABLE "
                   "names a driver; RUSTICL_ENABLE=llvmpipe gives its CPU "

@@ -6,6 +6,7 @@
 #define HISTO_DEVICE_H
 
 #include "error.h"
+#include "quirks.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -84,6 +85,9 @@ struct device_info {
     bool nv_compiler;
     /* Optional too: a failed query leaves DEVICE_FENCE_NONE. */
     enum device_fence fence;
+    /* The rows of quirks.c its platform's name and its driver's version
+     * match (none for a device made by hand). */
+    struct quirks quirks;
 };
 
 struct platform_info {
@@ -92,6 +96,8 @@ struct platform_info {
     char *name;
     char *vendor;
     char *version;
+    struct quirks quirks;    /* the rows of quirks.c its name matches,
+                                of any driver version                  */
     cl_uint ndevices;        /* with the skipped ones                 */
     struct device_info *devices;
 };

@@ -101,18 +101,14 @@ static void register_cap(const struct device_info *dev, char *out,
         snprintf(out, len, " -cl-nv-maxrregcount=%u", regs / HISTO_CU_THREADS);
 }
 
-/* Oclgrind's bundled compiler cannot link the noalias scope declarations
- * that inlining a function with `restrict` pointer parameters produces
- * ("Undefined external function: llvm.experimental.noalias.scope.decl" at
- * clCreateKernel), so on Oclgrind the kernels are built with restrict
- * defined away. `restrict` is a promise to the optimizer only: the
- * kernels mean the same without it, and no other device is affected. */
+/* `restrict` defined away where quirks.c says a compiler cannot take it
+ * (Oclgrind's): it is a promise to the optimizer only, so the kernels
+ * mean the same without it. */
 static void simulator_options(const struct device_info *dev, char *out,
                               size_t len)
 {
     const size_t used = strlen(out);
-    if (dev->platform_name != NULL
-        && strncmp(dev->platform_name, "Oclgrind", 8) == 0 && used + 13 < len)
+    if ((dev->quirks.flags & QUIRK_NO_RESTRICT) != 0 && used + 13 < len)
         memcpy(out + used, " -Drestrict=", 13);
 }
 

@@ -5,9 +5,9 @@
  * one way: the table knows the strategies, and they know only
  * strategy.c.
  *
- * A strategy is one way of computing the histogram on a device: its kernel
- * files in kernels/ plus one entry in the table in strategies.c (and in
- * its order of preference, where --strategy auto may choose it). Every
+ * A strategy is one way of computing the histogram on a device: its own
+ * source and kernel files plus one row in strategies.c's table (its help
+ * and its rank, where --strategy auto may choose it). Every
  * strategy must give the same bytes as reference.c for every valid input.
  * The run loop (run.c) only sees this interface: it enqueues one iteration
  * at a time and times the events each iteration returns, one per kernel.
@@ -224,11 +224,10 @@ struct strategy_choice {
 };
 
 /* The strategy `requested` names (NULL: auto), else the default: for
- * each share the first strategy, in order of preference (fused, eye,
- * cpu, global), that fits it (global fits every share), and every share
- * must come to the same one. Where they do not and none is requested,
- * says so, naming two devices and their strategies. Returns 0 or
- * HISTO_EXIT_USAGE. */
+ * each share the first strategy by the table's rank that fits it
+ * (global fits every share), and every share must come to the same one.
+ * Where they do not and none is requested, says so, naming two devices
+ * and their strategies. Returns 0 or HISTO_EXIT_USAGE. */
 int strategy_choose(const char *requested,
                     const struct strategy_share *shares, size_t nshares,
                     struct strategy_choice *choice);
@@ -247,5 +246,29 @@ const char *strategy_names(void);
  * order (what scripts and tests read); HISTO_OK, or HISTO_EXIT_INTERNAL
  * where f cannot be written. */
 int strategy_list(FILE *f);
+
+/* --help's text for --strategy, one paragraph from the table's rows:
+ * each strategy and its phrase, then auto's order and where it picks
+ * each. */
+const char *strategy_help(void);
+
+/* A row of strategies.c's table: the strategy (its name, knobs, sources
+ * and kernels are its own file's), what it is and, for --strategy auto,
+ * its rank (1 tried first; 0: run only when named, and then it has no
+ * fits()) and where auto picks it. Phrases for --help, one line each. */
+struct strategy_row {
+    const struct strategy *strategy;
+    const char *help;
+    unsigned rank;
+    const char *picked;
+};
+
+/* Checks rows (a unique name other than auto, a help phrase, sources and
+ * 1 to STRATEGY_MAX_KERNELS kernels, a unique rank exactly where fits()
+ * is given, where auto picks it, ranks without gaps); writes a line
+ * naming the row and the missing step to f for each wrong one. Returns
+ * 0 when every row is whole. strategy_table_check: strategies.c's own. */
+int strategy_rows_check(const struct strategy_row *rows, size_t n, FILE *f);
+int strategy_table_check(FILE *f);
 
 #endif

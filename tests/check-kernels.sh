@@ -324,6 +324,13 @@ planted missing_barrier eye_window.cl '/pick(sm->best2, max_tiles2/,/barrier(CLK
 planted combine_past_end combine.cl 's/min(sum + part\[b\]/min(sum + part[b + 1]/' \
     "$odd" "$glob --chunk-values 5" '' ''
 
+# Every strategy histo lists has a case here (a strategy's kernels are
+# checked before it lands: docs/design.md, "Adding a strategy").
+for st in $($HISTO --list-strategies); do
+    grep -q "^check_case $st\." "$0" || bad "every_strategy.$st" \
+        "no check_case $st.NAME in tests/check-kernels.sh: add one for its kernels (docs/design.md, \"Adding a strategy\")"
+done
+
 echo "checked under Oclgrind $(OCL_ICD_VENDORS=$OCL_ICD_VENDORS $HISTO --list 2>/dev/null | sed -n 's/^platform 0: .*(Oclgrind \([0-9.]*\)).*/\1/p'): bounds, API use, barriers, data races (accepted: $pairs)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -190,7 +190,8 @@ for v in 0 17 x; do
     expect "cli.bad_replicas_$v" 2 "replicas must be a whole number" \
         $HISTO --replicas "$v" -i "$IN" -o "$W/x.bmp" -- 1
 done
-expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, eye, fused, cpu, global, replicated)" \
+# the names as --list-strategies gives them, every one
+expect cli.unknown_strategy 2 "unknown strategy 'gpu' (choose from: auto, $($HISTO --list-strategies | paste -sd, | sed 's/,/, /g'))" \
     $HISTO --strategy gpu -i "$IN" -o "$W/x.bmp" --timing "$W/x.out" -- 1
 # --list-strategies: the strategies, one a line, the same as the unknown
 # strategy's message names, without an OpenCL platform (an empty vendors

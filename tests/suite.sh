@@ -15,7 +15,7 @@ for model in tests/pairs/*.pict; do
     got=$(awk -f tests/pairs/cover.awk "$model" "tests/pairs/$name.pairs" 2>&1)
     case $got in
         "ok "*) ok "$id ($got)" ;;
-        *) bad "$id" "$(echo "$got" | head -n 3 | tr '\n' ';') (tests/pairs/make-pairs.sh)" ;;
+        *) bad "$id" "$(echo "$got" | head -n 3 | tr '\n' ';') (make pairs: tests/pairs/make-pairs.sh)" ;;
     esac
 done
 
@@ -28,7 +28,7 @@ same_set() {
     a=$(echo "$3" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
     b=$(echo "$4" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
     [ "$a" = "$b" ] && return 0
-    bad "$1" "$2: the model has '$a', the suite '$b' (tests/pairs/make-pairs.sh)"
+    bad "$1" "$2: the model has '$a', the suite '$b' (make pairs: tests/pairs/make-pairs.sh)"
     return 1
 }
 # The models are the products the subjects run: the strategies histo
@@ -50,7 +50,7 @@ same_set $id strategy "$(factor device strategy)" "$STRATEGIES" \
             [ "$(echo $want | tr -d ' ')" = "$(echo "$got" | tr -d ' ')" ] \
                 || why="$why $c: the model allows '$got', lib.sh names '$want';"
         done
-        [ -z "$why" ] && ok $id || bad $id "$why (tests/pairs/make-pairs.sh)"
+        [ -z "$why" ] && ok $id || bad $id "$why (make pairs: tests/pairs/make-pairs.sh)"
     }
 id=suite.pairs.work.current
 same_set $id mode "$(factor work mode)" "$(sed -n 's/^# parts: //p' tests/work.sh)" \

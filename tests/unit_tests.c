@@ -1385,9 +1385,57 @@ static void test_strategy_table(void)
               && strcmp(cpu->name, "cpu") == 0 && strategy_find("") == NULL
               && strategy_find("ey") == NULL,
           "strategy.find", "lookup by name wrong");
-    check(strcmp(strategy_names(), "eye, fused, cpu, global, replicated") == 0,
-          "strategy.names",
-          "'%s'", strategy_names());
+    /* the names every script reads: the table's, each once */
+    const char *names = strategy_names();
+    check(strstr(names, "eye, ") == names && strstr(names, "fused") != NULL
+              && strstr(names, "cpu") != NULL && strstr(names, "global") != NULL
+              && strstr(names, "replicated") != NULL,
+          "strategy.names", "'%s'", names);
+    check(strategy_table_check(stderr) == 0, "strategy.table_rows",
+          "a row of strategies.c's table is not whole (above)");
+    /* a row missing a step is named with the step */
+    static const char *const src[] = {"x.cl"}, *const kern[] = {"x"};
+    struct strategy a = {.name = "a", .sources = src, .nsources = 1,
+                         .kernels = kern, .nkernels = 1};
+    struct strategy b = a;
+    b.name = "b";
+    static const struct {
+        const char *help;
+        unsigned rank_a, rank_b;
+        const char *b_name, *want;
+    } rows_cases[] = {
+        {"x", 0, 0, "b", NULL},
+        {"", 0, 0, "b", "row 0 (a) needs a help phrase of one line"},
+        {"x", 1, 0, "b", "row 0 (a) needs a rank above 0 exactly when it has fits()"},
+        {"x", 0, 0, "a", "row 0 (a) needs a name no other row has"},
+        {"x", 0, 0, "auto", "row 1 (auto) needs a name, and not auto"},
+    };
+    int bad_case = -1, bad_wrong = 0;
+    char bad_out[512] = "";
+    for (size_t i = 0; i < sizeof rows_cases / sizeof rows_cases[0]; ++i) {
+        b.name = rows_cases[i].b_name;
+        const struct strategy_row rows[] = {
+            {&a, rows_cases[i].help, rows_cases[i].rank_a, "p"},
+            {&b, "y", rows_cases[i].rank_b, "p"},
+        };
+        char out[512] = "";
+        FILE *m = fmemopen(out, sizeof out - 1, "w");
+        const int wrong = m != NULL ? strategy_rows_check(rows, 2, m) : -1;
+        if (m != NULL)
+            fclose(m);
+        const char *want = rows_cases[i].want;
+        const bool named = want == NULL
+            ? wrong == 0 && out[0] == '\0'
+            : wrong == 1 && strstr(out, want) != NULL
+                  && strstr(out, "Adding a strategy") != NULL;
+        if (!named && bad_case < 0) {
+            bad_case = (int)i;
+            bad_wrong = wrong;
+            memcpy(bad_out, out, sizeof out);
+        }
+    }
+    check(bad_case < 0, "strategy.rows_check", "case %d: %d '%s'", bad_case,
+          bad_wrong, bad_out);
     /* by local memory, whatever the type: a scratchpad gets eye */
     static const struct {
         cl_device_type type;
@@ -2162,6 +2210,46 @@ static void test_device_rusticl_hint(void)
     device_list_free(&list);
 }
 
+/* quirks.c's table: each implementation gets its rows and no other's;
+ * PoCL's thread variable by its driver's major version, both names
+ * where that does not parse. */
+static void test_quirks_match(void)
+{
+    const char *pocl = "Portable Computing Language";
+    static const struct {
+        const char *platform, *driver;
+        unsigned flags;
+        const char *units;
+    } cases[] = {
+        {"Portable Computing Language", "3.1+debian", QUIRK_DEFAULT_PLATFORM,
+         "POCL_MAX_PTHREAD_COUNT"},
+        {"Portable Computing Language", "5.0", QUIRK_DEFAULT_PLATFORM,
+         "POCL_CPU_MAX_CU_COUNT"},
+        {"portable computing language", "4", QUIRK_DEFAULT_PLATFORM,
+         "POCL_CPU_MAX_CU_COUNT"},
+        {"Portable Computing Language", "git", QUIRK_DEFAULT_PLATFORM,
+         "POCL_CPU_MAX_CU_COUNT (PoCL 4.0 on; POCL_MAX_PTHREAD_COUNT before)"},
+        {"Portable Computing Language", NULL, QUIRK_DEFAULT_PLATFORM, NULL},
+        {"Oclgrind", "21.10", QUIRK_NO_RESTRICT, NULL},
+        {"rusticl", NULL, QUIRK_NEEDS_RUSTICL_ENABLE, NULL},
+        {"NVIDIA CUDA", "580.95.05", 0, NULL},
+        {"Intel(R) OpenCL", "2024.18.6.0.02_160000", 0, NULL},
+        {NULL, "3.1", 0, NULL},
+    };
+    int bad = -1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0] && bad < 0; ++i) {
+        const struct quirks q = quirks_match(cases[i].platform, cases[i].driver);
+        const bool units = cases[i].units == NULL
+            ? q.cpu_units == NULL
+            : q.cpu_units != NULL && strcmp(q.cpu_units, cases[i].units) == 0;
+        if (q.flags != cases[i].flags || !units)
+            bad = (int)i;
+    }
+    check(bad < 0 && quirks_contains_nocase(pocl, "computing")
+              && !quirks_contains_nocase(pocl, "cuda"),
+          "quirks.match", "case %d", bad);
+}
+
 /* A device of several types is labelled with all of them, in --list and
  * in its type_name (histo.out's selected.type), and --device selects it
  * by each; CL_DEVICE_TYPE_DEFAULT is no type of its own. */
@@ -2716,6 +2804,7 @@ static const struct {
     {"progress_line", test_progress_line},
     {"strategy_table", test_strategy_table},
     {"strategy_choose", test_strategy_choose},
+    {"quirks_match", test_quirks_match},
     {"eye_plan_sizes", test_eye_plan_sizes},
     {"work_plan", test_work_plan},
     {"eye_plan_fused_groups", test_eye_plan_fused_groups},
