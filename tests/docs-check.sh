@@ -251,7 +251,7 @@ if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
     if [ -z "$pow" ]; then
         why="$why HISTO_EYE_2D_MIN_VALUES ('$min') is no power of two;"
     else
-        $HISTO --help | tr -s ' \n' '  ' | grep -qF "fused below 2^$pow values and eye above that" \
+        $HISTO --help | tr -s ' \n' '  ' | grep -qF "fused where local memory is dedicated (CL_LOCAL), below 2^$pow values" \
             || why="$why --help does not say fused below 2^$pow values (HISTO_EYE_2D_MIN_VALUES);"
         [ "$(tr -s ' \n' '  ' <README.md | grep -oF "below $((min >> 20))M (2^$pow) values" | wc -l)" -ge 3 ] \
             || why="$why README does not say $((min >> 20))M (2^$pow) values three times (options, NVIDIA, strategies);"
@@ -269,27 +269,59 @@ fi
 # README's Results cite rows measured on the code that runs now: every
 # docs/bench file its Results section names was made (its rows'
 # "commit", else the commit id in its name) at or after the last change
-# to the kernels or the strategies' host code, or its line says plainly
-# "before the kernel changes of COMMIT" with that last change's commit.
-# The strategies' host code is what plans and launches their kernels and
-# the constants both read (the table of strategies names them and picks
-# the default; a change of that pick shows in the rows' "strategy").
-# Needs git's history (a shallow clone cannot tell: skipped).
-STRATEGY_CODE="kernels src/eye.c src/eye_plan.c src/eye_report.c src/cpu.c src/cpu_plan.c
-    src/global.c src/params.h"
+# to the code its rows ran, or its line says plainly "before the kernel
+# changes of COMMIT" with that last change's commit. The code a row ran
+# is its strategy's kernels and host code (what plans and launches
+# them) and what every strategy shares (params.h, combine.cl, probe.cl);
+# a file whose rows name no strategy is dated by every strategy's. A
+# change of comments alone changes no code (cpp -fpreprocessed strips
+# them; without cpp every change counts). The table of strategies names
+# them and picks the default; a change of that pick shows in the rows'
+# "strategy". Needs git's history (a shallow clone cannot tell: skipped).
+STRATEGY_SHARED="kernels/combine.cl kernels/probe.cl src/params.h"
+strategy_code() {
+    case $1 in
+        eye | fused | replicated) echo "$STRATEGY_SHARED kernels/eye_*.cl src/eye.c src/eye_plan.c src/eye_report.c" ;;
+        cpu) echo "$STRATEGY_SHARED kernels/cpu_*.cl src/cpu.c src/cpu_plan.c" ;;
+        global) echo "$STRATEGY_SHARED kernels/global_*.cl src/global.c" ;;
+        *) echo "kernels src/eye.c src/eye_plan.c src/eye_report.c src/cpu.c src/cpu_plan.c src/global.c src/params.h" ;;
+    esac
+}
+# code_of COMMIT FILE: the file at that commit, comments and spacing aside
+code_of() {
+    if command -v cpp >/dev/null 2>&1; then
+        git show "$1:$2" 2>/dev/null | cpp -fpreprocessed -dD -E -P -x c - 2>/dev/null | tr -s ' \t\n' '   '
+    else
+        git show "$1:$2" 2>/dev/null
+    fi
+}
+# last_code_change PATH...: the newest commit that changed the code of
+# one of the files (not their comments alone)
+last_code_change() {
+    for c in $(git log --format=%h -n 60 -- "$@"); do
+        for f in $(git diff --name-only "$c^" "$c" -- "$@" 2>/dev/null || echo "$*"); do
+            [ "$(code_of "$c^" "$f")" = "$(code_of "$c" "$f")" ] || { echo "$c"; return; }
+        done
+    done
+    git log -1 --format=%h -- "$@"
+}
 if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
-    # shellcheck disable=SC2086 # a list of paths
-    last=$(git log -1 --format=%h -- $STRATEGY_CODE 2>/dev/null)
-    if [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" != false ] || [ -z "$last" ]; then
+    if [ "$(git rev-parse --is-shallow-repository 2>/dev/null)" != false ] \
+       || [ -z "$(git log -1 --format=%h -- kernels 2>/dev/null)" ]; then
         echo "SKIP docs.bench_current: no git history here to date the rows by"
     else
         why=""
         sed -n '/^## Results/,/^## /p' README.md >"$W/results.md"
         for f in $(grep -o 'docs/bench/[A-Za-z0-9._-]\+' "$W/results.md" | sort -u); do
             [ -f "$f" ] || { why="$why $f is cited but missing;"; continue; }
-            c=""
-            case $f in *.jsonl) c=$(jq -r 'select(.commit != null) | .commit' "$f" 2>/dev/null | head -n 1) ;; esac
+            c="" strategies=""
+            case $f in *.jsonl)
+                c=$(jq -r 'select(.commit != null) | .commit' "$f" 2>/dev/null | head -n 1)
+                strategies=$(jq -r 'select(.strategy != null) | .strategy' "$f" 2>/dev/null | sort -u) ;;
+            esac
             [ -n "$c" ] || c=$(basename "${f%.*}" | tr '-' '\n' | grep -x '[0-9a-f]\{7,40\}' | head -n 1)
+            # shellcheck disable=SC2046 # lists of paths
+            last=$(last_code_change $(for st in ${strategies:-all}; do strategy_code "$st"; done | tr ' ' '\n' | sort -u))
             # the paragraph that cites it, on one line
             if awk -v RS= '{ gsub(/\n/, " "); print }' "$W/results.md" | grep -F "$f" \
                | grep -qF "before the kernel changes of $last"; then
@@ -297,11 +329,11 @@ if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
             elif [ -z "$c" ]; then
                 why="$why $f names no commit;"
             elif ! git merge-base --is-ancestor "$last" "$c" 2>/dev/null; then
-                why="$why $f is from $c, before $last (the last change to the kernels or the strategies' host code): measure it again, or say \"before the kernel changes of $last\";"
+                why="$why $f is from $c, before $last (the last change to the code its rows ran: ${strategies:-every strategy}): measure it again, or say \"before the kernel changes of $last\";"
             fi
         done
         if [ -z "$why" ]; then
-            echo "PASS docs.bench_current (README's Results cite rows from $last or later, or say they are older)"
+            echo "PASS docs.bench_current (README's Results cite rows from the last change to the code they ran or later, or say they are older)"
         else
             echo "FAIL docs.bench_current:$why"
             failed=1
