@@ -11,9 +11,9 @@
 #define HISTO_SATURATE 255u
 
 /* Work-group sizes, lowered at run time to what the device accepts. The
- * tile kernel's 1024 work-items measured faster than 512 and 256 on an
- * H200 on every input (docs/design.md, 'Work-group sizes'); 256 suits
- * the streaming reduction. */
+ * tile kernel's 1024 work-items beat 512 and 256 on every input
+ * (docs/design.md, "Work-group size and registers"); 256 suits the
+ * streaming reduction. */
 #define HISTO_TILE_GROUP 1024u
 #define HISTO_WORK_GROUP 256u
 
@@ -78,16 +78,10 @@
  * in one launch an iteration (eye_fused.cl) below this many values, in
  * two (eye_tile.cl, eye_reduce.cl) from it. The fused kernel launches a
  * group on every compute unit's place for its reduction (eye_plan.c), and
- * one launch then beat two on every shape measured below 8M values on an
- * H200 (us: the Gaussian eye at 2M 25.8 against 31.8, 4M 33.9 against
- * 36.1, 6.3M 45.0 against 47.2; 4M values uniform 57.6 against 59.6, the
- * wide eye 49.5 against 52.5, into 1024x2048 bins 53.2 against 56.9, one
- * bin 24.0 against 27.0; 6.3M uniform 78.0 against 79.5, wide 68.7
- * against 70.9). From HISTO_EYE_2D_MIN_VALUES the tile kernel takes the
- * 2-D window and buckets, which the fused kernels lack (16.7M uniform
- * values 220 -> 294 on an H100), and one launch no longer wins (8M
- * Gaussian 44.2-47.2 against 45.5-46.4: docs/design.md, "Strategy
- * `fused`"). */
+ * one launch then beats two on every shape measured below 8M values.
+ * From HISTO_EYE_2D_MIN_VALUES the tile kernel takes the 2-D window and
+ * buckets, which the fused kernels lack, and one launch no longer wins
+ * (docs/design.md, "Strategy `fused`: one launch an iteration"). */
 #define HISTO_FUSED_MAX_VALUES (HISTO_EYE_2D_MIN_VALUES - 1u)
 
 /* 2-D eye window: the samples' columns are counted in
@@ -95,9 +89,8 @@
  * once fewer than 1/HISTO_EYE_COL_TAIL_INV of the samples are cut from
  * each side; where that is at most half a row, tiles hold only those
  * columns (more rows a tile, fewer tiles, fewer re-reads of the input).
- * Cutting 1/32 a side makes the wide eye's two tiles 64 columns by 372
- * rows instead of 72 by 330: 3-5 us faster on an H100 than 1/64 (1/24
- * and 1/16 between the two; 1/128 7 us slower). */
+ * 1/32 a side beat 1/16, 1/24, 1/64 and 1/128 on the wide eye
+ * (history/perf-log.md, "v14: where the wide eye's time goes"). */
 #define HISTO_EYE_COL_BUCKETS 64u
 #define HISTO_EYE_COL_TAIL_INV 32u
 /* ... and only for inputs of at least this many values: below, counting
@@ -107,15 +100,15 @@
 /* ... and from this many values eye_tile_2d counts a window of two
  * 16-bit tiles or more in 8-bit tiles of twice the bins, their wraps
  * recorded in `outer` (eye_count.cl, "Narrow counters"): half the
- * re-reads of the input for a wider reduction. On an H100 the wide eye
- * of 67M values took 242 -> 209 us, at 16.7M values 82.2 -> 83.4, and
- * the 1024x2048 histogram's 96.6 -> 99.3 (docs/design.md). */
+ * re-reads of the input for a wider reduction, a gain only on large
+ * inputs (docs/design.md, "8-bit tiles for wide eyes of 32M values or
+ * more"). */
 #define HISTO_NARROW_MIN_VALUES 33554432ul
 /* A 2-D window takes one tile more while that catches at least
  * 1/HISTO_EYE_2D_SHARE_INV more of the samples (a whole-row window's cells
- * need HISTO_EYE_SHARE_INV): its tiles are taller. With 1/8 both wide-eye
- * images take 2 tiles; 1/16 gives them 3 (108 us against 91 on an H100;
- * docs/design.md). */
+ * need HISTO_EYE_SHARE_INV): its tiles are taller. 1/8 gives both wide
+ * eyes 2 tiles, faster than 1/16's 3 (docs/design.md, "Rejected, with
+ * measured cost"). */
 #define HISTO_EYE_2D_SHARE_INV 8u
 /* A 2-D window is placed by sliding over buckets of the sampled rows in
  * its columns, HISTO_EYE_ROW_SUB buckets a tile (at most
@@ -131,8 +124,7 @@
  * 2-D count, where splitting a bin into row and column is most of a
  * value's work, has a loop of its own with this width a constant, as
  * fast as a build for it (kernels/eye_count.cl, in_cols; any other width
- * 0.2-1.3% slower at 16.7M values on an H200 even by shift and mask,
- * docs/bench/h200-bd1d2bb-width.txt). */
+ * is slower even by shift and mask, docs/bench/h200-bd1d2bb-width.txt). */
 #define HISTO_WORKLOAD_WIDTH 256u
 
 /* Bytes of local memory left unused when sizing a tile: NVIDIA's runtime
@@ -145,7 +137,7 @@
  * this many batches when the eye is tiled (each batch's partial tiles are
  * written and added up once more). 512 gives each tile group a batch of
  * its own when the window is one tile, on devices of up to 512 tile
- * groups (an H200 runs 264), so none of them idles (docs/design.md, "Batches"). */
+ * groups, so none of them idles (docs/design.md, "Batches"). */
 #define HISTO_MAX_TILES 16u
 #define HISTO_MAX_BATCHES 512u
 
@@ -171,9 +163,8 @@
  * dividing HISTO_WORK_GROUP. */
 #define HISTO_REDUCE_LANES 8u
 /* At most this many groups a compute unit for each part of the reduction
- * (its work-items loop over the quads). On an H200, 4 took the wide eye's
- * reduction 11.3 -> 10.2 us against 8; 16 cost 1 us, 2 cost one bin 2 us
- * (docs/design.md). */
+ * (its work-items loop over the quads): 4 beat 2, 8 and 16 overall
+ * (history/perf-log.md, "v14: where the wide eye's time goes"). */
 #define HISTO_REDUCE_GROUPS_PER_CU 4u
 
 /* Buckets (eye_bucket.cl): an iteration without a tile sorts its values into
@@ -207,10 +198,9 @@
 #define HISTO_CPU_LINE_LOG2 6
 
 /* cpu strategy: the private histograms' buffer holds fewer bytes than
- * this. NVIDIA's OpenCL (CUDA 13.0 driver, H100) hangs or fails with
- * CL_INVALID_COMMAND_QUEUE once it reaches 2^31 bytes (127 private
- * 16 MiB histograms counted exactly, 128 hung; 255 of 8 MiB exact, 256
- * hung), though its largest allocation is 20 GiB. */
+ * this. NVIDIA's OpenCL hangs or fails with CL_INVALID_COMMAND_QUEUE
+ * once it reaches 2^31 bytes, though it allocates far larger buffers
+ * (history/perf-log.md, "Exact or loud on any implementation"). */
 #define HISTO_CPU_PRIVATE_BYTES (UINT64_C(1) << 31)
 
 /* cpu strategy: merge work-groups per batch. More than one lets the
@@ -220,10 +210,10 @@
 
 /* cpu strategy: the cost model the plan chooses its batches by
  * (cpu_plan.h), fitted on PoCL 5.0 hosts of 16, 32 and 64 cores and PoCL
- * 3.1 on 2 (docs/bench/cpu-model-fbe22be.md): counting takes about 1 ns
- * a value on one core, the merge about 100 us a MiB of private
- * histograms a core, and a command about 50 us plus 5 us a compute unit
- * (the runtime wakes every worker thread for each). */
+ * 3.1 on 2 (docs/bench/cpu-model-fbe22be.md): the time to count a value
+ * on one core, to merge a MiB of private histograms a core, and of a
+ * command, fixed and a compute unit (the runtime wakes every worker
+ * thread for each). */
 #define HISTO_CPU_COUNT_NS_PER_VALUE 1.0
 #define HISTO_CPU_MERGE_US_PER_MIB 100.0
 #define HISTO_CPU_COMMAND_US 50.0
