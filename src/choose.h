@@ -15,10 +15,10 @@
  * The count of all is measured in the context of all (work_reshare);
  * each fewer is measured, and then counts, in a context of its own
  * devices, filled from the input held in host memory (work_hold,
- * work_recontext): with NVIDIA's OpenCL, two H200s of four, in the
- * context of all four, measured 67 us an iteration of 16.7M values, and
- * 57 in a context of their own (not a launch's own host cost, which a
- * probe found the same in either; docs/design.md, "--device all").
+ * work_recontext): with NVIDIA's OpenCL, devices counted slower in the
+ * context of all than in one of their own (not a launch's own host cost,
+ * which a probe found the same in either; docs/design.md, "Chunks,
+ * streaming and several devices").
  */
 #ifndef HISTO_CHOOSE_H
 #define HISTO_CHOOSE_H

@@ -93,8 +93,8 @@ static int tile_target(const struct device_info *dev, size_t *target)
  * they will run at, or, where the runtime cannot build that, without.
  * HISTO_ONE_COPY=1 for the eye strategy: one copy of each tile, known to
  * the compiler, so that eye's kernels are those of a single tile (a
- * runtime count of copies cost the train input 5 us an iteration on an
- * H100); 0 for the replicated strategy, whose copies are a kernel
+ * runtime copy count is slower: docs/design.md, "Strategy
+ * `replicated`"); 0 for the replicated strategy, whose copies are a kernel
  * argument (--tune tries several on one program). */
 static void tile_defines(size_t size, bool replicated,
                          struct program_defines *d)

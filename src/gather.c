@@ -346,7 +346,7 @@ static bool complete(cl_event event)
 }
 
 /* complete(event), remembered in *seen once true (reset where the
- * event held is replaced): a status query cost NVIDIA's OpenCL 1.4 us. */
+ * event held is replaced): a status query costs host time. */
 static bool seen_complete(cl_event event, bool *seen)
 {
     if (!*seen)
@@ -431,9 +431,9 @@ fail:
 }
 
 /* Waits on the host for an event of another device (or none): a command
- * that waited on it would cost the host 16-20 us to enqueue (NVIDIA's
- * OpenCL, docs/design.md). The time spent waiting is kept apart from the
- * host's enqueuing (w->waited_s). */
+ * that waited on it is slow to enqueue (history/perf-log.md, "One host
+ * thread, gathers waited for on the host"). The wait is kept apart from
+ * enqueuing (w->waited_s). */
 static int host_wait(struct work *w, struct work_share *sh, cl_event event,
                      bool *seen)
 {
@@ -701,8 +701,8 @@ static int enqueue_share(struct work *w, size_t s, size_t set, bool profiled,
         && (status = hold(&sh->summed[set], ev[*e - 1])) != HISTO_OK)
         return status;
     /* Its sum is copied or added on another queue, after it is flushed:
-     * by its batch's copies to host memory (enqueue_sends), else now. A
-     * flush cost NVIDIA's OpenCL 1.8-2.5 us. */
+     * by its batch's copies to host memory (enqueue_sends), else now: a
+     * flush costs host time. */
     if (!batched) {
         CL_CALL(clFlush(q));
         sh->commands.n[WORK_FLUSHES]++;

@@ -1,8 +1,8 @@
 /*
  * progcache.h - built programs kept in a folder ($HISTO_PROGRAM_CACHE),
  * for implementations that compile every run from source (Intel's CPU
- * runtime takes about 6 s for the eye kernels, PoCL and NVIDIA keep
- * caches of their own).
+ * runtime; PoCL and NVIDIA cache their own: docs/design.md, "The
+ * program cache").
  *
  * An entry holds the whole key it was built for: the platform's and
  * device's names and versions, the driver's version, the build options

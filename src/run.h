@@ -42,8 +42,8 @@ struct run_tag {
  *
  * `sample` > 1: only the last iteration of each batch and one in `sample`
  * are profiled (sampled); the others get `events` NULL and make no event
- * that nothing waits on (an event cost NVIDIA's OpenCL about 7 us of
- * host time more than none, docs/design.md). The times are then those
+ * that nothing waits on (an event costs host time, docs/design.md,
+ * "Chunks, streaming and several devices"). The times are then those
  * of the sampled iterations alone (run_times.samples); the wall time is
  * every iteration's. The last iteration is always sampled: the clock
  * stops at its events; `last_plain` (tests only) leaves it unsampled,

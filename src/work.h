@@ -12,7 +12,7 @@
  * for byte whatever the split.
  *
  * With several devices no command waits on another device's event
- * (enqueuing one that did cost NVIDIA's OpenCL 16-20 us of host time):
+ * (the host enqueues such a command slowly: gather.c, host_wait):
  * each other share's sum goes to its part of pinned host memory on a
  * queue of its own, and once the host has seen every such copy done all
  * are copied into a landing buffer on the first device in one copy and

@@ -28,14 +28,12 @@
 /* Iterations whose partial histograms may be on their way between
  * devices at once, and so how far the host may enqueue ahead of the
  * devices. A set is used again nsets iterations later, once its sums
- * went through host memory, WORK_GATHER_SETS iterations at a time: a 2
- * MiB partial took 40 us each way on two H200s (transfer-probe), so the
+ * went through host memory, WORK_GATHER_SETS iterations at a time: the
  * first set of a batch of 4 waits for 3 more iterations of counting and
- * 4 copies each way; by arithmetic, 16 sets hide that down to about 28
- * us an iteration, 8 only down to about 82 (docs/design.md). With 4
- * sets and no batches, the host's pauses every 32 iterations (reading
- * their times) left four H200s idle 48 us an iteration of 1.07G
- * values. */
+ * 4 copies each way, which 16 sets hide and 8 do not; with fewer sets
+ * the devices idle while the host reads times every 32 iterations
+ * (history/perf-log.md, "Several GPUs: gathers batched over 4
+ * iterations"). */
 #define WORK_SETS 16
 /* The most bytes a share's sets of sums take: WORK_SETS of the
  * workload's 2 MiB histograms, fewer of a larger one (4 of 16 MiB), down
@@ -45,10 +43,10 @@
 /* Consecutive iterations not profiled whose sums move and add up
  * together, with several shares: each sending share copies their sums
  * to host memory in one copy, and the first device takes them all in
- * one copy and adds them in one launch; a copy cost NVIDIA's OpenCL
- * 9.4-10.8 us of host time, a kernel on a queue without profiling
- * 6.2-9.8 (transfer-probe on four and on two H200s). A divisor of
- * WORK_SETS: batches never wrap from the last set to the first. */
+ * one copy and adds them in one launch: fewer commands, each of which
+ * costs the host time (docs/design.md, "Chunks, streaming and several
+ * devices"). A divisor of WORK_SETS: batches never wrap from the last
+ * set to the first. */
 #define WORK_GATHER_SETS 4
 /* Iterations whose events are remembered for their gather, enqueued an
  * iteration later (run.c keeps two batches of 32 in flight). */
@@ -57,9 +55,9 @@
  * last of each batch, run.h): the others go to queues without profiling
  * and enqueue only the events a queue or the host waits on (each share's
  * sum, its copy to host memory, the addition of all on the first
- * device), not one a command. On NVIDIA's OpenCL an event cost the host
- * 7 us on a queue with profiling, 1.5 on one without, and the host's
- * enqueuing paced several GPUs below 268M values (docs/design.md).
+ * device), not one a command: an event costs the host time, most on a
+ * queue with profiling, and the host's enqueuing paces several GPUs
+ * (docs/design.md, "Chunks, streaming and several devices").
  * HISTO_TEST_PROFILE_EVERY=N sets it (1: every iteration). */
 #define WORK_PROFILE_EVERY 32
 
@@ -125,9 +123,9 @@ struct work_share {
     cl_command_queue move;
     cl_command_queue gather;
     /* Several devices: the same queues without profiling, for the
-     * iterations not profiled (an event on a queue with profiling cost
-     * NVIDIA's OpenCL 7 us of host time, on one without 1.5), and the
-     * counting queue the last iteration used (a switch waits for it). */
+     * iterations not profiled (an event costs the host more on a queue
+     * with profiling: WORK_PROFILE_EVERY), and the counting queue the
+     * last iteration used (a switch waits for it). */
     cl_command_queue plain, plain_move, plain_gather;
     cl_command_queue counted_on;
     bool sent_seen[WORK_SETS];         /* sent[set] seen complete       */
