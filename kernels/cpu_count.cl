@@ -60,8 +60,8 @@ kernel void cpu_count(global const uint *restrict in, uint n, uint first,
      * almost every one is (one bin hammered), and costs a misprediction at
      * many values in between; the branch-free loop costs a little on every
      * value instead, and stores even to a saturated counter (a chain of
-     * stores to one byte when one bin is hammered: 3x slower there than
-     * the sequential loop).
+     * stores to one byte when one bin is hammered: docs/design.md,
+     * "Strategy `cpu`").
      * With HISTO_CPU_ONE_LOOP (devices that end loops early: the host
      * plans every work-item's iterations within the limit, one a value)
      * only the branch-free loop is compiled: with both loops live and

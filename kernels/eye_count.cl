@@ -24,8 +24,8 @@
  * than the few whose slices are short enough gain (docs/design.md).
  * Values are read as uint4, four quads per step to keep loads in flight.
  * (8-bit counters, four a word, would need a compare-and-swap to stop at
- * 255 without carrying into the neighbour: 3-8x slower on an H100,
- * docs/design.md.)
+ * 255 without a carry: far slower, docs/design.md, "Rejected, with
+ * measured cost".)
  *
  * Copies. The replicated strategy runs these kernels with `replicas` R
  * copies of the tile per group (the eye strategy with 1): copy c holds

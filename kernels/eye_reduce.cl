@@ -372,7 +372,7 @@ static void fold_chunk(local uint *pairs, uint first, uint len,
  * a word for the bucket's entries (read, and its cursor zeroed, by one
  * work-item). Bucket k's bins of hist are this group's alone, so hist
  * holds the saturated counts between chunks, and 16 KiB of local memory
- * a group is all it takes: 8 groups of 256 fit an H100's or H200's SM,
+ * a group is all it takes: 8 groups of 256 fill a 2048-thread SM,
  * as without buckets (32-bit counters, 32 KiB, would fit fewer and slow
  * the reduction of inputs with a window). */
 static void reduce_buckets(global uint *outer, global uint *buckets,
@@ -474,8 +474,8 @@ kernel void eye_reduce(EYE_REDUCE_PARAMS)
 #if HISTO_NARROW_AUTO
 /* After eye_tile_2d_narrow: the window's bins may hold records in
  * `outer` (eye_count.cl, Narrow counters). A kernel of its own, so that
- * eye_reduce keeps the code it had without them (its other inputs took
- * 2-3 us more on an H100 with both in one kernel). Its lanes are an
+ * eye_reduce lacks their code (both in one kernel slowed the rest:
+ * docs/design.md, "8-bit tiles for wide eyes"). Its lanes are an
  * argument of HISTO_BUCKET_LOCAL_WORDS words (eye.c): Oclgrind counts
  * every kernel's local arrays against each kernel of a program, and two
  * of these overflow its 32 KiB. */

@@ -135,8 +135,8 @@ static void column_window(local const uint *bucket, local uint *edges,
  * a row fits a tile (can_2d): its barriers are passed either way. A
  * barrier under a run-time branch makes PoCL (BarrierTailReplication)
  * copy all of the kernel's code after the branch's join, once a branch,
- * the copies multiplying: with this branch and choose_windows' the fused
- * 2-D kernel's build took about 28 times the CPU (docs/design.md). */
+ * the copies multiplying with this branch and choose_windows'
+ * (docs/design.md, "Barriers outside run-time branches"). */
 static void sample_columns(global const uint *restrict in,
                            const struct sampling *sp, uint mine,
                            local uint *bucket, local struct eye_small *sm,

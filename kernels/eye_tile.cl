@@ -276,8 +276,8 @@ static inline void eye_tile_body(global const uint *restrict in,
 
 /* Whole-row windows only: for inputs the host knows cannot take a 2-D
  * window (eye.c), without its sampling pass, second grid of cells and
- * second counting loop (they cost 2-8 us an iteration on an H200:
- * docs/design.md). */
+ * second counting loop, costly everywhere (docs/design.md, "The 2-D
+ * window for large inputs"). */
 TILE_GROUP_SIZE
 kernel void eye_tile(EYE_TILE_PARAMS)
 {
@@ -287,8 +287,8 @@ kernel void eye_tile(EYE_TILE_PARAMS)
 /* Whole-row or 2-D windows, whichever the samples favour. Built without
  * reqd_work_group_size: given it, NVIDIA's compiler drops the register
  * cap of -cl-nv-maxrregcount=32 for this kernel (55 registers, one group
- * of 1024 a multiprocessor instead of two: 91 instead of 75 us on an
- * H100's 16.7M-value wide eye). The host runs it at the size the runtime
+ * of 1024 a multiprocessor, not two: docs/design.md, "Rejected, with
+ * measured cost"). The host runs it at the size the runtime
  * accepted for eye_tile in the same program (eye.c, tile_group). */
 kernel void eye_tile_2d(EYE_TILE_PARAMS)
 {

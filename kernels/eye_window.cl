@@ -14,8 +14,8 @@
  * computes the same window (no host round trip, no extra kernel); group 0
  * publishes it in eye[] (layout in params.h) for the reduction
  * (eye_tile.cl, publish). The estimate affects only speed. The densest
- * cell is found with one local atomic_max per cell (barriers cost ~0.4 us
- * each on an H200, a tree took nine); the growth is a short serial walk.
+ * cell is found with one local atomic_max per cell (one barrier, where a
+ * tree takes nine); the growth is a short serial walk.
  */
 
 /* Where this group counts. Whole rows (cols == 0): the window is bins

@@ -21,9 +21,9 @@
  * found at 255 or more and skips its values from then on. The other three
  * values' atomics are fire-and-forget (their result unused), so a value
  * costs one atomic and no read: reading every counter before its atomic
- * instead, as the eye's tiles do, took the uniform input from 218 to 411
- * us an iteration on an H100, against 197 us for the atomics alone
- * (docs/design.md). One bin then costs about one atomic per work-item
+ * instead, as the eye's tiles do, nearly doubled the uniform input's
+ * time (docs/design.md, "Strategy `global` (the baseline)"). One bin
+ * then costs about one atomic per work-item
  * before they all know it is full.
  */
 
