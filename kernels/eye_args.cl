@@ -4,6 +4,9 @@
  * order eye.c sets them (set_tile_args), and struct eye_args, which
  * carries their scalars to the helpers. One definition for the four
  * entries, so that they cannot drift apart.
+ *
+ * Order: first of the eye program's files: every other file uses its
+ * struct eye_args (the list is eye.c's EYE_TILE_SOURCES).
  */
 
 /* The kernel's scalar arguments (eye.c sets them: set_tile_args). */

@@ -16,6 +16,9 @@
  * rows of `per` staging slots. A step takes at most per * nb / 8 quads, so
  * that an even spread half fills each row; a value past its row's end
  * goes to `outer` too.
+ *
+ * Order: built after eye_args.cl to eye_count.cl (the list is eye.c's
+ * EYE_TILE_SOURCES).
  */
 
 /* The buckets of a histogram of nbins bins. */

@@ -59,6 +59,9 @@
  * (eye_reduce.cl says why its sums cannot overflow). Nothing stops at
  * 255: a bin hammered within one group costs a global atomic every 256
  * of its values.
+ *
+ * Order: built after eye_args.cl, eye_sample.cl and eye_window.cl (the
+ * list is eye.c's EYE_TILE_SOURCES).
  */
 
 /* Two 16-bit tile counters a 32-bit word (four 8-bit narrow ones). */

@@ -45,6 +45,9 @@
  * no late group of either can meet the zeroing. The host zeroes both
  * once. Nothing computed from the input is carried to the next launch:
  * `outer` is left zero by the reduction, as with two launches.
+ *
+ * Order: built last, after eye_args.cl to eye_reduce.cl, whose functions
+ * it calls (the list is eye.c's EYE_TILE_SOURCES).
  */
 
 /* The barrier's fence (the host's -DHISTO_FENCE, eye.c): 1, OpenCL C 2.0

@@ -29,6 +29,9 @@
  * rows from bin lo, laid out row by row in `partial`, HISTO_EYE_STRIDE bins
  * a tile), tile count and batch count come from eye[], written by
  * eye_tile.cl.
+ *
+ * Order: built after eye_args.cl to eye_tile.cl (the list is eye.c's
+ * EYE_TILE_SOURCES).
  */
 
 /* A window bin's count starts from its `outer` word: 0 with 16-bit tile

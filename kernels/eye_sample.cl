@@ -17,6 +17,8 @@
  * does (struct scratch: column buckets, cells, row buckets, each in
  * replicas to spread the contention of dense cells); what every
  * work-item reads once the windows are chosen lives in struct eye_small.
+ *
+ * Order: built after eye_args.cl (the list is eye.c's EYE_TILE_SOURCES).
  */
 
 /* The words every work-item reads once the windows are chosen, apart

@@ -31,6 +31,9 @@
  * work-item show in an iteration's time (docs/design.md, "Sampling the
  * eye"). So divisors are constants where they can be, and one tile a
  * batch (the common case) takes no division at all.
+ *
+ * Order: built after eye_args.cl to eye_bucket.cl (the list is eye.c's
+ * EYE_TILE_SOURCES).
  */
 
 /* Where an iteration's groups count, once the eye is found: the window

@@ -16,6 +16,9 @@
  * (eye_tile.cl, publish). The estimate affects only speed. The densest
  * cell is found with one local atomic_max per cell (one barrier, where a
  * tree takes nine); the growth is a short serial walk.
+ *
+ * Order: built after eye_args.cl and eye_sample.cl (the list is eye.c's
+ * EYE_TILE_SOURCES).
  */
 
 /* Where this group counts. Whole rows (cols == 0): the window is bins
