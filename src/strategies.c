@@ -8,6 +8,7 @@
 #include "global.h"
 #include "params.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,29 +120,38 @@ const char *strategy_names(void)
     return names;
 }
 
+/* Appends to text (cap bytes, *len used), cutting at the end. */
+static void append(char *text, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(text + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
 const char *strategy_help(void)
 {
     static char text[2048];
     if (text[0] != '\0')
         return text;
     size_t len = 0;
-#define ADD(...)                                                           \
-    (len += (size_t)snprintf(text + len, len < sizeof text ? sizeof text - len : 0, \
-                             __VA_ARGS__))
-    ADD("how the device computes it:");
+    append(text, sizeof text, &len, "how the device computes it:");
     for (size_t i = 0; i < NSTRATEGIES; ++i)
-        ADD("%s %s (%s)", i == 0 ? "" : ",",
-            table[i].strategy->name, table[i].help);
-    ADD(" or auto (the default: the first of these that fits the device "
-        "and input:");
+        append(text, sizeof text, &len, "%s %s (%s)", i == 0 ? "" : ",",
+               table[i].strategy->name, table[i].help);
+    append(text, sizeof text, &len,
+           " or auto (the default: the first of these that fits the device "
+           "and input:");
     unsigned ranked = 0;
     for (unsigned rank = 1; rank <= NSTRATEGIES; ++rank)
         for (size_t i = 0; i < NSTRATEGIES; ++i)
             if (table[i].rank == rank)
-                ADD("%s %s %s", ranked++ == 0 ? "" : ";",
-                    table[i].strategy->name, table[i].picked);
-    ADD(")");
-#undef ADD
+                append(text, sizeof text, &len, "%s %s %s",
+                       ranked++ == 0 ? "" : ";", table[i].strategy->name,
+                       table[i].picked);
+    append(text, sizeof text, &len, ")");
     return text;
 }
 
@@ -164,7 +174,8 @@ int strategy_rows_check(const struct strategy_row *rows, size_t n, FILE *f)
         const struct strategy_row *r = &rows[i];
         const struct strategy *s = r->strategy;
         const char *why = NULL;
-        if (s->name == NULL || s->name[0] == '\0' || strcmp(s->name, "auto") == 0)
+        if (s->name == NULL || s->name[0] == '\0'
+            || strcmp(s->name, "auto") == 0)
             why = "a name, and not auto";
         else if (name_rows(rows, n, s->name) != 1)
             why = "a name no other row has";
