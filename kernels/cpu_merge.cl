@@ -19,6 +19,9 @@
  * separate fill. The private histograms are padded to whole lines, and the
  * padding is never written, so whole-line reads are safe at the end of the
  * histogram; the output's last, partial line is added apart.
+ *
+ * merge_lines() is also what cpu_count.cl's one-command plan runs once its
+ * groups have met: this file is built first.
  */
 #define LINE (1u << HISTO_CPU_LINE_LOG2)
 
@@ -47,30 +50,40 @@ static void add_clear(global uchar *restrict o, global uchar *restrict p,
     }
 }
 
-__attribute__((reqd_work_group_size(1, 1, 1)))
-kernel void cpu_merge(global uchar *restrict partial, uint privates,
-                      ulong stride, uint nbins, uint lines_per_group,
-                      global uchar *restrict hist)
+/* Adds `privates` private histograms into hist over the lines [first,
+ * last) of the histogram (clamped to its lines), clearing them: whole
+ * lines with a constant length the compiler vectorizes, then the
+ * histogram's last, partial line if the range holds it. */
+static void merge_lines(global uchar *restrict partial, uint privates,
+                        ulong stride, uint nbins, ulong first, ulong last,
+                        global uchar *restrict hist)
 {
-    /* Whole lines first, with a constant length the compiler vectorizes;
-     * then the histogram's last, partial line if this group owns it. */
     const uint whole = nbins >> HISTO_CPU_LINE_LOG2;
     const uint nlines = whole + ((nbins & (LINE - 1)) != 0);
-    const uint first = (uint)min((ulong)get_group_id(0) * lines_per_group,
-                                 (ulong)nlines);
-    const uint last = min(first + lines_per_group, nlines);
-    const uint last_whole = min(last, whole);
+    const uint lo = (uint)min(first, (ulong)nlines);
+    const uint hi = (uint)min(last, (ulong)nlines);
+    const uint hi_whole = min(hi, whole);
     for (uint p = 0; p < privates; ++p) {
         global uchar *h = partial + p * stride;
-        for (uint line = first; line < last_whole; ++line) {
+        for (uint line = lo; line < hi_whole; ++line) {
             const ulong b0 = (ulong)line << HISTO_CPU_LINE_LOG2;
             if (!line_is_zero(h + b0))
                 add_clear(hist + b0, h + b0, LINE);
         }
-        if (last > whole) {
+        if (hi > whole) {
             const ulong b0 = (ulong)whole << HISTO_CPU_LINE_LOG2;
             if (!line_is_zero(h + b0))
                 add_clear(hist + b0, h + b0, nbins & (LINE - 1));
         }
     }
+}
+
+__attribute__((reqd_work_group_size(1, 1, 1)))
+kernel void cpu_merge(global uchar *restrict partial, uint privates,
+                      ulong stride, uint nbins, uint lines_per_group,
+                      global uchar *restrict hist)
+{
+    const ulong first = (ulong)get_group_id(0) * lines_per_group;
+    merge_lines(partial, privates, stride, nbins, first,
+                first + lines_per_group, hist);
 }

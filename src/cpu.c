@@ -1,7 +1,8 @@
 /*
  * cpu.c - host side of the cpu strategy: plan the batches and merge ranges
  * (cpu_plan.h: from the input's size, the histogram's size and the
- * device's compute units), own the buffers, enqueue count -> merge.
+ * device's compute units), own the buffers, enqueue count -> merge, or
+ * the count alone where its groups meet and merge in the same launch.
  *
  * The 116.histo description lets architectures with an implicit cache skip
  * the eye analysis; on them local memory is just cached memory and local
@@ -9,7 +10,10 @@
  * batch of the input is counted into a byte histogram of its own with
  * plain increments, batch 0 straight into the output, and the merge adds
  * the touched lines of the others to it; one batch is one command, with
- * no merge. One work-item per
+ * no merge, and so are several where the device has a fence of device
+ * scope and ends no loop early: the count's groups meet once counted and
+ * merge (kernels/cpu_count.cl), saving a command, which costs PoCL a
+ * wake-up of all its threads. One work-item per
  * work-group throughout: on PoCL a work-group runs on one core as a plain
  * loop. docs/design.md has the designs measured against this one.
  *
@@ -29,7 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const sources[] = {"cpu_count.cl", "cpu_merge.cl"};
+/* cpu_count.cl's one-command plan calls cpu_merge.cl's merge_lines */
+static const char *const sources[] = {"cpu_merge.cl", "cpu_count.cl"};
 static const char *const kernel_names[] = {"cpu_count", "cpu_merge"};
 enum { K_COUNT, K_MERGE, K_NUM };
 
@@ -44,7 +49,14 @@ struct cpu_plan {
     cl_uint lines_per_group; /* lines each merge work-group owns            */
     uint64_t partial_bytes;  /* privates * stride                           */
     uint64_t units;          /* the device's compute units                  */
+    bool one_built;          /* the program holds the one-command plan     */
+    enum device_fence fence; /* the device's, which the meeting needs       */
+    bool one_command;        /* count and merge in one launch (B > 1)       */
 };
+
+/* The control words of the one-command plan's meeting, a block for even
+ * and one for odd launches (kernels/cpu_count.cl). */
+#define CPU_CTL_WORDS 4u
 
 /* b first, so that the strategy_buffers_ functions take the state as
  * theirs (strategy.h); b.scratch holds the private histograms. */
@@ -52,6 +64,8 @@ struct cpu_plan {
 struct cpu_state {
     struct strategy_buffers b;
     struct cpu_plan plan;
+    cl_mem control;          /* 2 * CPU_CTL_WORDS words, zeroed at setup  */
+    cl_uint launch;          /* launches so far: the control block's parity */
     const char *threads_var; /* the variable for the device's thread count
                                 (the report's hint; quirks.c), or NULL    */
     uint64_t values;         /* the chunk's values (the report's hint)      */
@@ -104,6 +118,23 @@ static bool cpu_fits(const struct strategy_share *sh)
         && clears_within(sh->nbins, sh->loop_limit);
 }
 
+/* Whether the program holds the one-command plan: where the device ends
+ * no loop early (its groups wait for each other) and has a fence of
+ * device scope (OpenCL C 2.0 or 3.0's; the meeting's order across groups
+ * needs it). $HISTO_TEST_CPU_COMMANDS, test-only: 1 builds it wherever
+ * no loop ends early (mem_fence standing in: the kernel checker), 2
+ * never. */
+static bool one_command_built(const struct device_info *dev,
+                              uint32_t loop_limit)
+{
+    unsigned long forced = 0;
+    (void)env_whole(ENV_HISTO_TEST_CPU_COMMANDS, &forced);
+    if (forced != 0)
+        return forced == 1 && loop_limit == 0;
+    return loop_limit == 0
+        && (dev->fence == DEVICE_FENCE_C30 || dev->fence == DEVICE_FENCE_C20);
+}
+
 /* Batch 0's and the others' values for B batches: batch 0 is shorter by
  * the values' worth of zeroing the output. */
 static void split_batches(uint64_t n, uint64_t nbins, uint64_t batches,
@@ -142,7 +173,8 @@ static int plan_batches(struct cpu_plan *p, const struct strategy_env *env,
     const uint64_t most = room / stride + 1;
     uint64_t batches = env->knobs.v[KNOB_BATCHES];
     if (batches == 0) {
-        batches = cpu_plan_batches(n, stride, device_units(dev));
+        batches = cpu_plan_batches(n, stride, device_units(dev),
+                                   one_command_built(dev, env->loop_limit));
         if (batches > n)
             batches = n;
         if (batches > most)
@@ -247,6 +279,9 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
         || (status = device_check_alloc(dev, "histogram", in->nbins))
                != HISTO_OK)
         return status;
+    p->one_built = one_command_built(dev, limit);
+    p->fence = dev->fence;
+    p->one_command = p->batches > 1 && p->one_built;
     return device_check_alloc(dev, "private histograms", p->partial_bytes);
 }
 
@@ -257,12 +292,27 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
 static int cpu_defines(const struct device_info *dev, uint32_t loop_limit,
                        struct program_defines *d)
 {
-    (void)dev;
-    snprintf(d->text[0], sizeof d->text[0], "-DHISTO_CPU_ONE_LOOP=%d",
-             loop_limit != 0);
+    const bool one = one_command_built(dev, loop_limit);
+    const bool scoped = dev->fence == DEVICE_FENCE_C30
+                     || dev->fence == DEVICE_FENCE_C20;
+    snprintf(d->text[0], sizeof d->text[0],
+             "-DHISTO_CPU_ONE_LOOP=%d -DHISTO_CPU_ONE_COMMAND=%d "
+             "-DHISTO_CPU_DEVICE_FENCE=%d -DHISTO_CPU_CTL_WORDS=%uu",
+             loop_limit != 0, one, one && scoped, CPU_CTL_WORDS);
     d->count = 1;
-    d->std[0] = '\0';
+    snprintf(d->std, sizeof d->std, "%s",
+             !one || !scoped                  ? ""
+             : dev->fence == DEVICE_FENCE_C30 ? "CL3.0"
+                                              : "CL2.0");
     return HISTO_OK;
+}
+
+static void cpu_release(void *opaque)
+{
+    struct cpu_state *s = opaque;
+    if (s != NULL && s->control != NULL)
+        clReleaseMemObject(s->control);
+    strategy_buffers_release(s);
 }
 
 static int cpu_setup(const struct strategy_env *env, void **opaque)
@@ -283,7 +333,7 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
     s->threads_var = env->device->quirks.cpu_units;
     /* one work-item a group: on PoCL a group runs on one core as a plain
      * loop (the top of this file); one batch launches the count alone */
-    s->b.nkernels = cpu_plan_commands(p->batches);
+    s->b.nkernels = cpu_plan_commands(p->batches, p->one_command);
     s->b.global[K_COUNT] = p->batches;
     s->b.global[K_MERGE] = p->merge_groups > 0 ? p->merge_groups : 1;
     s->b.local[K_COUNT] = s->b.local[K_MERGE] = 1;
@@ -301,6 +351,20 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
     CL_CALL(clSetKernelArg(k, 5, sizeof p->stride, &p->stride));
     CL_CALL(clSetKernelArg(k, 6, sizeof(cl_mem), &s->b.scratch));
     CL_CALL(clSetKernelArg(k, 7, sizeof(cl_mem), &s->b.histo));
+    const cl_uint zero = 0;
+    CL_CREATE(s->control, clCreateBuffer(env->context, CL_MEM_READ_WRITE,
+                                         2 * CPU_CTL_WORDS * sizeof zero,
+                                         NULL, &cl_err_));
+    CL_CALL(clEnqueueFillBuffer(env->queue, s->control, &zero, sizeof zero, 0,
+                                2 * CPU_CTL_WORDS * sizeof zero, 0, NULL,
+                                NULL));
+    /* ranges 0: the count alone (cpu_count.cl) */
+    const cl_uint ranges = p->one_command ? p->merge_groups : 0;
+    CL_CALL(clSetKernelArg(k, 8, sizeof(cl_mem), &s->control));
+    CL_CALL(clSetKernelArg(k, 9, sizeof s->launch, &s->launch));
+    CL_CALL(clSetKernelArg(k, 10, sizeof ranges, &ranges));
+    CL_CALL(clSetKernelArg(k, 11, sizeof p->lines_per_group,
+                           &p->lines_per_group));
 
     k = s->b.kernel[K_MERGE];
     CL_CALL(clSetKernelArg(k, 0, sizeof(cl_mem), &s->b.scratch));
@@ -314,19 +378,31 @@ static int cpu_setup(const struct strategy_env *env, void **opaque)
     *opaque = s;
     return HISTO_OK;
 fail:
-    strategy_buffers_release(s);
+    cpu_release(s);
     return status;
 }
 
 /* An iteration; with one batch the merge is not launched, and its event
  * slot holds the count's event again (strategy.h: a repeated event is a
  * kernel the plan did not launch). */
+/* The launch's parity for the one-command plan's control block. */
+static int next_launch(struct cpu_state *s)
+{
+    int status = HISTO_OK;
+    CL_CALL(clSetKernelArg(s->b.kernel[K_COUNT], 9, sizeof s->launch,
+                           &s->launch));
+    ++s->launch;
+fail:
+    return status;
+}
+
 static int cpu_enqueue(void *opaque, cl_command_queue queue,
                        cl_event *events)
 {
     int status = HISTO_OK;
     struct cpu_state *s = opaque;
-    if ((status = strategy_buffers_enqueue(s, queue, events)) != HISTO_OK)
+    if ((status = next_launch(s)) != HISTO_OK
+        || (status = strategy_buffers_enqueue(s, queue, events)) != HISTO_OK)
         return status;
     if (s->b.nkernels < K_NUM) {
         CL_CALL(clRetainEvent(events[K_COUNT]));
@@ -334,6 +410,15 @@ static int cpu_enqueue(void *opaque, cl_command_queue queue,
     }
 fail:
     return status;
+}
+
+static int cpu_enqueue_last(void *opaque, cl_command_queue queue,
+                            cl_event *last)
+{
+    int status = next_launch(opaque);
+    return status != HISTO_OK
+               ? status
+               : strategy_buffers_enqueue_last(opaque, queue, last);
 }
 
 static void cpu_used(const void *opaque, struct knob_used *u)
@@ -363,7 +448,12 @@ static void cpu_report(const void *opaque, FILE *f)
                                                         : p->batches;
     const uint64_t units_used = used < p->units ? used : p->units;
     fprintf(f, "cpu.commands_per_iteration = %u\n",
-            cpu_plan_commands(p->batches));
+            cpu_plan_commands(p->batches, p->one_command));
+    fprintf(f, "config.fence = %s\n", device_fence_name(p->fence));
+    fprintf(f, "cpu.merge = %s\n",
+            p->batches == 1  ? "none (one batch)"
+            : p->one_command ? "in cpu_count, after its groups meet"
+                             : "cpu_merge");
     fprintf(f, "cpu.compute_units = %llu\n", (unsigned long long)p->units);
     fprintf(f, "cpu.compute_units_used = %llu\n",
             (unsigned long long)units_used);
@@ -375,9 +465,9 @@ static void cpu_report(const void *opaque, FILE *f)
      * this plan's cost on fewer threads. */
     double fewer_us = 0;
     const uint64_t fewer = cpu_plan_units(s->values, p->stride, p->units,
-                                          &fewer_us);
+                                          p->one_built, &fewer_us);
     const double plan_us = cpu_plan_cost_us(s->values, p->stride, p->units,
-                                            p->batches);
+                                            p->batches, p->one_command);
     if (s->threads_var != NULL && fewer < p->units
         && fewer_us < 0.75 * plan_us)
         fprintf(f, "cpu.hint = PoCL wakes all %llu of its threads for every "
@@ -399,9 +489,11 @@ static void cpu_summary(const void *opaque, FILE *f)
         return;
     }
     fprintf(f, "B=%u batches (batch 0 into the output, %u private 8-bit "
-               "histograms), merged in %u ranges of %u lines",
+               "histograms), merged in %u ranges of %u lines, %s",
             s->plan.batches, s->plan.privates, s->plan.merge_groups,
-            s->plan.lines_per_group);
+            s->plan.lines_per_group,
+            s->plan.one_command ? "one command an iteration (the groups meet)"
+                                : "two commands an iteration");
 }
 
 const struct strategy cpu_strategy = {
@@ -415,11 +507,11 @@ const struct strategy cpu_strategy = {
     .fits = cpu_fits,
     .setup = cpu_setup,
     .enqueue = cpu_enqueue,
-    .enqueue_last = strategy_buffers_enqueue_last,
+    .enqueue_last = cpu_enqueue_last,
     .download = strategy_buffers_download,
     .output = strategy_buffers_output,
     .bind = strategy_buffers_bind,
-    .release = strategy_buffers_release,
+    .release = cpu_release,
     .report = cpu_report,
     .used = cpu_used,
     .summary = cpu_summary,

@@ -11,13 +11,13 @@ uint64_t cpu_plan_merge_groups(uint64_t batches, uint64_t lines)
     return groups < lines ? groups : lines;
 }
 
-unsigned cpu_plan_commands(uint64_t batches)
+unsigned cpu_plan_commands(uint64_t batches, bool one_command)
 {
-    return batches > 1 ? 2u : 1u;
+    return batches > 1 && !one_command ? 2u : 1u;
 }
 
 double cpu_plan_cost_us(uint64_t n, uint64_t bytes, uint64_t units,
-                        uint64_t batches)
+                        uint64_t batches, bool one_command)
 {
     if (units < 1)
         units = 1;
@@ -43,15 +43,16 @@ double cpu_plan_cost_us(uint64_t n, uint64_t bytes, uint64_t units,
         merge = HISTO_CPU_MERGE_US_PER_MIB * (double)(batches - 1)
                 * (double)bytes / (1024.0 * 1024.0) / (double)cores;
     }
-    return command * cpu_plan_commands(batches) + count + merge;
+    return command * cpu_plan_commands(batches, one_command) + count + merge;
 }
 
-uint64_t cpu_plan_batches(uint64_t n, uint64_t bytes, uint64_t units)
+uint64_t cpu_plan_batches(uint64_t n, uint64_t bytes, uint64_t units,
+                          bool one_command)
 {
     uint64_t best = 1;
-    double best_us = cpu_plan_cost_us(n, bytes, units, 1);
+    double best_us = cpu_plan_cost_us(n, bytes, units, 1, one_command);
     for (uint64_t b = 2; b <= units; b *= 2) {
-        const double us = cpu_plan_cost_us(n, bytes, units, b);
+        const double us = cpu_plan_cost_us(n, bytes, units, b, one_command);
         if (us < best_us) {
             best = b;
             best_us = us;
@@ -61,13 +62,14 @@ uint64_t cpu_plan_batches(uint64_t n, uint64_t bytes, uint64_t units)
 }
 
 uint64_t cpu_plan_units(uint64_t n, uint64_t bytes, uint64_t units,
-                        double *us)
+                        bool one_command, double *us)
 {
     uint64_t best = 1;
-    *us = cpu_plan_cost_us(n, bytes, 1, 1);
+    *us = cpu_plan_cost_us(n, bytes, 1, 1, one_command);
     for (uint64_t u = 2; u <= units; u *= 2) {
-        const double t = cpu_plan_cost_us(n, bytes, u,
-                                          cpu_plan_batches(n, bytes, u));
+        const double t = cpu_plan_cost_us(
+            n, bytes, u, cpu_plan_batches(n, bytes, u, one_command),
+            one_command);
         if (t < *us) {
             best = u;
             *us = t;

@@ -90,7 +90,10 @@ struct env_bounds {
     X(HISTO_TEST_PROFILE_EVERY, ENV_TEST, ENV_COUNT_OF(1, 1 << 20),         \
       "iterations between profiled ones")                                   \
     X(HISTO_TEST_LAST_PLAIN, ENV_TEST, ENV_COUNT_OF(1, 1),                  \
-      "1: the last iteration unprofiled")
+      "1: the last iteration unprofiled")                                   \
+    X(HISTO_TEST_CPU_COMMANDS, ENV_TEST, ENV_COUNT_OF(1, 2),                \
+      "the cpu strategy's commands an iteration of several batches: 1 "     \
+      "(also without a fence of device scope), 2")
 
 enum env_var {
 #define ENV_ID(id, use, bounds, help) ENV_##id,

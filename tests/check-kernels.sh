@@ -247,6 +247,16 @@ check_case cpu.below_one_line "$odd" "$cpu --batches 2" '' \
     '^strategy = cpu$'
 check_case cpu.workload_shape "$shape" "$cpu --batches 2" '' \
     '^input.histogram = 256x8192$'
+# The one-command plan (its groups meet, then merge), mem_fence standing
+# in for the device-scope fence Oclgrind lacks: one group at a time, so
+# the first participant does it all and every check applies; then on
+# four threads, groups meeting, the race check off (as for fused, below).
+check_case cpu.one_command "$small" "$cpu --batches 3" \
+    'HISTO_TEST_CPU_COMMANDS=1 OCLGRIND_NUM_THREADS=1' \
+    '^cpu.commands_per_iteration = 1$|^config.batches = 3$'
+check_case cpu.one_command_together "$small" "$cpu --batches 4" \
+    'HISTO_TEST_CPU_COMMANDS=1 OCLGRIND_NUM_THREADS=4 OCLGRIND_DATA_RACES=0' \
+    '^cpu.commands_per_iteration = 1$|^config.batches = 4$'
 
 # The fused kernels: one group at a time (OCLGRIND_NUM_THREADS=1) the
 # first group to take a ticket counts every planned group and the barrier

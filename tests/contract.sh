@@ -60,10 +60,12 @@ for s in $STRATEGIES; do
                  eye.plain_adds config.bucket_cap \
                  kernel.eye_tile.median_us \
                  kernel.eye_tile.total_us kernel.eye_reduce.median_us ;;
-        cpu) # one private histogram (config.merge_groups = 0) is the
-             # output itself: no merge runs, and none is timed
+        cpu) # one batch (config.merge_groups = 0) counts into the output
+             # itself, and one command merges in cpu_count: no merge
+             # kernel runs, and none is timed
              merge=kernel.cpu_merge.total_us
              grep -q '^config.merge_groups = 0$' "$W/gz.cpu.out" && merge=""
+             grep -q '^cpu.commands_per_iteration = 1$' "$W/gz.cpu.out" && merge=""
              report_keys report.keys.cpu "$W/gz.cpu.out" config.line_bins \
                  config.private_histograms config.merge_groups \
                  config.partial_bytes kernel.cpu_count.median_us $merge ;;

@@ -681,7 +681,7 @@ if [ "$(jget "$W/pass.json" .platform_version)" != null ] \
    && [ "$(jget "$W/pass.json" .os)" != null ] && [ "$(jget "$W/pass.json" .kernel)" != null ] \
    && [ "$(jget "$W/pass.json" .memory_bytes)" -gt 0 ] 2>/dev/null \
    && jget "$W/pass.json" .cflags | grep -q -- -std=c11 \
-   && jget "$W/pass.json" .build_options | grep -q '^-cl-std=CL1.2 ' \
+   && jget "$W/pass.json" .build_options | grep -q '^-cl-std=CL[0-9.]* ' \
    && [ "$(jget "$W/pass.json" .knobs_from)" = default ] \
    && [ "$(jget "$W/pass.json" .env.RUSTICL_ENABLE)" = "${RUSTICL_ENABLE:-null}" ]; then
     ok harness.results_json_build

@@ -1223,50 +1223,65 @@ static void test_cpu_plan(void)
               && cpu_plan_merge_groups(16, 32768) == 64
               && cpu_plan_merge_groups(16, 3) == 3,
           "cpu_plan.merge_groups", "a count differs");
-    check(cpu_plan_commands(1) == 1 && cpu_plan_commands(2) == 2
-              && cpu_plan_commands(64) == 2,
+    check(cpu_plan_commands(1, false) == 1 && cpu_plan_commands(2, false) == 2
+              && cpu_plan_commands(64, false) == 2 && cpu_plan_commands(1, true) == 1
+              && cpu_plan_commands(64, true) == 1,
           "cpu_plan.commands", "a count differs");
     /* the test dataset: a batch a core on 2 to 8 cores, fewer beyond */
     const uint64_t test = 996 * 1040;
-    check(cpu_plan_batches(test, mib2, 1) == 1
-              && cpu_plan_batches(test, mib2, 2) == 2
-              && cpu_plan_batches(test, mib2, 8) == 8
-              && cpu_plan_batches(test, mib2, 16) == 8
-              && cpu_plan_batches(test, mib2, 64) == 16,
+    check(cpu_plan_batches(test, mib2, 1, false) == 1
+              && cpu_plan_batches(test, mib2, 2, false) == 2
+              && cpu_plan_batches(test, mib2, 8, false) == 8
+              && cpu_plan_batches(test, mib2, 16, false) == 8
+              && cpu_plan_batches(test, mib2, 64, false) == 16,
           "cpu_plan.batches_test_input", "%llu at 64 units",
-          (unsigned long long)cpu_plan_batches(test, mib2, 64));
+          (unsigned long long)cpu_plan_batches(test, mib2, 64, false));
     /* 16.7M values: every core */
-    check(cpu_plan_batches(16777216, mib2, 16) == 16
-              && cpu_plan_batches(16777216, mib2, 64) == 64,
+    check(cpu_plan_batches(16777216, mib2, 16, false) == 16
+              && cpu_plan_batches(16777216, mib2, 64, false) == 64,
           "cpu_plan.batches_large_input", "%llu at 64 units",
-          (unsigned long long)cpu_plan_batches(16777216, mib2, 64));
+          (unsigned long long)cpu_plan_batches(16777216, mib2, 64, false));
     /* a small input: one batch, one command; and a small histogram with
      * many values: every core */
-    check(cpu_plan_batches(1000, mib2, 64) == 1
-              && cpu_plan_batches(100000, mib2, 2) == 1
-              && cpu_plan_batches(1000000, 4096, 64) == 64,
+    check(cpu_plan_batches(1000, mib2, 64, false) == 1
+              && cpu_plan_batches(100000, mib2, 2, false) == 1
+              && cpu_plan_batches(1000000, 4096, 64, false) == 64,
           "cpu_plan.batches_small", "a count differs");
     /* never beyond the units, a power of two, never 0 */
-    bool ok = cpu_plan_batches(test, mib2, 0) == 1;
+    bool ok = cpu_plan_batches(test, mib2, 0, false) == 1;
     for (uint64_t u = 1; u <= 200 && ok; ++u) {
-        const uint64_t b = cpu_plan_batches(test, mib2, u);
+        const uint64_t b = cpu_plan_batches(test, mib2, u, false);
         ok = b >= 1 && b <= u && (b & (b - 1)) == 0;
     }
     check(ok, "cpu_plan.batches_bounds", "a count out of bounds");
     /* the threads the model would rather have on many cores (the hint
      * of histo.out): 16 of 64 for the test dataset, all 16 of 16 */
     double us64 = 0, us16 = 0;
-    check(cpu_plan_units(test, mib2, 64, &us64) == 16
-              && cpu_plan_units(test, mib2, 16, &us16) == 16
+    check(cpu_plan_units(test, mib2, 64, false, &us64) == 16
+              && cpu_plan_units(test, mib2, 16, false, &us16) == 16
               && us64 == us16
-              && us64 < cpu_plan_cost_us(test, mib2, 64, 16),
+              && us64 < cpu_plan_cost_us(test, mib2, 64, 16, false),
           "cpu_plan.units", "%.1f, %.1f us", us64, us16);
     /* the cost it minimises: a merge only with batches, the count shared */
-    check(cpu_plan_cost_us(test, mib2, 2, 2) < cpu_plan_cost_us(test, mib2, 2, 1)
-              && cpu_plan_cost_us(0, mib2, 64, 1)
-                     < cpu_plan_cost_us(0, mib2, 64, 2),
-          "cpu_plan.cost", "%.1f, %.1f us", cpu_plan_cost_us(test, mib2, 2, 2),
-          cpu_plan_cost_us(test, mib2, 2, 1));
+    check(cpu_plan_cost_us(test, mib2, 2, 2, false) < cpu_plan_cost_us(test, mib2, 2, 1, false)
+              && cpu_plan_cost_us(0, mib2, 64, 1, false)
+                     < cpu_plan_cost_us(0, mib2, 64, 2, false),
+          "cpu_plan.cost", "%.1f, %.1f us", cpu_plan_cost_us(test, mib2, 2, 2, false),
+          cpu_plan_cost_us(test, mib2, 2, 1, false));
+    /* one command: a command fewer where there are batches, so at least
+     * as many batches as with two */
+    bool more = true;
+    for (uint64_t u = 1; u <= 64 && more; u *= 2)
+        more = cpu_plan_batches(test, mib2, u, true)
+               >= cpu_plan_batches(test, mib2, u, false);
+    check(cpu_plan_cost_us(test, mib2, 2, 2, true)
+                  < cpu_plan_cost_us(test, mib2, 2, 2, false)
+              && cpu_plan_cost_us(test, mib2, 2, 1, true)
+                     == cpu_plan_cost_us(test, mib2, 2, 1, false)
+              && more,
+          "cpu_plan.one_command", "%.1f against %.1f us",
+          cpu_plan_cost_us(test, mib2, 2, 2, true),
+          cpu_plan_cost_us(test, mib2, 2, 2, false));
 }
 
 static void test_choose_fastest(void)
