@@ -161,10 +161,13 @@ if in_part array && echo "$STRATEGIES" | grep -qw eye; then
         [ "$TIER" = full ] || grep -qxF -- "$w $win $t $s $cut" tests/pairs/eye.pairs || continue
         width=${w#w}
         r=$((cap / width))  # whole rows a default tile holds
+        # rows, in proportion to the tile: these for a tile of about 2^18
+        # bins (512 KiB of local memory), twice as many for 2^19 (1 MiB)
         case $width in
             1) h=1048576 ;; 64) h=8192 ;; 254 | 256 | 300) h=4096 ;;
             1000) h=1024 ;; 4096) h=256 ;; *) h=192 ;;
         esac
+        h=$((h * ((cap + 262143) / 262144)))
         case $win in
             rows) c="--col-mean $((width / 2)) --col-sigma $((2 * width + 1))" ;;
             left) c="--col-mean 1 --col-sigma 2" ;;
