@@ -103,8 +103,7 @@ static void count_batch(global const uint *restrict in, uint n, uint first,
 /* The one-command plan's meeting, for one work-item groups (after
  * eye_fused.cl's, which says why it terminates). Control words of a
  * block: the tickets (CLOSED: the poll is closed), the participants, the
- * arrivals, the next merge range, the next batch, the private histograms
- * taken. The fence is OpenCL C
+ * arrivals, the next merge range, the next batch. The fence is OpenCL C
  * 2.0 or 3.0's of device scope: the host compiles this plan in only where
  * the device has it (cpu.c), or for a test with mem_fence standing in. */
 #define CPU_TICKETS 0
@@ -112,9 +111,8 @@ static void count_batch(global const uint *restrict in, uint n, uint first,
 #define CPU_ARRIVED 2
 #define CPU_NEXT_RANGE 3
 #define CPU_NEXT_BATCH 4
-#define CPU_PRIVATES 5
-#if HISTO_CPU_CTL_WORDS < 6
-#error "the meeting takes six control words"
+#if HISTO_CPU_CTL_WORDS < 5
+#error "the meeting takes five control words"
 #endif
 #define CLOSED 0x80000000u
 #if HISTO_CPU_DEVICE_FENCE
@@ -132,19 +130,18 @@ static uint cpu_ctl_read(volatile global uint *w)
 }
 
 /* The whole iteration in one launch of `batches` groups. Each group
- * takes a ticket; one that finds the poll closed leaves at once. Ticket
- * 0 zeroes the output and counts batch 0 into it; then every ticket
- * holder takes batches 1 .. batches - 1 from a counter, so that the
- * groups that start late take fewer, counting them into the output
- * (ticket 0) or into a private histogram it takes at its first batch (a
- * holder that gets no batch takes none, and costs the merge nothing).
- * The first to find no batch left closes the poll, which fixes P, the
- * participants, publishes it and zeroes the next launch's block. The
- * participants meet, and each takes merge ranges of lines_per_range
- * lines from a counter until none is left, adding the private histograms
- * taken in and clearing them. Every wait is for groups that hold a
- * ticket, so it ends on any runtime that keeps running a group once it
- * has started; one that runs a group at a time gets P = 1. */
+ * takes a ticket; one that finds the poll closed leaves at once. A ticket
+ * holder, participant t, counts into its own histogram (0: the output,
+ * which it zeroes and counts batch 0 into first; t > 0: private t - 1)
+ * the batches 1 .. batches - 1 it takes from a counter, so that the
+ * groups that start late take fewer; the first to find none left closes
+ * the poll, which fixes P, the participants, publishes it and zeroes the
+ * next launch's block. The participants meet, and each takes merge
+ * ranges of lines_per_range lines from a counter until none is left,
+ * adding the P - 1 private histograms in and clearing them. Every wait
+ * is for groups that hold a ticket, so it ends on any runtime that keeps
+ * running a group once it has started; one that runs a group at a time
+ * gets P = 1. */
 static void count_merge(global const uint *restrict in, uint n, uint first,
                         uint slice, uint nbins, ulong stride,
                         global uchar *partial, global uchar *hist,
@@ -159,18 +156,14 @@ static void count_merge(global const uint *restrict in, uint n, uint first,
     const uint t = atomic_inc(&ctl[CPU_TICKETS]);
     if (t & CLOSED)
         return;
-    global uchar *h = 0;
+    global uchar *h = t == 0 ? hist : partial + (t - 1) * stride;
     if (t == 0) {
-        h = hist;
         zero_hist(hist, nbins);
         count_batch(in, n, first, slice, 0, h);
     }
     for (uint b = 1 + atomic_inc(&ctl[CPU_NEXT_BATCH]); b < batches;
-         b = 1 + atomic_inc(&ctl[CPU_NEXT_BATCH])) {
-        if (h == 0)
-            h = partial + atomic_inc(&ctl[CPU_PRIVATES]) * stride;
+         b = 1 + atomic_inc(&ctl[CPU_NEXT_BATCH]))
         count_batch(in, n, first, slice, b, h);
-    }
     const uint before = atomic_or(&ctl[CPU_TICKETS], CLOSED);
     if (!(before & CLOSED)) {
         for (uint i = 0; i < HISTO_CPU_CTL_WORDS; ++i)
@@ -185,12 +178,11 @@ static void count_merge(global const uint *restrict in, uint n, uint first,
     while (cpu_ctl_read(&ctl[CPU_ARRIVED]) < p)
         ;
     CPU_FENCE();
-    const uint privates = cpu_ctl_read(&ctl[CPU_PRIVATES]);
     for (uint r = atomic_inc(&ctl[CPU_NEXT_RANGE]); r < ranges;
          r = atomic_inc(&ctl[CPU_NEXT_RANGE])) {
         const ulong lo = (ulong)r * lines_per_range;
-        merge_lines(partial, privates, stride, nbins, lo,
-                    lo + lines_per_range, hist);
+        merge_lines(partial, p - 1, stride, nbins, lo, lo + lines_per_range,
+                    hist);
     }
 }
 #endif
