@@ -103,17 +103,13 @@ static void count_batch(global const uint *restrict in, uint n, uint first,
 /* The one-command plan's meeting, for one work-item groups (after
  * eye_fused.cl's, which says why it terminates). Control words of a
  * block: the tickets (CLOSED: the poll is closed), the participants, the
- * arrivals, the next merge range, the next batch. The fence is OpenCL C
- * 2.0 or 3.0's of device scope: the host compiles this plan in only where
- * the device has it (cpu.c), or for a test with mem_fence standing in. */
+ * arrivals, the next merge range. The fence is OpenCL C 2.0 or 3.0's of
+ * device scope: the host compiles this plan in only where the device has
+ * it (cpu.c), or for a test with mem_fence standing in. */
 #define CPU_TICKETS 0
 #define CPU_PARTICIPANTS 1
 #define CPU_ARRIVED 2
 #define CPU_NEXT_RANGE 3
-#define CPU_NEXT_BATCH 4
-#if HISTO_CPU_CTL_WORDS < 5
-#error "the meeting takes five control words"
-#endif
 #define CLOSED 0x80000000u
 #if HISTO_CPU_DEVICE_FENCE
 #define CPU_FENCE()                                                       \
@@ -130,18 +126,17 @@ static uint cpu_ctl_read(volatile global uint *w)
 }
 
 /* The whole iteration in one launch of `batches` groups. Each group
- * takes a ticket; one that finds the poll closed leaves at once. A ticket
- * holder, participant t, counts into its own histogram (0: the output,
- * which it zeroes and counts batch 0 into first; t > 0: private t - 1)
- * the batches 1 .. batches - 1 it takes from a counter, so that the
- * groups that start late take fewer; the first to find none left closes
- * the poll, which fixes P, the participants, publishes it and zeroes the
- * next launch's block. The participants meet, and each takes merge
- * ranges of lines_per_range lines from a counter until none is left,
- * adding the P - 1 private histograms in and clearing them. Every wait
- * is for groups that hold a ticket, so it ends on any runtime that keeps
- * running a group once it has started; one that runs a group at a time
- * gets P = 1. */
+ * takes a ticket; one that finds the poll closed leaves at once. A
+ * ticket holder, participant t, counts batch t into its histogram (0:
+ * the output, zeroed first; t > 0: private t - 1), then closes the poll:
+ * the first close fixes P, the participants, publishes it and zeroes the
+ * next launch's block. Participant t then counts batches t + P, t + 2P,
+ * ... into the same histogram, the participants meet, and each takes
+ * merge ranges of lines_per_range lines from a counter until none is
+ * left, adding the P - 1 private histograms in and clearing them. Every
+ * wait is for groups that hold a ticket, so it ends on any runtime that
+ * keeps running a group once it has started; one that runs a group at a
+ * time gets P = 1. */
 static void count_merge(global const uint *restrict in, uint n, uint first,
                         uint slice, uint nbins, ulong stride,
                         global uchar *partial, global uchar *hist,
@@ -157,13 +152,9 @@ static void count_merge(global const uint *restrict in, uint n, uint first,
     if (t & CLOSED)
         return;
     global uchar *h = t == 0 ? hist : partial + (t - 1) * stride;
-    if (t == 0) {
+    if (t == 0)
         zero_hist(hist, nbins);
-        count_batch(in, n, first, slice, 0, h);
-    }
-    for (uint b = 1 + atomic_inc(&ctl[CPU_NEXT_BATCH]); b < batches;
-         b = 1 + atomic_inc(&ctl[CPU_NEXT_BATCH]))
-        count_batch(in, n, first, slice, b, h);
+    count_batch(in, n, first, slice, t, h);
     const uint before = atomic_or(&ctl[CPU_TICKETS], CLOSED);
     if (!(before & CLOSED)) {
         for (uint i = 0; i < HISTO_CPU_CTL_WORDS; ++i)
@@ -173,6 +164,8 @@ static void count_merge(global const uint *restrict in, uint n, uint first,
     uint p;
     while ((p = cpu_ctl_read(&ctl[CPU_PARTICIPANTS])) == 0)
         ;
+    for (uint b = t + p; b < batches; b += p)
+        count_batch(in, n, first, slice, b, h);
     CPU_FENCE();
     atomic_inc(&ctl[CPU_ARRIVED]);
     while (cpu_ctl_read(&ctl[CPU_ARRIVED]) < p)

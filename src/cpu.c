@@ -56,7 +56,7 @@ struct cpu_plan {
 
 /* The control words of the one-command plan's meeting, a block for even
  * and one for odd launches (kernels/cpu_count.cl). */
-#define CPU_CTL_WORDS 5u
+#define CPU_CTL_WORDS 4u
 
 /* b first, so that the strategy_buffers_ functions take the state as
  * theirs (strategy.h); b.scratch holds the private histograms. */
