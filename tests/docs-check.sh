@@ -268,8 +268,9 @@ if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
 fi
 # README's Results cite rows measured on the code that runs now: every
 # docs/bench file its Results section names was made (its rows'
-# "commit", else the commit id in its name) at or after the last change
-# to the code its rows ran, or its line says plainly "before the kernel
+# "commit", else the commit id in its name) on the code that runs now (the
+# same code at that commit and HEAD), or at or after the last change to
+# the code its rows ran, or its line says plainly "before the kernel
 # changes of COMMIT" with that last change's commit. The code a row ran
 # is its strategy's kernels and host code (what plans and launches
 # them) and what every strategy shares (params.h, combine.cl, probe.cl);
@@ -294,6 +295,20 @@ code_of() {
     else
         git show "$1:$2" 2>/dev/null
     fi
+}
+# same_code COMMIT PATTERN...: true where every file the patterns name
+# (at COMMIT or HEAD) has the same code at both, comments aside
+same_code() {
+    s_c=$1
+    shift
+    for f in $( { git ls-tree -r --name-only "$s_c" -- kernels src; git ls-tree -r --name-only HEAD -- kernels src; } | sort -u); do
+        s_in=""
+        for pat in "$@"; do
+            # shellcheck disable=SC2254 # the pattern is a glob
+            case $f in $pat | $pat/*) s_in=yes ;; esac
+        done
+        [ -z "$s_in" ] || [ "$(code_of "$s_c" "$f")" = "$(code_of HEAD "$f")" ] || return 1
+    done
 }
 # last_code_change PATH...: the newest commit that changed the code of
 # one of the files (not their comments alone)
@@ -320,8 +335,12 @@ if [ "$mode" != update ] && [ -z "${DOCS_FILES:-}" ]; then
                 strategies=$(jq -r 'select(.strategy != null) | .strategy' "$f" 2>/dev/null | sort -u) ;;
             esac
             [ -n "$c" ] || c=$(basename "${f%.*}" | tr '-' '\n' | grep -x '[0-9a-f]\{7,40\}' | head -n 1)
-            # shellcheck disable=SC2046 # lists of paths
-            last=$(last_code_change $(for st in ${strategies:-all}; do strategy_code "$st"; done | tr ' ' '\n' | sort -u))
+            code=$(for st in ${strategies:-all}; do strategy_code "$st"; done | tr ' ' '\n' | sort -u)
+            # the rows ran the code that runs now: current, whatever came between
+            # shellcheck disable=SC2086 # a list of patterns
+            [ -n "$c" ] && same_code "$c" $code && continue
+            # shellcheck disable=SC2086 # a list of paths
+            last=$(last_code_change $code)
             # the paragraph that cites it, on one line
             if awk -v RS= '{ gsub(/\n/, " "); print }' "$W/results.md" | grep -F "$f" \
                | grep -qF "before the kernel changes of $last"; then
