@@ -431,8 +431,8 @@ fail:
 }
 
 /* Waits on the host for an event of another device (or none): a command
- * that waited on it is slow to enqueue (history/perf-log.md, "One host
- * thread, gathers waited for on the host"). The wait is kept apart from
+ * that waited on it is slow to enqueue (docs/design.md, "Chunks,
+ * streaming and several devices"). The wait is kept apart from
  * enqueuing (w->waited_s). */
 static int host_wait(struct work *w, struct work_share *sh, cl_event event,
                      bool *seen)

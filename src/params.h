@@ -90,7 +90,7 @@
  * each side; where that is at most half a row, tiles hold only those
  * columns (more rows a tile, fewer tiles, fewer re-reads of the input).
  * 1/32 a side beat 1/16, 1/24, 1/64 and 1/128 on the wide eye
- * (history/perf-log.md, "v14: where the wide eye's time goes"). */
+ * (docs/design.md, "The 2-D window for large inputs"). */
 #define HISTO_EYE_COL_BUCKETS 64u
 #define HISTO_EYE_COL_TAIL_INV 32u
 /* ... and only for inputs of at least this many values: below, counting
@@ -164,7 +164,7 @@
 #define HISTO_REDUCE_LANES 8u
 /* At most this many groups a compute unit for each part of the reduction
  * (its work-items loop over the quads): 4 beat 2, 8 and 16 overall
- * (history/perf-log.md, "v14: where the wide eye's time goes"). */
+ * (docs/design.md, "The reduction"). */
 #define HISTO_REDUCE_GROUPS_PER_CU 4u
 
 /* Buckets (eye_bucket.cl): an iteration without a tile sorts its values into

@@ -32,8 +32,7 @@
  * first set of a batch of 4 waits for 3 more iterations of counting and
  * 4 copies each way, which 16 sets hide and 8 do not; with fewer sets
  * the devices idle while the host reads times every 32 iterations
- * (history/perf-log.md, "Several GPUs: gathers batched over 4
- * iterations"). */
+ * (docs/design.md, "Chunks, streaming and several devices"). */
 #define WORK_SETS 16
 /* The most bytes a share's sets of sums take: WORK_SETS of the
  * workload's 2 MiB histograms, fewer of a larger one (4 of 16 MiB), down
