@@ -60,7 +60,6 @@ struct cpu_plan {
 
 /* b first, so that the strategy_buffers_ functions take the state as
  * theirs (strategy.h); b.scratch holds the private histograms. */
-
 struct cpu_state {
     struct strategy_buffers b;
     struct cpu_plan plan;
@@ -118,10 +117,16 @@ static bool cpu_fits(const struct strategy_share *sh)
         && clears_within(sh->nbins, sh->loop_limit);
 }
 
+/* Whether the device has OpenCL C 2.0 or 3.0's fence of device scope,
+ * which the one-command plan's meeting orders memory across groups by. */
+static bool fence_scoped(const struct device_info *dev)
+{
+    return dev->fence == DEVICE_FENCE_C30 || dev->fence == DEVICE_FENCE_C20;
+}
+
 /* Whether the program holds the one-command plan: where the device ends
  * no loop early (its groups wait for each other) and has a fence of
- * device scope (OpenCL C 2.0 or 3.0's; the meeting's order across groups
- * needs it). $HISTO_TEST_CPU_COMMANDS, test-only: 1 builds it wherever
+ * device scope. $HISTO_TEST_CPU_COMMANDS, test-only: 1 builds it wherever
  * no loop ends early (mem_fence standing in: the kernel checker), 2
  * never. */
 static bool one_command_built(const struct device_info *dev,
@@ -131,8 +136,7 @@ static bool one_command_built(const struct device_info *dev,
     (void)env_whole(ENV_HISTO_TEST_CPU_COMMANDS, &forced);
     if (forced != 0)
         return forced == 1 && loop_limit == 0;
-    return loop_limit == 0
-        && (dev->fence == DEVICE_FENCE_C30 || dev->fence == DEVICE_FENCE_C20);
+    return loop_limit == 0 && fence_scoped(dev);
 }
 
 /* Batch 0's and the others' values for B batches: batch 0 is shorter by
@@ -174,7 +178,7 @@ static int plan_batches(struct cpu_plan *p, const struct strategy_env *env,
     uint64_t batches = env->knobs.v[KNOB_BATCHES];
     if (batches == 0) {
         batches = cpu_plan_batches(n, stride, device_units(dev),
-                                   one_command_built(dev, env->loop_limit));
+                                   p->one_built);
         if (batches > n)
             batches = n;
         if (batches > most)
@@ -273,14 +277,14 @@ static int plan(struct cpu_plan *p, const struct strategy_env *env)
                     in->nbins, clear_trips(in->nbins), dev->name, limit);
         return HISTO_EXIT_DEVICE;
     }
+    p->one_built = one_command_built(dev, limit);
+    p->fence = dev->fence;
     int status;
     if ((status = plan_batches(p, env, budget)) != HISTO_OK
         || (status = plan_merge(p, env, budget)) != HISTO_OK
         || (status = device_check_alloc(dev, "histogram", in->nbins))
                != HISTO_OK)
         return status;
-    p->one_built = one_command_built(dev, limit);
-    p->fence = dev->fence;
     p->one_command = p->batches > 1 && p->one_built;
     return device_check_alloc(dev, "private histograms", p->partial_bytes);
 }
@@ -293,8 +297,7 @@ static int cpu_defines(const struct device_info *dev, uint32_t loop_limit,
                        struct program_defines *d)
 {
     const bool one = one_command_built(dev, loop_limit);
-    const bool scoped = dev->fence == DEVICE_FENCE_C30
-                     || dev->fence == DEVICE_FENCE_C20;
+    const bool scoped = fence_scoped(dev);
     snprintf(d->text[0], sizeof d->text[0],
              "-DHISTO_CPU_ONE_LOOP=%d -DHISTO_CPU_ONE_COMMAND=%d "
              "-DHISTO_CPU_DEVICE_FENCE=%d -DHISTO_CPU_CTL_WORDS=%uu",
@@ -382,10 +385,8 @@ fail:
     return status;
 }
 
-/* An iteration; with one batch the merge is not launched, and its event
- * slot holds the count's event again (strategy.h: a repeated event is a
- * kernel the plan did not launch). */
-/* The launch's parity for the one-command plan's control block. */
+/* The launch's number, whose parity picks the one-command plan's
+ * control block, set before each enqueue. */
 static int next_launch(struct cpu_state *s)
 {
     int status = HISTO_OK;
@@ -395,6 +396,10 @@ static int next_launch(struct cpu_state *s)
 fail:
     return status;
 }
+
+/* An iteration; where only the count is launched (one batch, or one
+ * command), the merge's event slot holds the count's event again
+ * (strategy.h: a repeated event is a kernel the plan did not launch). */
 
 static int cpu_enqueue(void *opaque, cl_command_queue queue,
                        cl_event *events)

@@ -472,7 +472,6 @@ const char *device_local_mem_name(cl_device_local_mem_type type)
     }
 }
 
-
 static bool all_digits(const char *s)
 {
     if (*s == '\0')
