@@ -23,7 +23,7 @@
 # tables in README.md and docs/ with this output.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-[ $# -gt 0 ] || set -- docs/bench/h200-6db5c00-default.jsonl docs/bench/pocl-2core-afa6149-cpu.jsonl:cpu
+[ $# -gt 0 ] || set -- docs/bench/h200-6db5c00-default.jsonl docs/bench/pocl-2core-14b558c-cpu.jsonl:cpu
 col=0
 for arg in "$@"; do
     col=$((col + 1))
